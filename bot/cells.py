@@ -1,0 +1,163 @@
+"""Cells of the export matrix and their JUnit ids (SPEC §1), in both directions."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+BACKENDS = ("dynamo", "onnx", "openvino", "executorch")
+SHAPES = ("static", "dynamic")
+PATHS = ("forward", "generate")
+CACHES = ("dynamic", "static")
+# ExecuTorch delegates. `mlx` exists only where the runtime registers it (see the seed's
+# `_EXECUTORCH_BACKENDS`); the grammar accepts it everywhere so ids from such machines parse.
+TARGETS = ("xnnpack", "mlx")
+
+# The seed's test-function stem per backend: torch.export tests are `test_torch_export*`.
+_FN = {"dynamo": "torch", "onnx": "onnx", "openvino": "openvino", "executorch": "executorch"}
+_BACKEND_OF_FN = {fn: backend for backend, fn in _FN.items()}
+
+_NAME = re.compile(
+    r"test_(?P<fn>[a-z]+)_export"
+    r"(?P<generate>_generate)?"
+    r"_(?P<shape>[a-z]+)"
+    r"(?P<static_cache>_static_cache)?"
+    r"(?:_(?P<target>[a-z0-9]+))?"
+)
+
+
+class CellIdError(ValueError):
+    """A JUnit id that names no cell of the matrix; the message says which part is wrong."""
+
+
+@dataclass(frozen=True, order=True)
+class Cell:
+    """One point of the matrix: a model class exported by one backend under one variant."""
+
+    model_class: str
+    backend: str
+    shape: str = "static"
+    path: str = "forward"
+    cache: str | None = None
+    target: str | None = None
+
+    def __post_init__(self) -> None:
+        problem = _validate(self)
+        if problem:
+            raise CellIdError(problem)
+
+    @property
+    def dynamic(self) -> bool:
+        return self.shape == "dynamic"
+
+    @property
+    def generate(self) -> bool:
+        return self.path == "generate"
+
+    @property
+    def static_cache(self) -> bool:
+        return self.cache == "static"
+
+    @property
+    def name(self) -> str:
+        """The testcase name, following the seed's parameterized test names."""
+        name = f"test_{_FN[self.backend]}_export"
+        if self.generate:
+            name += "_generate"
+        name += f"_{self.shape}"
+        if self.static_cache:
+            name += "_static_cache"
+        if self.target:
+            name += f"_{self.target}"
+        return name
+
+    @property
+    def id(self) -> str:
+        """`ModelClass::test_name`: the key shared by JUnit classname and name."""
+        return f"{self.model_class}::{self.name}"
+
+    def __str__(self) -> str:
+        return self.id
+
+    @classmethod
+    def parse(cls, cell_id: str) -> "Cell":
+        """Read `ModelClass::test_name` (or `classname` and `name` joined by `::`) back into a cell."""
+        model_class, sep, name = cell_id.partition("::")
+        if not sep:
+            raise CellIdError(f"{cell_id!r}: expected `ModelClass::test_name`, found no `::`")
+        return cls.from_testcase(model_class, name)
+
+    @classmethod
+    def from_testcase(cls, classname: str, name: str) -> "Cell":
+        """Build a cell from a JUnit testcase's `classname` and `name`."""
+        # pytest writes dotted classnames (`tests.models.bert.test_modeling_bert.BertModelTest`);
+        # the bot's own runner writes the bare model class. Only the bare form is a cell.
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", classname or ""):
+            raise CellIdError(f"{classname!r}: the classname must be a model class name such as `BertModel`")
+        match = _NAME.fullmatch(name or "")
+        if not match:
+            raise CellIdError(
+                f"{name!r}: not a cell name; expected `test_<torch|onnx|openvino|executorch>_export"
+                f"[_generate]_<static|dynamic>[_static_cache][_<target>]`"
+            )
+        fn = match["fn"]
+        if fn not in _BACKEND_OF_FN:
+            raise CellIdError(f"{name!r}: unknown backend `{fn}` (expected one of torch, onnx, openvino, executorch)")
+        backend = _BACKEND_OF_FN[fn]
+        generate = bool(match["generate"])
+        if match["static_cache"] and not generate:
+            raise CellIdError(f"{name!r}: `_static_cache` only exists on generate cells")
+        return cls(
+            model_class=classname,
+            backend=backend,
+            shape=match["shape"],
+            path="generate" if generate else "forward",
+            cache=("static" if match["static_cache"] else "dynamic") if generate else None,
+            target=match["target"],
+        )
+
+
+def _validate(cell: Cell) -> str | None:
+    if cell.backend not in BACKENDS:
+        return f"unknown backend {cell.backend!r} (expected one of {', '.join(BACKENDS)})"
+    if cell.shape not in SHAPES:
+        return f"unknown shape {cell.shape!r} (expected static or dynamic)"
+    if cell.path not in PATHS:
+        return f"unknown path {cell.path!r} (expected forward or generate)"
+    if cell.generate and cell.cache not in CACHES:
+        return f"a generate cell needs a cache, dynamic or static, not {cell.cache!r}"
+    if not cell.generate and cell.cache is not None:
+        return "a forward cell has no cache"
+    if cell.backend == "executorch":
+        if cell.target not in TARGETS:
+            return f"unknown ExecuTorch target {cell.target!r} (expected one of {', '.join(TARGETS)})"
+        if cell.target == "mlx" and cell.static_cache:
+            # The seed leaves this combination out of EXECUTORCH_GENERATE_EXPORT_PARAMS.
+            return "the mlx target has no static-cache generate cell"
+    elif cell.target is not None:
+        return f"only ExecuTorch cells have a target, not {cell.backend} (found {cell.target!r})"
+    return None
+
+
+def cells_for(
+    model_class: str,
+    *,
+    generative: bool,
+    backends: Iterable[str] = BACKENDS,
+    shapes: Iterable[str] = SHAPES,
+    targets: Iterable[str] = ("xnnpack",),
+    forward: bool = True,
+) -> Iterator[Cell]:
+    """Every cell of one model class's row, in the seed's order (forward first, then generate)."""
+    backends, shapes, targets = tuple(backends), tuple(shapes), tuple(targets)
+    paths = (("forward",) if forward else ()) + (("generate",) if generative else ())
+    for path in paths:
+        caches = CACHES if path == "generate" else (None,)
+        for backend in backends:
+            for target in targets if backend == "executorch" else (None,):
+                for shape in shapes:
+                    for cache in caches:
+                        if target == "mlx" and cache == "static":
+                            continue
+                        yield Cell(model_class, backend, shape, path, cache, target)

@@ -1,0 +1,43 @@
+"""Options shared by several commands, defined once, and the mapping of bot errors to exit codes."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Callable
+
+import click
+
+# Exit codes (SPEC §11): 0 success, 1 verdict failure, 2 usage or input error.
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+DEFAULT_SKIPLISTS = Path(__file__).resolve().parents[2] / "skiplists"
+
+skiplists_option = click.option(
+    "--skiplists",
+    "skiplists_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder holding export_skips.toml and onnx_disable_optimize.toml "
+    "(default: [tool.export-bot] skiplists, else the bot's own skiplists/).",
+)
+
+
+class BotError(Exception):
+    """Expected bad input or a refused operation: shown as one line, exit 2 unless said otherwise."""
+
+    exit_code = EXIT_USAGE
+
+
+def handle_errors(fn: Callable) -> Callable:
+    """Turn the bot's own errors (and ValueErrors raised on bad input) into a message and an exit code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except BotError as exc:
+            click.echo(f"error: {exc}", err=True)
+            raise SystemExit(exc.exit_code) from None
+
+    return wrapper

@@ -1,0 +1,57 @@
+"""What a cell did (SPEC §4): the outcome vocabulary shared by the runner, the reader and the diff."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+from bot.cells import Cell
+
+
+class Status(str, Enum):
+    PASSED = "passed"
+    PASSED_UNCOMPARED = "passed-uncompared"  # an exactness scope matched: run, not compared
+    FAILED = "failed"
+    ERROR = "error"
+    SKIPPED = "skipped"
+
+    @property
+    def passing(self) -> bool:
+        return self in (Status.PASSED, Status.PASSED_UNCOMPARED)
+
+    @property
+    def failing(self) -> bool:
+        return self in (Status.FAILED, Status.ERROR)
+
+
+# Where in the seed's sequence a failure happened.
+STAGES = ("build", "eager", "export", "run", "compare")
+# `<error>` kinds: the first two are infrastructure, flagged beside conformance failures.
+ERROR_KINDS = ("crash", "timeout", "harness", "build")
+INFRASTRUCTURE_KINDS = ("crash", "timeout")
+
+
+@dataclass(frozen=True)
+class CellResult:
+    """One cell's outcome as read back from JUnit."""
+
+    cell: Cell
+    status: Status
+    stage: str | None = None  # failures and build errors
+    kind: str | None = None  # errors: crash, timeout, harness, build
+    message: str = ""  # `ExceptionType: first line`, or the skip reason
+    details: str = ""  # the full traceback
+    skip_scope: str | None = None  # a skiplist scope, or `env:<why>`
+    exactness_scope: str | None = None
+    probe: bool = False  # a skiplisted cell run anyway
+    duration: float | None = None
+    components: tuple[str, ...] = ()
+    properties: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    source: str = ""  # file it was read from
+
+    @property
+    def infrastructure(self) -> bool:
+        return self.status is Status.ERROR and self.kind in INFRASTRUCTURE_KINDS
+
+    def with_source(self, source: str) -> "CellResult":
+        return replace(self, source=source)

@@ -1,0 +1,103 @@
+"""The scope walk of SPEC §2, defined once: which skiplist scopes apply to a cell, broad to specific."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from bot.cells import BACKENDS, TARGETS, Cell, cells_for
+
+
+def export_scopes(*, generate: bool, dynamic: bool, backend: str | None, static_cache: bool) -> list[str]:
+    """The seed's `_export_scopes`, verbatim in order. Extend the walk here and only here."""
+    scopes = ["all"]
+    if generate:
+        scopes.append("generate")
+        if dynamic:
+            scopes.append("generate.dynamic")
+    scopes.append("dynamic" if dynamic else "static")
+    if static_cache:
+        scopes.append("static-cache")
+    if backend:
+        scopes.append(backend)
+        if generate:
+            scopes.append(f"{backend}.generate")
+        scopes.append(f"{backend}.dynamic" if dynamic else f"{backend}.static")
+        if static_cache:
+            scopes.append(f"{backend}.static-cache")
+    return scopes
+
+
+def _walk(cell: Cell, backend: str | None) -> list[str]:
+    return export_scopes(generate=cell.generate, dynamic=cell.dynamic, backend=backend, static_cache=cell.static_cache)
+
+
+def skip_scopes(cell: Cell) -> list[str]:
+    """Scopes whose entries skip `cell`, in the order the first match is reported.
+
+    ExecuTorch cells walk `executorch` and then their target (the seed's
+    `any(_should_skip(..., backend=scope) for scope in ("executorch", backend))`).
+    """
+    if cell.backend == "executorch":
+        walks = _walk(cell, "executorch") + _walk(cell, cell.target)
+        return list(dict.fromkeys(walks))
+    return _walk(cell, cell.backend)
+
+
+def exactness_scopes(cell: Cell) -> list[str] | None:
+    """Scopes whose entries drop the eager comparison of `cell`; None when the cell never compares values.
+
+    Follows the seed's quirks exactly: forward torch.export calls `_should_skip_exactness`
+    without a backend; generate torch.export passes `backend="dynamo"`; forward ONNX and
+    OpenVINO pass their backend; generate ONNX/OpenVINO compare output names only and
+    ExecuTorch compares output counts only, so no exactness scope concerns them.
+    """
+    if cell.backend == "executorch" or (cell.generate and cell.backend in ("onnx", "openvino")):
+        return None
+    backend = None if (cell.backend == "dynamo" and not cell.generate) else cell.backend
+    return [exactness_scope(scope) for scope in _walk(cell, backend)]
+
+
+def exactness_scope(scope: str) -> str:
+    """`all` narrows to a bare `exactness`, the way `generate` and `dynamic` are spelled."""
+    return "exactness" if scope == "all" else f"{scope}.exactness"
+
+
+def onnx_optimize_scopes(cell: Cell) -> list[str] | None:
+    """Scopes of the ONNX_DISABLE_OPTIMIZE toggle for `cell`; None for non-ONNX cells.
+
+    The seed's `_onnx_optimize_enabled` walks `all`, plus `dynamic` for dynamic cells.
+    """
+    if cell.backend != "onnx":
+        return None
+    return ["all"] + (["dynamic"] if cell.dynamic else [])
+
+
+@lru_cache(maxsize=1)
+def known_scopes() -> tuple[str, ...]:
+    """Every scope some cell's walk can reach, skip and exactness alike, broad to specific.
+
+    The order is the walk's (backend-agnostic scopes, then each backend and target in turn),
+    each scope followed by its `.exactness` twin; new tables are placed by it. Anything
+    else in a skiplist is an unknown scope: it loads and lints as a warning.
+    """
+    reachable: set[str] = set()
+    for cell in cells_for("_", generative=True, backends=BACKENDS, targets=TARGETS):
+        reachable.update(skip_scopes(cell))
+        reachable.update(exactness_scopes(cell) or ())
+    ordered: list[str] = []
+    for prefix in (None, *BACKENDS, *TARGETS):
+        for scope in _variants(prefix):
+            ordered += [s for s in (scope, exactness_scope(scope)) if s in reachable]
+    return tuple(dict.fromkeys(ordered))
+
+
+def _variants(prefix: str | None) -> list[str]:
+    if prefix is None:
+        return ["all", "generate", "generate.dynamic", "dynamic", "static", "static-cache"]
+    return [prefix] + [f"{prefix}.{v}" for v in ("generate", "dynamic", "static", "static-cache")]
+
+
+def walk_rank(scope: str) -> tuple[int, str]:
+    """Sort key that places a scope where it falls in the walk (unknown scopes last)."""
+    order = known_scopes()
+    return (order.index(scope), "") if scope in order else (len(order), scope)

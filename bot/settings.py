@@ -1,0 +1,73 @@
+"""Settings built once from `[tool.export-bot]` in pyproject.toml (defaults per SPEC §8) and passed in."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+# Shared code every export goes through (SPEC §8): a change here runs the `core` preset.
+DEFAULT_SHARED_PATHS = (
+    "src/transformers/exporters/**",
+    "src/transformers/modeling_utils.py",
+    "src/transformers/cache_utils.py",
+    "src/transformers/masking_utils.py",
+    "src/transformers/integrations/sdpa_attention.py",
+    "src/transformers/generation/**",
+)
+
+
+class SettingsError(ValueError):
+    """`[tool.export-bot]` has a key or value the bot cannot use; the message says which."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    skiplists: Path = Path("skiplists")
+    source: str = "zoo"
+    shared_paths: tuple[str, ...] = DEFAULT_SHARED_PATHS
+    # Model classes run when shared code changes; empty means the model source's `core` preset.
+    core: tuple[str, ...] = ()
+    dependents: bool = True
+    run_modular_descendants: bool = False
+    skiplist_paths: tuple[str, ...] = ("skiplists/*.toml",)
+    cell_timeout: float = 1000.0  # the seed's EXPORT_TEST_TIMEOUT
+    min_passes: int = 3  # consecutive passing probes before a skip counts as obsolete on main
+    extra: dict = field(default_factory=dict, compare=False)
+
+    def with_overrides(self, **changes) -> "Settings":
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def load_settings(pyproject: Path | str | None = None) -> Settings:
+    """Read `[tool.export-bot]` from `pyproject` (default: ./pyproject.toml); missing file → defaults."""
+    path = Path(pyproject) if pyproject else Path("pyproject.toml")
+    if not path.is_file():
+        return Settings()
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get("export-bot", {})
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: {exc}") from exc
+    known = {f.name: f for f in fields(Settings) if f.name != "extra"}
+    values, extra = {}, {}
+    for key, value in table.items():
+        name = key.replace("-", "_")
+        if name not in known:
+            extra[key] = value
+            continue
+        default = getattr(Settings, name, None)
+        if isinstance(default, tuple):
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise SettingsError(f"{path}: [tool.export-bot] {key} must be a list of strings")
+            value = tuple(value)
+        elif isinstance(default, Path):
+            value = (path.parent / value) if not Path(value).is_absolute() else Path(value)
+        elif isinstance(default, bool) and not isinstance(value, bool):
+            raise SettingsError(f"{path}: [tool.export-bot] {key} must be true or false")
+        values[name] = value
+    if extra:
+        raise SettingsError(
+            f"{path}: unknown key(s) in [tool.export-bot]: {', '.join(sorted(extra))}; "
+            f"known keys: {', '.join(k.replace('_', '-') for k in sorted(known))}"
+        )
+    return Settings(**values)

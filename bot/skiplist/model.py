@@ -1,0 +1,142 @@
+"""The skiplist model: scopes and entries loaded from TOML, and `explain(cell)` by the scope walk."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Mapping
+
+from bot.cells import Cell
+from bot.scopes import exactness_scopes, onnx_optimize_scopes, skip_scopes
+
+# The two files SPEC §2 names: skips (with their exactness scopes) and the ONNX optimize toggle.
+EXPORT_SKIPS = "export_skips.toml"
+ONNX_DISABLE_OPTIMIZE = "onnx_disable_optimize.toml"
+
+
+class SkiplistError(ValueError):
+    """A skiplist that cannot be used; the message names the file and what to fix."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One `model class = "reason"` line under a scope."""
+
+    file: str
+    scope: str
+    model_class: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Skiplist:
+    """One file: scope → model class → reason, in the author's order."""
+
+    name: str
+    scopes: Mapping[str, Mapping[str, str]]
+
+    def entries(self) -> Iterator[Entry]:
+        for scope, table in self.scopes.items():
+            for model_class, reason in table.items():
+                yield Entry(self.name, scope, model_class, reason)
+
+    def first_match(self, model_class: str, scopes: list[str] | None) -> tuple[str, str] | None:
+        for scope in scopes or ():
+            reason = self.scopes.get(scope, {}).get(model_class)
+            if reason is not None:
+                return scope, reason
+        return None
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What the skiplists say about one cell."""
+
+    cell: Cell
+    scope: str | None = None  # the first skip scope that lists the class
+    reason: str | None = None
+    exactness_scope: str | None = None  # runs, but without the eager comparison
+    exactness_reason: str | None = None
+    onnx_optimize: bool | None = None  # None for non-ONNX cells
+
+    @property
+    def skipped(self) -> bool:
+        return self.scope is not None
+
+    def to_json(self) -> dict:
+        return {
+            "cell": self.cell.id,
+            "skipped": self.skipped,
+            "scope": self.scope,
+            "reason": self.reason,
+            "exactness_scope": self.exactness_scope,
+            "exactness_reason": self.exactness_reason,
+            "onnx_optimize": self.onnx_optimize,
+        }
+
+
+@dataclass(frozen=True)
+class Skiplists:
+    """The skip file and the optimize toggle together, as the runner consults them."""
+
+    skips: Skiplist
+    disable_optimize: Skiplist
+
+    def explain(self, cell: Cell) -> Explanation:
+        skip = self.skips.first_match(cell.model_class, skip_scopes(cell))
+        exact = self.skips.first_match(cell.model_class, exactness_scopes(cell))
+        toggles = onnx_optimize_scopes(cell)
+        optimize = None if toggles is None else self.disable_optimize.first_match(cell.model_class, toggles) is None
+        return Explanation(
+            cell,
+            scope=skip and skip[0],
+            reason=skip and skip[1],
+            exactness_scope=exact and exact[0],
+            exactness_reason=exact and exact[1],
+            onnx_optimize=optimize,
+        )
+
+    def entries(self) -> Iterator[Entry]:
+        yield from self.skips.entries()
+        yield from self.disable_optimize.entries()
+
+
+def scopes_from_toml(data: Mapping, name: str) -> dict[str, dict[str, str]]:
+    """Flatten parsed TOML into scope → class → reason.
+
+    Accepts quoted flat names (`["onnx.dynamic"]`) and nested tables (`[onnx.dynamic]`)
+    alike: a table whose values are all strings is a scope, a table of tables nests.
+    """
+    scopes: dict[str, dict[str, str]] = {}
+
+    def visit(prefix: str, table: Mapping) -> None:
+        entries = {k: v for k, v in table.items() if not isinstance(v, Mapping)}
+        if entries or not table:
+            scopes[prefix] = {k: v for k, v in entries.items()}
+        for key, value in table.items():
+            if isinstance(value, Mapping):
+                visit(f"{prefix}.{key}" if prefix else key, value)
+
+    for key, value in data.items():
+        if not isinstance(value, Mapping):
+            raise SkiplistError(f"{name}: top-level key {key!r} must be a scope table, not a {type(value).__name__}")
+        visit(key, value)
+    return scopes
+
+
+def load_skiplist(path: Path) -> Skiplist:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return Skiplist(path.name, {})
+    except tomllib.TOMLDecodeError as exc:
+        raise SkiplistError(f"{path}: {exc}; run `export-bot skiplist lint {path}` for details") from exc
+    return Skiplist(path.name, scopes_from_toml(data, str(path)))
+
+
+def load_skiplists(directory: Path | str) -> Skiplists:
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise SkiplistError(f"{directory}: no such skiplist folder; pass --skiplists DIR")
+    return Skiplists(load_skiplist(directory / EXPORT_SKIPS), load_skiplist(directory / ONNX_DISABLE_OPTIMIZE))
