@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+bash scripts/npm-deps.sh
 exec .venv/bin/python -m pytest -n 2 "$@"
