@@ -1,0 +1,52 @@
+"""The model-source contract: what a source lists, and what it builds for one model class."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+FAMILIES = ("text-encoder", "decoder", "encoder-decoder", "vision", "audio", "multimodal")
+PRESET_NAMES = ("smoke", "core", "all")
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    """A model class a source can build, without building it."""
+
+    model_class: str
+    model_type: str
+    generative: bool
+    family: str  # one of FAMILIES
+
+
+@dataclass(frozen=True)
+class Built:
+    """One model class made ready for a cell: the class, a fresh config, and its inputs."""
+
+    model_class: type  # the PreTrainedModel subclass
+    # A FRESH PretrainedConfig on every build() call, not yet cleaned: the runner mutates it.
+    config: Any
+    # forward: the tester's inputs after _prepare_for_class(inputs, model_class);
+    # generate: prepare_config_and_inputs_for_generate()'s inputs.
+    inputs: dict
+    exportable: bool = True  # the tester's test_torch_exportable
+
+
+class SourceError(ValueError):
+    """A bad `--source` spec or an unreadable checkout; the message says what to fix."""
+
+
+class BuildError(Exception):
+    """This source cannot build this model class (unknown class, the tester raised, ...)."""
+
+
+class ModelSource(Protocol):
+    """Where model classes, their tiny configs and their inputs come from (SPEC §3)."""
+
+    spec: str
+
+    def classes(self) -> list[ClassInfo]: ...
+
+    def presets(self) -> dict[str, tuple[str, ...]]: ...  # "smoke", "core", "all"
+
+    def build(self, model_class: str, *, generate: bool) -> Built: ...
