@@ -1,0 +1,154 @@
+"""The pure diff of SPEC §5: base and head result sets in, a `Report` with a verdict out."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import replace
+
+from bot.cells import BACKENDS, SHAPES, Cell
+from bot.outcomes import CellResult, Status
+from bot.report.model import CATEGORIES, EXCERPT, CellLine, Report
+from bot.results.model import ResultSet
+from bot.skiplist.model import Skiplists
+
+
+def diff(
+    base: ResultSet | None,
+    head: ResultSet,
+    skiplists: Skiplists,
+    rerun: ResultSet | None = None,
+    *,
+    base_sha: str | None = None,
+    head_sha: str | None = None,
+    run_url: str | None = None,
+) -> Report:
+    """Put every cell in one category and judge the head.
+
+    `base=None` means no baseline: every head result is new and the verdict rests on the
+    skiplists alone. A failing cell a head skiplist entry covers never fails the verdict.
+    """
+    base_results = base.results if base is not None else {}
+    rerun_results = rerun.results if rerun is not None else {}
+    lines: dict[str, list[CellLine]] = {name: [] for name in CATEGORIES}
+    needs_rerun: list[str] = []
+    infrastructure: list[str] = []
+    cells: list[CellLine] = []
+    counts: dict[str, Counter] = defaultdict(Counter)
+
+    for cell, result in sorted(head.results.items()):
+        before = base_results.get(cell)
+        line = _line(result, before)
+        cells.append(_line(result, None))
+        counts[f"{cell.backend}/{cell.shape}"][result.status.value] += 1
+        if result.infrastructure:
+            infrastructure.append(cell.id)
+        category = _category(result, before)
+        if category in ("newly_broken", "new_failing"):
+            again = rerun_results.get(cell)
+            if again is not None and not again.status.failing:
+                category = "flaky"
+            elif category == "newly_broken" and again is None:
+                needs_rerun.append(cell.id)
+            line = _cover(line, cell, result, skiplists)
+        if category:
+            lines[category].append(line)
+    for cell, before in sorted(base_results.items()):
+        if cell not in head.results:
+            lines["not_run"].append(CellLine(cell.id, "missing", base_status=before.status.value))
+
+    problems = tuple(head.problems) + tuple(base.problems if base is not None else ()) + tuple(
+        rerun.problems if rerun is not None else ()
+    )
+    categories = {name: tuple(found) for name, found in lines.items()}
+    verdict, headline = _judge(categories, problems, baseline=base is not None)
+    return Report(
+        verdict=verdict,
+        headline=headline,
+        baseline=base is not None,
+        categories=categories,
+        infrastructure=tuple(infrastructure),
+        needs_rerun=tuple(needs_rerun),
+        counts={key: dict(counts[key]) for key in _count_order(counts)},
+        problems=problems,
+        versions=head.versions,
+        base_sha=base_sha or (base.git_sha if base is not None else None),
+        head_sha=head_sha or head.git_sha,
+        run_url=run_url,
+        cells=tuple(cells),
+        non_cells=len(head.non_cells),
+        files={
+            key: tuple(rs.files)
+            for key, rs in (("base", base), ("head", head), ("rerun", rerun))
+            if rs is not None
+        },
+    )
+
+
+def _category(result: CellResult, before: CellResult | None) -> str | None:
+    """SPEC §5's table; None for a cell that did what it did before (passing, or skipped)."""
+    status = result.status
+    if result.probe:
+        # A probe runs a skiplisted cell anyway: passing means the skip is obsolete, failing
+        # means the skip is still needed. Neither is this PR's breakage.
+        return "obsolete_skip" if status.passing else None
+    if status is Status.SKIPPED:
+        return "newly_skipped" if before is not None and before.status is not Status.SKIPPED else None
+    # A base skip is no comparable result: the cell was not run there.
+    ran_before = before is not None and before.status is not Status.SKIPPED and not before.probe
+    if status.failing:
+        if not ran_before:
+            return "new_failing"
+        return "still_failing" if before.status.failing else "newly_broken"
+    if not ran_before:
+        return "new_passing"
+    return "newly_passing" if before.status.failing else None
+
+
+def _cover(line: CellLine, cell: Cell, result: CellResult, skiplists: Skiplists) -> CellLine:
+    explanation = skiplists.explain(cell)
+    scope = explanation.scope
+    if scope is None and result.stage == "compare" and explanation.exactness_scope:
+        scope = explanation.exactness_scope  # only the comparison failed, and head drops it
+    return line if scope is None else replace(line, covered_by=scope)
+
+
+def _judge(categories, problems, *, baseline: bool) -> tuple[str, str]:
+    uncovered = [line for name in ("newly_broken", "new_failing") for line in categories[name] if not line.covered_by]
+    if uncovered:
+        what = "newly broken" if baseline else "failing"
+        return "failure", f"{_n(len(uncovered), 'cell')} {what} and not covered by the skiplists"
+    if problems:
+        # Incomplete results are never read as a pass.
+        return "neutral", f"results incomplete: {_n(len(problems), 'problem')} (see below); no verdict"
+    broken = len(categories["newly_broken"]) + len(categories["new_failing"])
+    if broken:
+        return "success", f"{_n(broken, 'failing cell')}, all covered by the skiplists"
+    return "success", "no newly broken cells" if baseline else "no failing cells outside the skiplists (no baseline)"
+
+
+def _line(result: CellResult, before: CellResult | None) -> CellLine:
+    return CellLine(
+        cell=result.cell.id,
+        status=result.status.value,
+        stage=result.stage,
+        kind=result.kind,
+        message=excerpt(result.message),
+        probe=result.probe,
+        skip_scope=result.skip_scope,
+        exactness_scope=result.exactness_scope,
+        base_status=before.status.value if before is not None else None,
+    )
+
+
+def excerpt(message: str, limit: int = EXCERPT) -> str:
+    first = message.strip().partition("\n")[0].strip()
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def _count_order(counts) -> list[str]:
+    known = [f"{b}/{s}" for b in BACKENDS for s in SHAPES]
+    return [k for k in known if k in counts] + sorted(k for k in counts if k not in known)
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"

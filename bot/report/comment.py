@@ -1,0 +1,170 @@
+"""The sticky PR comment: pure markdown from a report, shrunk to fit GitHub's comment limit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.report.markdown import (
+    TITLES, VERDICT_ICON, counts_table, cut, escape, footer, n, overview, totals,
+)
+from bot.report.model import CATEGORIES, CellLine, Report
+
+COMMENT_MARKER = "<!-- export-bot:conformance -->"
+GITHUB_LIMIT = 65536
+# Shown as lists in the comment body; the rest fold into <details>.
+MAIN_LISTS = ("newly_broken", "new_failing", "flaky", "newly_passing", "obsolete_skip")
+DETAIL_LISTS = ("still_failing", "new_passing", "newly_skipped", "not_run")
+
+
+@dataclass(frozen=True)
+class _Budget:
+    items: int  # lines per main list (0: the list becomes a count)
+    details: int  # lines per <details> list
+    excerpt: int  # characters of an error message
+    patch: int  # lines of the proposed patch
+
+
+# Tried in turn until the comment fits: details shrink first, then the lists turn into counts.
+_BUDGETS = (
+    _Budget(400, 400, 200, 3000),
+    _Budget(400, 30, 200, 3000),
+    _Budget(400, 0, 200, 3000),
+    _Budget(100, 0, 160, 800),
+    _Budget(25, 0, 120, 200),
+    _Budget(5, 0, 80, 50),
+    _Budget(0, 0, 0, 0),
+)
+
+
+def render_comment(report: Report, *, max_chars: int = GITHUB_LIMIT) -> str:
+    """The comment body; never longer than `max_chars`, and it says what it left out."""
+    for budget in _BUDGETS:
+        text = _compose(report, budget)
+        if len(text) <= max_chars:
+            return text
+    # Only pathological input (thousands of problems, a huge version table) lands here.
+    note = "\n\n_Cut at GitHub's comment limit; the full report is in the job summary and report.json._\n"
+    return text[: max(max_chars - len(note), 0)] + note[: max_chars]
+
+
+def _compose(report: Report, budget: _Budget) -> str:
+    left_out: list[str] = []
+    where = f"[job summary]({report.run_url})" if report.run_url else "job summary"
+    pending = set(report.needs_rerun)
+    out = [COMMENT_MARKER, f"## {VERDICT_ICON.get(report.verdict, '')} Export conformance: **{report.verdict}**", ""]
+    out.append(report.headline[:1].upper() + report.headline[1:] + ".")
+    if not report.baseline:
+        out.append("No baseline: judged against the head's skiplists alone.")
+    if report.problems:
+        out += ["", f"### ⚠️ Results incomplete ({n(len(report.problems), 'problem')})", ""]
+        shown = report.problems[: max(budget.items, 5)]
+        out += [f"- {escape(cut(str(p), 400))}" for p in shown]
+        if len(shown) < len(report.problems):
+            more = len(report.problems) - len(shown)
+            out.append(f"- …and {n(more, 'more problem')} in the {where}")
+            left_out.append(n(more, "problem"))
+    out += ["", totals(report), "", *counts_table(report.counts), "", overview(report, CATEGORIES)]
+    if report.infrastructure:
+        out.append(f"💥 {n(len(report.infrastructure), 'cell')} crashed or timed out (infrastructure, not conformance).")
+    for name in MAIN_LISTS:
+        lines = report.category(name)
+        if lines:
+            out += ["", f"### {TITLES[name]} ({len(lines):,})", ""]
+            out += _list(name, lines, budget.items, budget.excerpt, pending, where, left_out)
+    out += _proposal(report.proposal, budget, left_out)
+    for name in DETAIL_LISTS:
+        lines = report.category(name)
+        if lines:
+            out += ["", f"<details><summary>{TITLES[name]} ({len(lines):,})</summary>", ""]
+            out += _list(name, lines, budget.details, min(budget.excerpt, 120), pending, where, left_out)
+            out += ["", "</details>"]
+    out += ["", *footer(report)]
+    if left_out:
+        out += ["", f"_Shortened to fit the comment limit: left out {', '.join(left_out)}; "
+                    f"everything is in the {where} and report.json._"]
+    return "\n".join(out) + "\n"
+
+
+def _list(name, lines, limit, excerpt, pending, where, left_out) -> list[str]:
+    shown = lines[:limit]
+    out: list[str] = []
+    if shown:
+        with_error = name in ("newly_broken", "new_failing", "still_failing", "flaky")
+        if with_error:
+            out += ["| cell | stage | error |", "|---|---|---|"]
+            for line in shown:
+                out.append(f"| {_cell(line, pending)} | {line.stage or line.kind or ''} | "
+                           f"{escape(cut(line.message, excerpt)) if excerpt else ''} |")
+        else:
+            out += [f"- {_cell(line, pending)}{_aside(name, line)}" for line in shown]
+    if len(shown) < len(lines):
+        more = len(lines) - len(shown)
+        noun = f"{TITLES[name].split(' (')[0].lower()} cell"
+        out += ["", f"…and {n(more, noun)} more: see the {where}." if shown else f"{n(more, noun)}: see the {where}."]
+        left_out.append(n(more, noun))
+    return out
+
+
+def _cell(line: CellLine, pending: set[str]) -> str:
+    text = f"`{line.cell}`"
+    if line.covered_by:
+        text += f" (skiplisted: `{line.covered_by}`)"
+    if line.cell in pending:
+        text += " (not yet re-run)"
+    if line.kind in ("crash", "timeout"):
+        text += f" 💥 {line.kind}"
+    return text
+
+
+def _aside(name: str, line: CellLine) -> str:
+    if name == "obsolete_skip" and line.skip_scope:
+        return f" — skip scope `{line.skip_scope}`"
+    if name in ("newly_passing", "not_run") and line.base_status:
+        return f" (was {line.base_status})"
+    if name == "newly_skipped" and line.skip_scope:
+        return f" — `{line.skip_scope}`"
+    return ""
+
+
+def _proposal(proposal: dict | None, budget: _Budget, left_out: list[str]) -> list[str]:
+    if not proposal:
+        return []
+    out = ["", "### Proposed skiplist change", ""]
+    entries = proposal.get("entries") or []
+    for entry in entries[: max(budget.items, 0)]:
+        out.append(f"- {escape(cut(_entry(entry), 300))}")
+    if len(entries) > budget.items:
+        out.append(f"- …and {n(len(entries) - budget.items, 'more entry')} (see report.json)")
+        left_out.append(n(len(entries) - budget.items, "proposed entry"))
+    patch = (proposal.get("patch") or "").rstrip("\n")
+    if patch:
+        lines = patch.split("\n")
+        shown = lines[: budget.patch]
+        # A fence longer than any backtick run inside the patch keeps it one block.
+        fence = "`" * max(3, max((len(r) for r in _backtick_runs(patch)), default=0) + 1)
+        if shown:
+            out += ["", f"{fence}diff", *shown, fence]
+        if len(shown) < len(lines):
+            out.append(f"…{n(len(lines) - len(shown), 'more patch line')}: run `export-bot propose` or see report.json.")
+            left_out.append(n(len(lines) - len(shown), "patch line"))
+    return out
+
+
+def _entry(entry) -> str:
+    if not isinstance(entry, dict):
+        return str(entry)
+    action = entry.get("action", "")
+    what = " ".join(str(entry[k]) for k in ("scope", "model_class") if entry.get(k))
+    reason = entry.get("reason") or entry.get("evidence") or ""
+    return " ".join(part for part in (action, what, f"— {reason}" if reason else "") if part)
+
+
+def _backtick_runs(text: str) -> list[str]:
+    runs, current = [], ""
+    for char in text:
+        if char == "`":
+            current += char
+        elif current:
+            runs.append(current)
+            current = ""
+    return runs + ([current] if current else [])

@@ -1,0 +1,98 @@
+"""Markdown pieces shared by the PR comment and the job summary: marks, escaping, tables, counts."""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+from bot.report.model import CellLine, Report
+
+VERDICT_ICON = {"success": "✅", "failure": "❌", "neutral": "⚠️"}
+STATUS_ORDER = ("passed", "passed-uncompared", "failed", "error", "skipped")
+# Marks per outcome; `error` splits by kind below (crash and timeout are infrastructure).
+MARK = {"passed": "✅", "passed-uncompared": "✅", "failed": "❌", "skipped": "⏭️"}
+TITLES = {
+    "newly_broken": "Newly broken",
+    "new_failing": "New failing (no base result)",
+    "flaky": "Flaky (a re-run disagreed)",
+    "newly_passing": "Newly passing",
+    "obsolete_skip": "Obsolete skips (skiplisted, passed in probe)",
+    "new_passing": "New passing (no base result)",
+    "still_failing": "Pre-existing failures (failing on main too)",
+    "newly_skipped": "Newly skipped",
+    "not_run": "Not run (in the baseline, not in this run)",
+}
+
+
+def mark(line: CellLine, flaky: bool = False) -> str:
+    if flaky:
+        return "⚠️"
+    if line.status == "error":
+        return "💥" if line.kind in ("crash", "timeout") else "⚠️"
+    return MARK.get(line.status, "·")
+
+
+def escape(text: str) -> str:
+    """Text from an error message made safe inside a table cell, without pinging anyone."""
+    return (
+        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        .replace("|", "\\|").replace("@", "&#64;").replace("`", "&#96;")
+    )
+
+
+def cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
+
+
+def n(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def counts_table(counts: Mapping[str, Mapping[str, int]]) -> list[str]:
+    """Backend rows × shape columns, each cell a short tally of marks."""
+    if not counts:
+        return ["_No cells ran._"]
+    backends = list(dict.fromkeys(key.partition("/")[0] for key in counts))
+    shapes = list(dict.fromkeys(key.partition("/")[2] for key in counts))
+    rows = ["| backend | " + " | ".join(shapes) + " |", "|---|" + "---|" * len(shapes)]
+    for backend in backends:
+        tallies = [tally(counts.get(f"{backend}/{shape}", {})) for shape in shapes]
+        rows.append(f"| {backend} | " + " | ".join(tallies) + " |")
+    return rows
+
+
+def tally(by_status: Mapping[str, int]) -> str:
+    passed = by_status.get("passed", 0) + by_status.get("passed-uncompared", 0)
+    parts = [
+        ("✅", passed), ("❌", by_status.get("failed", 0)), ("💥", by_status.get("error", 0)),
+        ("⏭️", by_status.get("skipped", 0)),
+    ]
+    return " ".join(f"{m} {c:,}" for m, c in parts if c) or "–"
+
+
+def totals(report: Report) -> str:
+    summed: dict[str, int] = {}
+    for by_status in report.counts.values():
+        for status, count in by_status.items():
+            summed[status] = summed.get(status, 0) + count
+    total = sum(summed.values())
+    parts = [f"{summed[s]:,} {s}" for s in STATUS_ORDER if summed.get(s)]
+    return f"{n(total, 'cell')}: " + ", ".join(parts) if total else "No cells ran."
+
+
+def overview(report: Report, names: Iterable[str]) -> str:
+    """`newly broken 3 · newly passing 1 · …`: every category's count, always shown."""
+    return " · ".join(f"{name.replace('_', ' ')} **{len(report.category(name)):,}**" for name in names)
+
+
+def short_sha(sha: str | None) -> str:
+    return f"`{sha[:12]}`" if sha else "unknown"
+
+
+def footer(report: Report) -> list[str]:
+    base = short_sha(report.base_sha) if report.baseline else "no baseline"
+    lines = [f"Base {base} → head {short_sha(report.head_sha)}."]
+    if report.versions:
+        lines.append("Versions: " + ", ".join(f"{k} {v}" for k, v in report.versions.items()) + ".")
+    if report.run_url:
+        lines.append(f"[Run and job summary]({report.run_url}).")
+    return lines

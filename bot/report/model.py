@@ -1,0 +1,144 @@
+"""The report: the diff's typed output and its versioned `report.json` form, the hand-off between jobs."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Mapping
+
+from bot.results.model import Problem
+
+SCHEMA = "export-bot/report@1"
+VERDICTS = ("success", "failure", "neutral")
+# SPEC §5's categories, in the order a reader wants them (what this PR broke first).
+CATEGORIES = (
+    "newly_broken",  # passed on base, fails on head
+    "new_failing",  # fails on head, no base result
+    "flaky",  # a re-run disagreed with the first run
+    "newly_passing",  # failed on base, passes on head
+    "obsolete_skip",  # skiplisted, run anyway by a probe, passed
+    "new_passing",  # passes on head, no base result
+    "still_failing",  # failed on base and on head: not this PR's fault
+    "newly_skipped",  # ran on base, skipped on head
+    "not_run",  # base has it, head lacks it: never counted as fixed
+)
+EXCERPT = 300  # characters of a message kept per cell
+
+
+class ReportError(ValueError):
+    """A report.json this version cannot read; the message names the file and what to do."""
+
+
+@dataclass(frozen=True)
+class CellLine:
+    """One cell as the report carries it: enough to render, judge and propose, without tracebacks."""
+
+    cell: str  # the cell id
+    status: str  # a `Status` value, or `missing` for a cell the head did not run
+    stage: str | None = None
+    kind: str | None = None
+    message: str = ""  # excerpt: `ExceptionType: first line`, or the skip reason
+    probe: bool = False
+    skip_scope: str | None = None
+    exactness_scope: str | None = None
+    base_status: str | None = None  # category lines: the cell's status on the base
+    covered_by: str | None = None  # a failing cell's head skiplist scope, when one lists it
+
+    def to_json(self) -> dict:
+        # Defaults are left out: 30,000 lines stay compact.
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) != f.default}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "CellLine":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything the publishing job and the proposal step need, as plain values."""
+
+    verdict: str
+    headline: str  # one line saying why the verdict is what it is
+    baseline: bool  # False: judged against the skiplists alone ("no baseline")
+    categories: Mapping[str, tuple[CellLine, ...]] = field(default_factory=dict)
+    infrastructure: tuple[str, ...] = ()  # crash and timeout cells, flagged beside failures
+    needs_rerun: tuple[str, ...] = ()  # newly broken cells no re-run has confirmed yet
+    counts: Mapping[str, Mapping[str, int]] = field(default_factory=dict)  # "backend/shape" → status → n
+    problems: tuple[Problem, ...] = ()
+    versions: Mapping[str, str] = field(default_factory=dict)
+    base_sha: str | None = None
+    head_sha: str | None = None
+    run_url: str | None = None
+    cells: tuple[CellLine, ...] = ()  # every head result
+    non_cells: int = 0  # head testcases that are not cells
+    files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # base/head/rerun → files read
+    proposal: dict | None = None  # written by `export-bot propose`; its content is the proposer's
+    schema: str = SCHEMA
+
+    def category(self, name: str) -> tuple[CellLine, ...]:
+        return self.categories.get(name, ())
+
+    def with_proposal(self, proposal: dict | None) -> "Report":
+        return replace(self, proposal=proposal)
+
+    def to_json(self) -> dict:
+        return {
+            "schema": self.schema,
+            "verdict": self.verdict,
+            "headline": self.headline,
+            "baseline": self.baseline,
+            "base_sha": self.base_sha,
+            "head_sha": self.head_sha,
+            "run_url": self.run_url,
+            "versions": dict(self.versions),
+            "problems": [p.to_json() for p in self.problems],
+            "counts": {key: dict(value) for key, value in self.counts.items()},
+            "categories": {name: [line.to_json() for line in lines] for name, lines in self.categories.items()},
+            "infrastructure": list(self.infrastructure),
+            "needs_rerun": list(self.needs_rerun),
+            "non_cells": self.non_cells,
+            "files": {key: list(value) for key, value in self.files.items()},
+            "proposal": self.proposal,
+            "cells": [line.to_json() for line in self.cells],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping, *, where: str = "report.json") -> "Report":
+        schema = data.get("schema") if isinstance(data, Mapping) else None
+        if schema != SCHEMA:
+            raise ReportError(f"{where}: schema {schema!r} is not {SCHEMA!r}; write it with this export-bot version")
+        try:
+            return cls(
+                verdict=data["verdict"],
+                headline=data.get("headline", ""),
+                baseline=bool(data.get("baseline")),
+                categories={n: tuple(CellLine.from_json(x) for x in v) for n, v in data.get("categories", {}).items()},
+                infrastructure=tuple(data.get("infrastructure", ())),
+                needs_rerun=tuple(data.get("needs_rerun", ())),
+                counts={k: dict(v) for k, v in data.get("counts", {}).items()},
+                problems=tuple(Problem.from_json(p) for p in data.get("problems", ())),
+                versions=dict(data.get("versions", {})),
+                base_sha=data.get("base_sha"),
+                head_sha=data.get("head_sha"),
+                run_url=data.get("run_url"),
+                cells=tuple(CellLine.from_json(x) for x in data.get("cells", ())),
+                non_cells=int(data.get("non_cells", 0)),
+                files={k: tuple(v) for k, v in data.get("files", {}).items()},
+                proposal=data.get("proposal"),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ReportError(f"{where}: not a valid report ({exc!r}); regenerate it with `export-bot diff`") from exc
+
+
+def write_report(report: Report, path: Path | str) -> None:
+    Path(path).write_text(json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def load_report(path: Path | str) -> Report:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ReportError(f"{path}: cannot read the report ({exc}); pass the report.json `export-bot diff` wrote") from exc
+    return Report.from_json(data, where=str(path))

@@ -1,0 +1,100 @@
+"""The job summary: headline, counts, every category, and the model class × cell grid."""
+
+from __future__ import annotations
+
+from bot.cells import BACKENDS, Cell
+from bot.report.markdown import (
+    TITLES, VERDICT_ICON, counts_table, cut, escape, footer, mark, n, overview, totals,
+)
+from bot.report.model import CATEGORIES, CellLine, Report
+
+# GitHub rejects a step summary over 1 MiB; stay under it with room for other steps.
+SUMMARY_LIMIT = 900_000
+_ABBREVIATION = {"dynamo": "torch", "onnx": "onnx", "openvino": "ov", "executorch": "et"}
+LEGEND = (
+    "✅ passed · ❌ failed · 💥 crashed or timed out · ⚠️ flaky or harness error · ⏭️ skipped · "
+    "🔓 skiplisted but passed in probe. Columns: torch = torch.export, ov = OpenVINO, et = ExecuTorch; "
+    "st/dyn = static/dynamic shapes; gen = generate; sc = static cache; xnn = XNNPACK."
+)
+
+
+def render_summary(report: Report, *, max_chars: int = SUMMARY_LIMIT) -> str:
+    """The full report for `$GITHUB_STEP_SUMMARY`; lists then grid rows shrink only past `max_chars`."""
+    for items, rows in ((100_000, 100_000), (1_000, 100_000), (1_000, 2_000), (100, 500), (0, 0)):
+        text = _compose(report, items, rows)
+        if len(text) <= max_chars:
+            return text
+    return text[: max_chars - 80] + "\n\n_Cut at the job summary limit; see report.json._\n"
+
+
+def _compose(report: Report, items: int, rows: int) -> str:
+    icon = VERDICT_ICON.get(report.verdict, "")
+    out = [f"# {icon} Export conformance: {report.verdict}", "", report.headline[:1].upper() + report.headline[1:] + "."]
+    if not report.baseline:
+        out.append("No baseline: judged against the head's skiplists alone.")
+    for problem in report.problems:
+        out.append(f"- ⚠️ {escape(str(problem))}")
+    out += ["", totals(report), "", *counts_table(report.counts), "", overview(report, CATEGORIES), ""]
+    for name in CATEGORIES:
+        lines = report.category(name)
+        if not lines or name == "new_passing":
+            continue  # new passing cells are the grid's ✅ marks
+        out += [f"<details><summary>{TITLES[name]} ({len(lines):,})</summary>", ""]
+        out += [_item(line) for line in lines[:items]]
+        if len(lines) > items:
+            out.append(f"- …and {n(len(lines) - items, 'more cell')} in report.json")
+        out += ["", "</details>", ""]
+    out += _grid(report, rows)
+    out += ["", *footer(report)]
+    return "\n".join(out) + "\n"
+
+
+def _item(line: CellLine) -> str:
+    text = f"- `{line.cell}`"
+    if line.stage or line.kind:
+        text += f" [{line.stage or line.kind}]"
+    if line.covered_by:
+        text += f" (skiplisted: `{line.covered_by}`)"
+    if line.message:
+        text += f": {escape(cut(line.message, 200))}"
+    return text
+
+
+def _grid(report: Report, rows: int) -> list[str]:
+    if not report.cells:
+        return []
+    flaky = {line.cell for line in report.category("flaky")}
+    table: dict[str, dict[str, str]] = {}
+    columns: dict[Cell, str] = {}
+    for line in report.cells:
+        cell = Cell.parse(line.cell)
+        column = Cell("_", cell.backend, cell.shape, cell.path, cell.cache, cell.target)
+        columns.setdefault(column, _label(column))
+        table.setdefault(cell.model_class, {})[columns[column]] = (
+            "🔓" if line.probe and line.status.startswith("passed") else mark(line, line.cell in flaky)
+        )
+    ordered = [columns[c] for c in sorted(columns, key=_column_key)]
+    out = ["## Grid", "", LEGEND, "", "| model class | " + " | ".join(ordered) + " |", "|---|" + "---|" * len(ordered)]
+    classes = sorted(table)
+    for model_class in classes[:rows]:
+        marks = table[model_class]
+        out.append(f"| {model_class} | " + " | ".join(marks.get(label, "") for label in ordered) + " |")
+    if len(classes) > rows:
+        out.append(f"\n…and {n(len(classes) - rows, 'more model class')} in report.json.")
+    return out
+
+
+def _label(cell: Cell) -> str:
+    parts = [_ABBREVIATION[cell.backend]]
+    if cell.generate:
+        parts.append("gen")
+    parts.append("st" if cell.shape == "static" else "dyn")
+    if cell.static_cache:
+        parts.append("sc")
+    if cell.target:
+        parts.append("xnn" if cell.target == "xnnpack" else cell.target)
+    return " ".join(parts)
+
+
+def _column_key(cell: Cell) -> tuple:
+    return (cell.path, BACKENDS.index(cell.backend), cell.target or "", cell.cache or "", cell.shape != "static")

@@ -1,0 +1,87 @@
+"""The reader's output types: a merged result set, with the problems found on the way as values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from bot.cells import Cell
+from bot.outcomes import CellResult
+
+# Testsuite properties that name a component version (SPEC §4).
+VERSION_KEYS = ("transformers", "torch", "onnx", "onnxscript", "onnxruntime", "openvino", "executorch")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something that makes the results incomplete: where it is, what is wrong, what to do."""
+
+    file: str
+    line: int | None
+    what: str
+    todo: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.what}; {self.todo}"
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "line": self.line, "what": self.what, "todo": self.todo}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "Problem":
+        return cls(data.get("file", ""), data.get("line"), data.get("what", ""), data.get("todo", ""))
+
+
+@dataclass(frozen=True)
+class SuiteInfo:
+    """One `<testsuite>`'s identity: where it came from and what it ran with."""
+
+    file: str
+    name: str = ""
+    shard: str | None = None  # `I/N`
+    source: str | None = None  # model source, e.g. `zoo`
+    git_sha: str | None = None
+    versions: Mapping[str, str] = field(default_factory=dict)
+    testcases: int = 0
+
+
+@dataclass(frozen=True)
+class ResultSet:
+    """Every cell read from a set of JUnit files, plus what could not be read."""
+
+    results: Mapping[Cell, CellResult] = field(default_factory=dict)
+    problems: tuple[Problem, ...] = ()
+    # Testcases that are not cells (a plain pytest suite's other tests), as `classname::name`.
+    non_cells: tuple[str, ...] = ()
+    suites: tuple[SuiteInfo, ...] = ()
+    files: tuple[str, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        return not self.problems
+
+    @property
+    def versions(self) -> dict[str, str]:
+        """Component versions; when shards disagree, every distinct value joined by ` / `."""
+        seen: dict[str, list[str]] = {}
+        for suite in self.suites:
+            for key, value in suite.versions.items():
+                if value not in seen.setdefault(key, []):
+                    seen[key].append(value)
+        ordered = [k for k in VERSION_KEYS if k in seen] + sorted(k for k in seen if k not in VERSION_KEYS)
+        return {key: " / ".join(seen[key]) for key in ordered}
+
+    @property
+    def git_sha(self) -> str | None:
+        shas = {s.git_sha for s in self.suites if s.git_sha}
+        return shas.pop() if len(shas) == 1 else None
+
+    @property
+    def shards(self) -> tuple[str, ...]:
+        return tuple(sorted({s.shard for s in self.suites if s.shard}, key=_shard_key))
+
+
+def _shard_key(shard: str) -> tuple[int, int]:
+    index, _, count = shard.partition("/")
+    return (int(count) if count.isdigit() else 0, int(index) if index.isdigit() else 0)

@@ -1,0 +1,137 @@
+"""The JUnit reader: runner output, plain pytest output, and every broken input as a Problem."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.cells import Cell
+from bot.outcomes import Status
+from bot.results import read_results
+from tests.results.factory import Case, junit
+
+BERT_ONNX = "BertModel::test_onnx_export_dynamic"
+BERT_TORCH = "BertModel::test_torch_export_static"
+GPT2_ET = "GPT2LMHeadModel::test_executorch_export_generate_dynamic_xnnpack"
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_reads_every_outcome_and_its_properties(tmp_path):
+    cases = [
+        Case(BERT_TORCH),
+        Case("BertModel::test_onnx_export_static", "uncompared", exactness="onnx.exactness"),
+        Case(BERT_ONNX, "failed", "RuntimeError: boom", "Traceback …\nRuntimeError: boom", stage="export"),
+        Case(GPT2_ET, "error", "worker crashed", kind="crash"),
+        Case("ViTModel::test_openvino_export_static", "skipped", "flaky on CI", skip_scope="openvino"),
+        Case("ViTModel::test_onnx_export_static", "passed", probe=True, skip_scope="onnx"),
+    ]
+    path = write(tmp_path, "shard.xml", junit(cases, shard="1/2", versions={"torch": "2.13.0", "onnx": "1.20"}))
+    results = read_results([path])
+    assert results.problems == ()
+    by_id = {cell.id: r for cell, r in results.results.items()}
+    assert by_id[BERT_TORCH].status is Status.PASSED and by_id[BERT_TORCH].duration == 1.5
+    assert by_id["BertModel::test_onnx_export_static"].status is Status.PASSED_UNCOMPARED
+    assert by_id["BertModel::test_onnx_export_static"].exactness_scope == "onnx.exactness"
+    failed = by_id[BERT_ONNX]
+    assert (failed.status, failed.stage, failed.message) == (Status.FAILED, "export", "RuntimeError: boom")
+    assert failed.details.endswith("RuntimeError: boom") and failed.source == str(path)
+    assert (by_id[GPT2_ET].status, by_id[GPT2_ET].kind, by_id[GPT2_ET].infrastructure) == (Status.ERROR, "crash", True)
+    skipped = by_id["ViTModel::test_openvino_export_static"]
+    assert (skipped.status, skipped.skip_scope, skipped.message) == (Status.SKIPPED, "openvino", "flaky on CI")
+    assert by_id["ViTModel::test_onnx_export_static"].probe
+    assert results.shards == ("1/2",) and results.git_sha == "abc123"
+    assert results.versions == {"torch": "2.13.0", "onnx": "1.20"}
+
+
+def test_plain_pytest_junit_from_other_producers(tmp_path):
+    text = """<?xml version="1.0"?>
+<testsuites>
+ <testsuite name="pytest" errors="0">
+  <testcase classname="tests.exporters.test_export.BertModelTest" name="test_onnx_export_static"/>
+  <testcase classname="BertModel" name="test_torch_export_dynamic"/>
+ </testsuite>
+ <testsuite name="second">
+  <testcase classname="LlamaForCausalLM" name="test_torch_export_generate_static_static_cache">
+   <skipped type="pytest.skip" message="torch too old">tests/x.py:3: torch too old</skipped>
+  </testcase>
+  <testcase classname="BertModel" name="test_something_else"><error message="fixture broke"/></testcase>
+ </testsuite>
+</testsuites>"""
+    results = read_results([write(tmp_path, "pytest.xml", text)])
+    assert results.problems == ()
+    assert set(results.non_cells) == {
+        "tests.exporters.test_export.BertModelTest::test_onnx_export_static",
+        "BertModel::test_something_else",
+    }
+    assert {c.id for c in results.results} == {
+        "BertModel::test_torch_export_dynamic",
+        "LlamaForCausalLM::test_torch_export_generate_static_static_cache",
+    }
+    assert len(results.suites) == 2 and results.versions == {} and results.git_sha is None
+
+
+def test_plain_pytest_error_is_a_harness_error(tmp_path):
+    text = '<testsuite><testcase classname="BertModel" name="test_onnx_export_static"><error message="x"/></testcase></testsuite>'
+    result = read_results([write(tmp_path, "e.xml", text)]).results[Cell.parse("BertModel::test_onnx_export_static")]
+    assert (result.status, result.kind) == (Status.ERROR, "harness")
+
+
+def test_truncated_file_is_a_problem_and_keeps_the_cases_before_it(tmp_path):
+    text = junit([Case(BERT_TORCH), Case(BERT_ONNX, "failed", "E: x", "tb")])
+    path = write(tmp_path, "cut.xml", text[: text.index(BERT_ONNX.split("::")[1]) + 10])
+    results = read_results([path])
+    [problem] = results.problems
+    assert problem.file == str(path) and problem.line and "truncated or malformed XML" in problem.what
+    assert "re-run" in problem.todo
+    assert [c.id for c in results.results] == [BERT_TORCH]
+
+
+def test_empty_file_is_a_problem(tmp_path):
+    [problem] = read_results([write(tmp_path, "empty.xml", "  \n")]).problems
+    assert "empty file" in problem.what
+
+
+def test_non_junit_xml_is_a_problem(tmp_path):
+    [problem] = read_results([write(tmp_path, "pom.xml", "<project><testcase/></project>")]).problems
+    assert "not JUnit XML" in problem.what and "<project>" in problem.what
+
+
+def test_missing_file_and_garbage_are_problems_not_exceptions(tmp_path):
+    garbage = tmp_path / "bin.xml"
+    garbage.write_bytes(b"\x00\xff\xfe garbage")
+    results = read_results([tmp_path / "nope.xml", garbage])
+    assert len(results.problems) == 2 and results.results == {}
+
+
+def test_same_cell_in_two_files_keeps_the_first_and_names_both(tmp_path):
+    first = write(tmp_path, "a.xml", junit([Case(BERT_TORCH)], shard="1/2"))
+    second = write(tmp_path, "b.xml", junit([Case(BERT_TORCH, "failed", "E: x")], shard="2/2"))
+    results = read_results([first, second], expect_shards=2)
+    [problem] = results.problems
+    assert problem.file == str(second) and str(first) in problem.what and BERT_TORCH in problem.what
+    assert results.results[Cell.parse(BERT_TORCH)].status is Status.PASSED
+
+
+def test_expected_shard_missing_is_named(tmp_path):
+    files = [write(tmp_path, f"{i}.xml", junit([Case(c)], shard=f"{i}/3")) for i, c in ((1, BERT_TORCH), (3, BERT_ONNX))]
+    [problem] = read_results(files, expect_shards=3).problems
+    assert "shard 2/3 is missing" in problem.what
+
+
+def test_expected_shards_without_shard_properties_count_files(tmp_path):
+    path = write(tmp_path, "only.xml", junit([Case(BERT_TORCH)]))
+    [problem] = read_results([path], expect_shards=2).problems
+    assert "expected 2 shard files, read 1" in problem.what
+    assert read_results([path], expect_shards=1).problems == ()
+
+
+def test_a_folder_reads_every_xml_inside(tmp_path):
+    (tmp_path / "shard-1").mkdir()
+    write(tmp_path / "shard-1", "junit.xml", junit([Case(BERT_TORCH)], shard="1/2"))
+    write(tmp_path, "junit-2.xml", junit([Case(BERT_ONNX)], shard="2/2"))
+    results = read_results([tmp_path], expect_shards=2)
+    assert results.problems == () and len(results.results) == 2 and results.shards == ("1/2", "2/2")
