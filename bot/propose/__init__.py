@@ -1,0 +1,1 @@
+"""Skiplist proposals: entries for new failures, removal and narrowing of obsolete skips, the patch."""

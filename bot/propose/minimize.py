@@ -1,0 +1,155 @@
+"""Scope minimisation: the fewest skiplist scopes that cover a class's failing cells and no passing one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Iterable, Sequence
+
+from bot.cells import BACKENDS, TARGETS, Cell, cells_for
+from bot.scopes import skip_scopes, walk_rank
+
+Walk = Callable[[Cell], "Sequence[str] | None"]
+
+# Above this many search nodes the exact cover gives way to a greedy one. Real rows have a few
+# dozen cells and forced choices, so the bound is only reached by adversarial inputs.
+_SEARCH_BUDGET = 200_000
+
+
+@dataclass(frozen=True)
+class Cover:
+    """The chosen scopes (walk order), the cells each one covers, and the cells no scope can take."""
+
+    scopes: tuple[str, ...]
+    covered: tuple[tuple[str, tuple[Cell, ...]], ...]  # scope → the must-cover cells it takes
+    uncoverable: tuple[Cell, ...]
+
+    def cells(self, scope: str) -> tuple[Cell, ...]:
+        return dict(self.covered).get(scope, ())
+
+
+def minimal_scopes(
+    must: Iterable[Cell],
+    forbid: Iterable[Cell] = (),
+    *,
+    unknown: Iterable[Cell] = (),
+    walk: Walk = skip_scopes,
+    allowed: Callable[[str], bool] | None = None,
+) -> Cover:
+    """The fewest scopes covering every `must` cell and no `forbid` cell.
+
+    A scope covers a cell iff it is in `walk(cell)`. Cells in neither set (still failing,
+    not run) may be covered. Ties go to the cover that reaches fewer `unknown` cells (cells
+    that did not run, so a proposal does not guess about them), then to broader scopes (earlier
+    in the walk). A `must` cell every candidate scope of which also covers a `forbid` cell
+    cannot be addressed alone by the walk: it is left out and returned as uncoverable, because
+    skipping a passing cell is never proposed.
+    """
+    must = sorted(set(must))
+    forbid_set, unknown_set = set(forbid), set(unknown)
+    scopes_of = {cell: tuple(walk(cell) or ()) for cell in must}
+    banned = {scope for cell in forbid_set for scope in walk(cell) or ()}
+    candidates: dict[str, frozenset[Cell]] = {}
+    for cell in must:
+        for scope in scopes_of[cell]:
+            if scope not in banned and (allowed is None or allowed(scope)):
+                candidates.setdefault(scope, frozenset(c for c in must if scope in scopes_of[c]))
+    unknown_reach = {
+        scope: sum(1 for cell in unknown_set if scope in (walk(cell) or ())) for scope in candidates
+    }
+    key = {scope: (unknown_reach[scope], walk_rank(scope)) for scope in candidates}
+    candidates = _drop_dominated(candidates, key)
+    coverable = frozenset().union(*candidates.values()) if candidates else frozenset()
+    chosen = _exact_cover(coverable, candidates, key)
+    ordered = tuple(sorted(chosen, key=walk_rank))
+    return Cover(
+        scopes=ordered,
+        covered=tuple((scope, tuple(sorted(candidates[scope]))) for scope in ordered),
+        uncoverable=tuple(cell for cell in must if cell not in coverable),
+    )
+
+
+def _drop_dominated(candidates: dict[str, frozenset[Cell]], key: dict) -> dict[str, frozenset[Cell]]:
+    """Drop a scope when another covers at least its cells and is at least as preferable."""
+    kept = {}
+    for scope, cells in candidates.items():
+        # Swapping such a scope for its dominator never grows a cover nor worsens its tie-break key.
+        if not any(other != scope and cells <= others and key[other] < key[scope] for other, others in candidates.items()):
+            kept[scope] = cells
+    return kept
+
+
+def _exact_cover(universe: frozenset[Cell], candidates: dict[str, frozenset[Cell]], key: dict) -> frozenset[str]:
+    """Minimum-size set cover by iterative deepening; among minimum covers, the smallest sorted keys."""
+    if not universe:
+        return frozenset()
+    by_cell: dict[Cell, list[str]] = {cell: [] for cell in universe}
+    for scope, cells in candidates.items():
+        for cell in cells:
+            by_cell[cell].append(scope)
+    nodes = 0
+    for depth in range(1, len(universe) + 1):
+        best: list[tuple] = []
+        seen: set[frozenset[str]] = set()
+
+        def search(chosen: frozenset[str], left: frozenset[Cell]) -> None:
+            nonlocal nodes
+            nodes += 1
+            if nodes > _SEARCH_BUDGET:
+                raise _Budget
+            if not left:
+                if chosen not in seen:
+                    seen.add(chosen)
+                    best.append((sorted(key[s] for s in chosen), chosen))
+                return
+            if len(chosen) == depth:
+                return
+            # Branch on the cell with the fewest options: forced choices first keep the tree small.
+            cell = min(left, key=lambda c: (len(by_cell[c]), c))
+            for scope in by_cell[cell]:
+                if scope not in chosen:
+                    search(chosen | {scope}, left - candidates[scope])
+
+        try:
+            search(frozenset(), universe)
+        except _Budget:
+            return _greedy_cover(universe, candidates, key)
+        if best:
+            return min(best, key=lambda item: item[0])[1]
+    raise AssertionError("every cell of the universe has a candidate, so a cover exists")
+
+
+class _Budget(Exception):
+    pass
+
+
+def _greedy_cover(universe: frozenset[Cell], candidates: dict[str, frozenset[Cell]], key: dict) -> frozenset[str]:
+    chosen: set[str] = set()
+    left = set(universe)
+    while left:
+        scope = min(candidates, key=lambda s: (-len(candidates[s] & left), key[s]))
+        chosen.add(scope)
+        left -= candidates[scope]
+    return frozenset(chosen)
+
+
+@lru_cache(maxsize=None)
+def template_coverage(scope: str, walk: Walk = skip_scopes) -> frozenset[Cell]:
+    """The cells of a model-agnostic full row (every backend, target, variant) that `scope` covers."""
+    return frozenset(cell for cell in _template_row() if scope in (walk(cell) or ()))
+
+
+@lru_cache(maxsize=1)
+def _template_row() -> tuple[Cell, ...]:
+    return tuple(cells_for("_", generative=True, backends=BACKENDS, targets=TARGETS))
+
+
+def within(scope: str, walk: Walk = skip_scopes) -> Callable[[str], bool]:
+    """A filter for scopes that never reach beyond `scope` on any cell: the legal narrowings."""
+    outer = template_coverage(scope, walk)
+
+    def allowed(candidate: str) -> bool:
+        inner = template_coverage(candidate, walk)
+        return bool(inner) and inner <= outer
+
+    return allowed

@@ -1,0 +1,57 @@
+"""Small builders for proposal tests: rows of cells, results, reports, skiplist folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Iterable
+
+from bot.cells import Cell, cells_for
+from bot.outcomes import CellResult, Status
+from bot.report.model import CellLine, Report
+
+BACKENDS4 = ("dynamo", "onnx", "openvino", "executorch")
+
+
+def row(model_class: str = "FooModel", *, generative: bool = False, targets=("xnnpack",)) -> list[Cell]:
+    return list(cells_for(model_class, generative=generative, targets=targets))
+
+
+def result(cell: Cell, status: Status = Status.PASSED, *, stage=None, message="", probe=False, kind=None) -> CellResult:
+    if status is Status.FAILED and stage is None:
+        stage = "export"
+    return CellResult(cell, status, stage=stage, kind=kind, message=message, probe=probe)
+
+
+def outcomes(cells: Iterable[Cell], failing: Callable[[Cell], bool], message="RuntimeError: boom", probe=False):
+    return {
+        c: result(c, Status.FAILED if failing(c) else Status.PASSED, message=message if failing(c) else "", probe=probe)
+        for c in cells
+    }
+
+
+def line(r: CellResult, **extra) -> CellLine:
+    return CellLine(
+        cell=r.cell.id, status=r.status.value, stage=r.stage, kind=r.kind, message=r.message, probe=r.probe,
+        skip_scope=r.skip_scope, exactness_scope=r.exactness_scope, **extra,
+    )
+
+
+def report(results: dict[Cell, CellResult], *, new_failing: Iterable[Cell] | None = None) -> Report:
+    """A no-baseline report: every failing non-probe cell is `new_failing` (as the diff files it)."""
+    if new_failing is None:
+        new_failing = [c for c, r in results.items() if r.status.failing and not r.probe]
+    return Report(
+        verdict="failure",
+        headline="",
+        baseline=False,
+        categories={"new_failing": tuple(line(results[c]) for c in sorted(new_failing))},
+        cells=tuple(line(results[c]) for c in sorted(results)),
+    )
+
+
+def skiplists_dir(tmp_path: Path, skips: str = "", optimize: str = "") -> Path:
+    folder = tmp_path / "skiplists"
+    folder.mkdir()
+    (folder / "export_skips.toml").write_text(skips, encoding="utf-8")
+    (folder / "onnx_disable_optimize.toml").write_text(optimize, encoding="utf-8")
+    return folder
