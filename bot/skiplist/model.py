@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,25 @@ from bot.scopes import exactness_scopes, onnx_optimize_scopes, skip_scopes
 # The two files SPEC §2 names: skips (with their exactness scopes) and the ONNX optimize toggle.
 EXPORT_SKIPS = "export_skips.toml"
 ONNX_DISABLE_OPTIMIZE = "onnx_disable_optimize.toml"
+
+
+# A reason that starts `Same … as `X`` points at another entry's explanation (SPEC §2).
+# Only the first sentence counts: a period outside backticks ends the search.
+_REFERENCE = re.compile(r"^Same\b(?:[^.`]|`[^`]*`)*?\bas `(?P<target>[A-Za-z_][A-Za-z0-9_]*)`")
+
+
+def referenced_class(reason: str) -> str | None:
+    """The class a `Same … as `X`` reason refers to, or None."""
+    match = _REFERENCE.match(reason)
+    return match["target"] if match else None
+
+
+def retarget_reference(reason: str, new_target: str) -> str:
+    """The reason with its `Same … as `X`` reference pointed at `new_target` instead."""
+    match = _REFERENCE.match(reason)
+    if not match:
+        return reason
+    return reason[: match.start("target")] + new_target + reason[match.end("target") :]
 
 
 class SkiplistError(ValueError):
