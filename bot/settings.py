@@ -33,6 +33,11 @@ class Settings:
     skiplist_paths: tuple[str, ...] = ("skiplists/*.toml",)
     cell_timeout: float = 1000.0  # the seed's EXPORT_TEST_TIMEOUT
     min_passes: int = 3  # consecutive passing probes before a skip counts as obsolete on main
+    # GitHub calls (bot/publish): retries of transient failures and their waits, in seconds.
+    github_retries: int = 5
+    github_backoff: float = 1.0
+    github_write_interval: float = 1.0
+    github_rate_limit_wait: float = 60.0
     extra: dict = field(default_factory=dict, compare=False)
 
     def with_overrides(self, **changes) -> "Settings":

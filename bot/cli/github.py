@@ -1,0 +1,268 @@
+"""`export-bot github …`: the entry points the workflows call, with the environment GitHub Actions provides."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from bot.cli.common import EXIT_FAILURE, EXIT_OK, BotError, handle_errors
+
+
+@dataclass(frozen=True)
+class Context:
+    repository: str
+    token: str
+    api_url: str
+    event_path: str | None
+    config: Path | None
+
+    def client(self):
+        from bot.publish.github_api import GitHubClient, RetryPolicy
+        from bot.settings import SettingsError, load_settings
+
+        try:
+            s = load_settings(self.config)
+        except SettingsError as exc:
+            raise BotError(str(exc)) from None
+        policy = RetryPolicy(total=s.github_retries, backoff=s.github_backoff, write_interval=s.github_write_interval,
+                             secondary_rate_wait=s.github_rate_limit_wait)
+        return GitHubClient(self.repository, self.token, api_url=self.api_url, policy=policy)
+
+    def event(self) -> dict:
+        from bot.publish.events import EventError, load_event
+
+        try:
+            return load_event(self.event_path)
+        except EventError as exc:
+            raise BotError(str(exc)) from None
+
+
+def _actions():
+    from bot.publish.actions import Actions
+
+    return Actions.from_env(sys.stdout)
+
+
+def _github_errors(fn):
+    """GitHub refusing (after retries) is a failed job, exit 1, with an error annotation; bad input stays exit 2."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        from bot.publish.baseline import ArtifactError
+        from bot.publish.github_api import GitHubError
+
+        try:
+            return fn(*args, **kwargs)
+        except GitHubError as exc:
+            _actions().annotate("error", str(exc))
+            click.echo(f"error: {exc}", err=True)
+            raise SystemExit(EXIT_FAILURE) from None
+        except ArtifactError as exc:
+            raise BotError(str(exc)) from None
+
+    return handle_errors(wrapper)
+
+
+@click.group()
+@click.option("--repo", envvar="GITHUB_REPOSITORY", required=True, help="owner/name (GITHUB_REPOSITORY).")
+@click.option("--token", envvar="GITHUB_TOKEN", required=True, show_envvar=True, help="API token (GITHUB_TOKEN).")
+@click.option("--api-url", envvar="GITHUB_API_URL", default="https://api.github.com", help="GITHUB_API_URL.")
+@click.option("--event", "event_path", envvar="GITHUB_EVENT_PATH", default=None, help="Event payload (GITHUB_EVENT_PATH).")
+@click.option("--config", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="pyproject.toml with [tool.export-bot] (default: ./pyproject.toml).")
+@click.pass_context
+def github(ctx: click.Context, repo: str, token: str, api_url: str, event_path: str | None, config: Path | None) -> None:
+    """Entry points of the workflows: comment, command, apply, verify-sha, baseline, obsolete-skips."""
+    ctx.obj = Context(repo, token, api_url, event_path, config)
+
+
+@github.command()
+@click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--pr", type=int, default=None, help="PR number (default: from the workflow_run event).")
+@click.option("--run-id", type=int, envvar="GITHUB_RUN_ID", default=0, help="Orders concurrent runs (GITHUB_RUN_ID).")
+@click.option("--bot-login", envvar="EXPORT_BOT_LOGIN", default="github-actions[bot]", show_default=True)
+@click.pass_obj
+@_github_errors
+def comment(obj: Context, report_path: Path, pr: int | None, run_id: int, bot_login: str) -> None:
+    """Post or update the sticky comment and the export-conformance status from report.json."""
+    from bot.publish.comment import MAX_COMMENT, stamp_length, status_description, upsert_sticky
+    from bot.publish.events import RunEvent
+    from bot.report import COMMENT_MARKER, ReportError, load_report, render_comment, render_summary
+
+    try:
+        report = load_report(report_path)
+    except ReportError as exc:
+        raise BotError(str(exc)) from None
+    actions = _actions()
+    # The summary first: it must be there even when GitHub refuses what follows.
+    actions.write_summary(render_summary(report))
+    event = RunEvent.from_payload(obj.event()) if obj.event_path else RunEvent(None, (), None)
+    client = obj.client()
+    # The PR and commit come from the event, not from the report a PR's code wrote.
+    sha = event.head_sha or report.head_sha
+    numbers = (pr,) if pr else event.pr_numbers
+    if not numbers:
+        pulls = client.pulls_with_head(sha) if sha else []
+        if not pulls and report.head_sha and report.head_sha != sha:  # a dispatched run: event SHA is main's
+            sha = report.head_sha
+            pulls = client.pulls_with_head(sha)
+        numbers = tuple(p.number for p in pulls)
+    if not numbers:
+        raise BotError(f"no open pull request has head {sha}; pass --pr")
+    body = render_comment(report, max_chars=MAX_COMMENT - stamp_length(run_id))
+    for number in numbers:
+        comment_id = upsert_sticky(client, number, body, marker=COMMENT_MARKER, run_id=run_id, bot_login=bot_login)
+        click.echo(f"#{number}: comment {comment_id}")
+    if sha:
+        client.set_status(sha, report.verdict, status_description(report.verdict, report.headline),
+                          event.run_url or report.run_url)
+        click.echo(f"status {report.verdict} on {sha}")
+
+
+def _comment_event(obj: Context):
+    from bot.publish.events import CommentEvent, EventError
+
+    try:
+        return CommentEvent.from_payload(obj.event())
+    except EventError as exc:
+        raise BotError(str(exc)) from None
+
+
+def _emit(outcome, out: Path | None) -> None:
+    actions = _actions()
+    click.echo(outcome.note)
+    actions.set_output("accepted", "true" if outcome.accepted else "false")
+    if outcome.request is not None:
+        text = outcome.request.to_json()
+        for name, value in (("request", text), ("kind", outcome.request.kind), ("pr", str(outcome.request.pr)),
+                            ("sha", outcome.request.head_sha or "")):
+            actions.set_output(name, value)
+        if out:
+            out.write_text(text + "\n", encoding="utf-8")
+
+
+@github.command()
+@click.option("--dispatch", "workflow", default=None, help="Workflow file to dispatch with the request.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the request JSON here.")
+@click.pass_obj
+@_github_errors
+def command(obj: Context, workflow: str | None, out: Path | None) -> None:
+    """Answer an `/export-check` comment (issue_comment event): check, acknowledge, pin the head, dispatch."""
+    from bot.model_index import installed_index
+    from bot.publish.respond import handle_command
+
+    event = _comment_event(obj)
+    if event.ignored_because():  # no client needed: nothing is said on GitHub
+        click.echo(f"ignored: {event.ignored_because()}")
+        _actions().set_output("accepted", "false")
+        return
+    index = installed_index()
+    outcome = handle_command(obj.client(), event, model_classes=index.classes,
+                             model_types=frozenset(index.classes_by_type), dispatch=workflow)
+    _emit(outcome, out)
+
+
+@github.command()
+@click.option("--workflow", default="export-conformance.yml", show_default=True, help="Workflow whose report is applied.")
+@click.option("--dispatch", default=None, help="Workflow to dispatch on the new commit.")
+@click.option("--skiplists-path", default="skiplists", show_default=True, help="Skiplist folder in the repository.")
+@click.pass_obj
+@_github_errors
+def apply(obj: Context, workflow: str, dispatch: str | None, skiplists_path: str) -> None:
+    """`/export-check apply`: commit the PR's latest proposed skiplist patch to its branch (same repository only)."""
+    from bot.publish.command import ALLOWED_PERMISSIONS, first_line
+    from bot.publish.respond import Outcome, apply_command
+
+    event = _comment_event(obj)
+    if event.ignored_because() or first_line(event.body).split()[:2] != ["/export-check", "apply"]:
+        _emit(Outcome(False, "ignored: not an /export-check apply comment"), None)
+        return
+    client = obj.client()
+    # `github command` answered refusals already; this job checks again and stays quiet.
+    permission = client.permission(event.author)
+    if permission not in ALLOWED_PERMISSIONS:
+        _emit(Outcome(False, f"ignored: {event.author} has {permission} (refused by `github command`)"), None)
+        return
+    outcome = apply_command(client, event, client.pull_request(event.number), workflow=workflow,
+                            skiplists_path=skiplists_path, dispatch=dispatch)
+    _emit(outcome, None)
+    if not outcome.accepted:
+        raise SystemExit(EXIT_FAILURE)
+
+
+@github.command("verify-sha")
+@click.option("--pr", type=int, required=True)
+@click.option("--sha", required=True, help="Head SHA pinned when the command was accepted.")
+@click.pass_obj
+@_github_errors
+def verify_sha(obj: Context, pr: int, sha: str) -> None:
+    """Stop (exit 1) when the PR head moved away from the pinned SHA."""
+    from bot.publish.respond import head_moved
+
+    moved = head_moved(obj.client(), pr, sha)
+    if moved:
+        _actions().annotate("error", moved)
+        click.echo(moved, err=True)
+        raise SystemExit(EXIT_FAILURE)
+    click.echo(f"#{pr} head is still {sha}")
+
+
+@github.command()
+@click.option("--workflow", default="export-baseline.yml", show_default=True)
+@click.option("--artifact", default="export-baseline", show_default=True)
+@click.option("--branch", default="main", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("base"), show_default=True)
+@click.pass_obj
+@_github_errors
+def baseline(obj: Context, workflow: str, artifact: str, branch: str, out: Path) -> None:
+    """Download the baseline JUnit of the latest successful run of WORKFLOW on BRANCH into --out."""
+    from bot.publish.baseline import download_baseline
+
+    run = download_baseline(obj.client(), workflow, out, name=artifact, branch=branch)
+    actions = _actions()
+    actions.set_output("found", "true" if run else "false")
+    if run is None:
+        actions.annotate("notice", f"no baseline yet: no successful {workflow} run on {branch} has {artifact}")
+        click.echo("no baseline yet")
+        raise SystemExit(EXIT_OK)
+    actions.set_output("sha", run.head_sha)
+    click.echo(f"baseline of {run.head_sha} (run {run.id}) in {out}")
+
+
+@github.command("obsolete-skips")
+@click.option("--workflow", default="export-baseline.yml", show_default=True)
+@click.option("--artifact", default="export-baseline", show_default=True)
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="This sweep's report.json (default: the artifact of this run, GITHUB_RUN_ID).")
+@click.option("--run-id", type=int, envvar="GITHUB_RUN_ID", default=0)
+@click.option("--min-passes", type=int, default=None, help="Consecutive passing probes (default: settings, 3).")
+@click.option("--branch", default="main", show_default=True)
+@click.option("--skiplists", "skiplists_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("skiplists"),
+              show_default=True, help="The checkout's skiplist folder the proposal starts from.")
+@click.option("--skiplists-path", default="skiplists", show_default=True, help="That folder's path in the repository.")
+@click.pass_obj
+@_github_errors
+def obsolete_skips(obj: Context, workflow: str, artifact: str, report_path: Path | None, run_id: int,
+                   min_passes: int | None, branch: str, skiplists_dir: Path, skiplists_path: str) -> None:
+    """Propose with the probe history, then open, update or close the one obsolete-skip PR."""
+    from bot.publish.obsolete_skips import current_report_json, history_json, obsolete_files, render_body, sync_pull_request
+    from bot.report import Report, ReportError, load_report
+    from bot.settings import load_settings
+
+    k = min_passes or load_settings(obj.config).min_passes
+    client = obj.client()
+    try:
+        report = load_report(report_path) if report_path else Report.from_json(
+            current_report_json(client, run_id, artifact), where=f"run {run_id}'s {artifact}")
+        history = [Report.from_json(d, where=f"{artifact} history") for d in
+                   history_json(client, workflow, artifact, branch=branch, count=k - 1, exclude_run=run_id)]
+    except ReportError as exc:
+        raise BotError(str(exc)) from None
+    edits, files = obsolete_files(report, history, skiplists_dir, min_passes=k, repo_folder=skiplists_path)
+    body = render_body([e.to_json() for e in edits], min_passes=k, run_url=report.run_url)
+    click.echo(sync_pull_request(client, files, body, base=branch))

@@ -1,0 +1,77 @@
+"""The sticky PR comment and the `export-conformance` status: one bot comment per PR, edited in place."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+from bot.publish.github_api import Comment, GitHubClient
+
+log = logging.getLogger(__name__)
+
+MAX_COMMENT = 65536  # GitHub's limit on a comment body
+_RUN = re.compile(r"<!-- export-bot:run (\d+) -->")
+DEFAULT_BOT_LOGIN = "github-actions[bot]"
+
+
+def stamp(body: str, run_id: int) -> str:
+    """The body with a hidden run id: a slow, older run must not overwrite a newer run's comment."""
+    return f"{body.rstrip()}\n\n<!-- export-bot:run {run_id} -->\n"
+
+
+def stamp_length(run_id: int) -> int:
+    return len(stamp("", run_id))
+
+
+def run_of(body: str) -> int:
+    match = _RUN.search(body)
+    return int(match.group(1)) if match else 0
+
+
+def stickies(comments: list[Comment], marker: str, bot_login: str) -> list[Comment]:
+    """The bot's own marked comments, oldest first (a user quoting the marker does not count)."""
+    own = [c for c in comments if c.user == bot_login and c.body.lstrip().startswith(marker)]
+    return sorted(own, key=lambda c: c.id)
+
+
+@dataclass(frozen=True)
+class StickyPlan:
+    keep: Comment | None
+    delete: tuple[Comment, ...]
+    edit: bool  # rewrite `keep` with our body
+
+
+def plan_sticky(found: list[Comment], body: str, run_id: int) -> StickyPlan:
+    """Keep the oldest sticky comment, delete the rest, and write ours unless a newer run already did."""
+    if not found:
+        return StickyPlan(None, (), False)
+    keep, *rest = found
+    return StickyPlan(keep, tuple(rest), keep.body != body and run_of(keep.body) <= run_id)
+
+
+def upsert_sticky(client: GitHubClient, number: int, body: str, *, marker: str, run_id: int,
+                  bot_login: str = DEFAULT_BOT_LOGIN) -> int:
+    """Post or update the one sticky comment on PR `number`; returns its id."""
+    body = stamp(body, run_id)
+    found = stickies(client.list_comments(number), marker, bot_login)
+    if not found:
+        created = client.create_comment(number, body)
+        # Two runs can both find none and both create one. Re-list: the oldest survives, and
+        # each run deletes the newer duplicates, so whichever order they interleave, one remains.
+        found = stickies(client.list_comments(number), marker, bot_login) or [created]
+    plan = plan_sticky(found, body, run_id)
+    for duplicate in plan.delete:
+        if not client.delete_comment(number, duplicate.id):
+            log.info("duplicate comment %s was already deleted by a concurrent run", duplicate.id)
+    if plan.edit:
+        client.edit_comment(number, plan.keep.id, body)
+    elif plan.keep.body != body:
+        log.info("comment %s already holds run %s's report (newer than %s): left as is",
+                 plan.keep.id, run_of(plan.keep.body), run_id)
+    return plan.keep.id
+
+
+def status_description(verdict: str, headline: str) -> str:
+    text = f"{verdict}: {headline}" if headline else verdict
+    return text if len(text) <= 140 else text[:139] + "…"

@@ -1,0 +1,86 @@
+"""The fields the bot reads from GitHub Actions event payloads (`$GITHUB_EVENT_PATH`), as plain values."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class EventError(ValueError):
+    """The event file is missing or not the event a command expects; the message says what to pass."""
+
+
+def load_event(path: Path | str | None) -> dict:
+    if not path:
+        raise EventError("no event file: run this inside GitHub Actions or pass --event PATH (GITHUB_EVENT_PATH)")
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise EventError(f"{path}: cannot read the event payload ({exc})") from exc
+    if not isinstance(data, dict):
+        raise EventError(f"{path}: the event payload is not a JSON object")
+    return data
+
+
+@dataclass(frozen=True)
+class CommentEvent:
+    """An `issue_comment` event."""
+
+    action: str
+    number: int
+    on_pull_request: bool
+    comment_id: int
+    body: str
+    author: str
+    author_is_bot: bool
+    default_branch: str
+
+    @classmethod
+    def from_payload(cls, event: dict) -> "CommentEvent":
+        try:
+            issue, comment = event["issue"], event["comment"]
+            user = comment.get("user") or {}
+            return cls(
+                action=event.get("action", ""),
+                number=int(issue["number"]),
+                # An issue and a PR share numbers; only a PR's issue carries `pull_request`.
+                on_pull_request=bool(issue.get("pull_request")),
+                comment_id=int(comment["id"]),
+                body=comment.get("body") or "",
+                author=user.get("login", ""),
+                author_is_bot=user.get("type") == "Bot" or user.get("login", "").endswith("[bot]"),
+                default_branch=(event.get("repository") or {}).get("default_branch") or "main",
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise EventError(f"not an issue_comment event (missing {exc}); this command runs on issue_comment") from exc
+
+    def ignored_because(self) -> str | None:
+        """Why the bot does nothing with this comment, or None when it should read it."""
+        if self.action != "created":
+            return f"comment was {self.action or 'not created'}: only new comments are commands"
+        if not self.on_pull_request:
+            return f"#{self.number} is an issue, not a pull request"
+        if self.author_is_bot:
+            return f"comment by a bot ({self.author})"
+        return None
+
+
+@dataclass(frozen=True)
+class RunEvent:
+    """A `workflow_run` event (or the `pull_request` event of a direct run): which PR and commit it was for."""
+
+    head_sha: str | None
+    pr_numbers: tuple[int, ...]
+    run_url: str | None
+
+    @classmethod
+    def from_payload(cls, event: dict) -> "RunEvent":
+        run = event.get("workflow_run")
+        if isinstance(run, dict):
+            numbers = tuple(int(p["number"]) for p in run.get("pull_requests") or () if "number" in p)
+            return cls(run.get("head_sha"), numbers, run.get("html_url"))
+        pull = event.get("pull_request")
+        if isinstance(pull, dict):
+            return cls((pull.get("head") or {}).get("sha"), (int(pull["number"]),), None)
+        return cls(None, (), None)

@@ -1,0 +1,150 @@
+"""Answering `/export-check` comments: permission, acknowledgement, the pinned request, and `apply`."""
+
+from __future__ import annotations
+
+import logging
+import re
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from bot.publish.baseline import REPORT_ARTIFACT, ArtifactError, fetch_artifacts, read_json_member
+from bot.publish.command import (
+    ALLOWED_PERMISSIONS, HELP_TEXT, Invalid, Request, fork_refusal, parse_command, refusal,
+)
+from bot.publish.events import CommentEvent
+from bot.publish.github_api import GitHubClient, PullRequest
+
+log = logging.getLogger(__name__)
+
+_SKIPLIST_NAME = re.compile(r"^[A-Za-z0-9_.-]+\.toml$")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to a comment: `request` is set only when a run should start."""
+
+    accepted: bool
+    note: str  # one line for the log
+    request: Request | None = None
+    reply: str | None = None
+
+
+def _refuse(client: GitHubClient, event: CommentEvent, reply: str, note: str) -> Outcome:
+    client.create_comment(event.number, reply)
+    client.react(event.number, event.comment_id, "confused")
+    return Outcome(False, note, reply=reply)
+
+
+def handle_command(client: GitHubClient, event: CommentEvent, *, model_classes: frozenset[str],
+                   model_types: frozenset[str], dispatch: str | None = None) -> Outcome:
+    """Accept or refuse one comment; an accepted run request carries the PR head SHA pinned now."""
+    why = event.ignored_because()
+    if why:
+        return Outcome(False, f"ignored: {why}")
+    parsed = parse_command(event.body, model_classes=model_classes, model_types=model_types)
+    if parsed is None:
+        return Outcome(False, "ignored: not an /export-check command")
+    permission = client.permission(event.author)
+    if permission not in ALLOWED_PERMISSIONS:
+        return _refuse(client, event, refusal(event.author, permission), f"refused: {event.author} has {permission}")
+    if isinstance(parsed, Invalid):
+        return _refuse(client, event, parsed.message, "refused: " + "; ".join(parsed.problems))
+    if parsed.kind == "help":
+        client.create_comment(event.number, HELP_TEXT)
+        return Outcome(False, "answered help", reply=HELP_TEXT)
+    client.react(event.number, event.comment_id, "eyes")
+    pull = client.pull_request(event.number)
+    if parsed.kind == "apply" and pull.is_fork:
+        return _refuse(client, event, fork_refusal(pull.head_repo or "a deleted fork"), "refused: apply on a fork")
+    request = replace(parsed, pr=event.number, head_sha=pull.head_sha, comment_id=event.comment_id)
+    if dispatch and request.kind != "apply":  # `apply` commits first, then dispatches itself
+        _dispatch(client, dispatch, event.default_branch, request)
+    return Outcome(True, f"accepted {request.kind} at {pull.head_sha}", request=request)
+
+
+def _dispatch(client: GitHubClient, workflow: str, ref: str, request: Request) -> None:
+    client.dispatch(workflow, ref, {"pr": str(request.pr), "sha": request.head_sha, "request": request.to_json()})
+
+
+def head_moved(client: GitHubClient, number: int, pinned: str) -> str | None:
+    """A message when PR `number`'s head is no longer `pinned`, else None."""
+    pull = client.pull_request(number)
+    if pull.head_sha == pinned:
+        return None
+    return (f"The head of #{number} moved from {pinned[:12]} (pinned when the command was accepted) to "
+            f"{pull.head_sha[:12]}: this run stops. Comment `/export-check` again to check the new head.")
+
+
+def latest_proposal(client: GitHubClient, workflow: str, head_sha: str, *, artifact: str = REPORT_ARTIFACT) -> dict | None:
+    """The proposal of the newest report made for `head_sha`, or None when no report is for that commit.
+
+    The report is data written by a run of the PR's code: only its proposal's entries are used.
+    """
+    # Runs started by `pull_request` carry the head SHA; dispatched ones carry the default
+    # branch's, so look at recent runs too and trust only a report stating this head.
+    candidates = fetch_artifacts(client, workflow, artifact, head_sha=head_sha, status="completed", limit=3)
+    candidates += fetch_artifacts(client, workflow, artifact, status="completed", limit=5)
+    for fetched in candidates:
+        try:
+            data = read_json_member(fetched.data)
+        except ArtifactError as exc:
+            log.warning("run %s: %s", fetched.run.id, exc)
+            continue
+        if isinstance(data, dict) and data.get("head_sha") == head_sha:
+            return data.get("proposal") or {}
+    return None
+
+
+def edited_skiplists(client: GitHubClient, proposal_json: dict, head_sha: str, skiplists_path: str) -> dict[str, str]:
+    """The PR head's skiplist files with the proposal's entries applied by our own editor: path → new text.
+
+    Only the entries (data) come from the report; the text is produced here, from the files
+    at the pinned head, so a report cannot smuggle arbitrary content into a commit.
+    """
+    from bot.propose.proposal import Proposal, apply_proposal
+    from bot.skiplist.model import SkiplistError, load_skiplists
+
+    proposal = Proposal.from_json(proposal_json)
+    for edit in proposal.entries:
+        if not _SKIPLIST_NAME.match(edit.file):
+            raise ArtifactError(f"the proposal edits {edit.file!r}, which is not a skiplist file name")
+    folder = skiplists_path.strip("/")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in client.read_folder(head_sha, folder).items():
+            if _SKIPLIST_NAME.match(name):
+                (Path(tmp) / name).write_text(text, encoding="utf-8")
+        written = apply_proposal(proposal, Path(tmp))
+        try:
+            load_skiplists(Path(tmp))
+        except SkiplistError as exc:
+            raise ArtifactError(f"the edited skiplists do not load: {exc}") from exc
+        return {f"{folder}/{path.name}": path.read_text(encoding="utf-8") for path in written}
+
+
+def apply_command(client: GitHubClient, event: CommentEvent, pull: PullRequest, *, workflow: str,
+                  skiplists_path: str = "skiplists", dispatch: str | None = None) -> Outcome:
+    """Commit the latest report's proposed skiplist patch to the PR branch (same repository only)."""
+    if pull.is_fork:
+        return _refuse(client, event, fork_refusal(pull.head_repo or "a deleted fork"), "refused: fork")
+    proposal = latest_proposal(client, workflow, pull.head_sha)
+    if proposal is None:
+        reply = (f"There is no conformance report for the current head {pull.head_sha[:12]} yet, so there "
+                 "is nothing to apply. Comment `/export-check` and try again when its report is posted.")
+        return _refuse(client, event, reply, "refused: no report for head")
+    files = edited_skiplists(client, proposal, pull.head_sha, skiplists_path) if proposal.get("entries") else {}
+    if not files:
+        return _refuse(client, event, "The latest report proposes no skiplist change for this head: nothing to apply.",
+                       "refused: empty proposal")
+    message = f"Apply export-bot's proposed skiplist edits\n\nRequested in #{event.number} by @{event.author}."
+    sha = client.commit_files(pull.head_sha, files, message)
+    # Fast-forward only: a push since the report would be clobbered; GitHub then says 422.
+    client.set_branch(pull.head_ref, sha, force=False)
+    client.create_comment(event.number, f"Committed the proposed skiplist edits as {sha} "
+                                        f"({', '.join(sorted(files))}).")
+    client.react(event.number, event.comment_id, "rocket")
+    request = Request("rerun", pr=event.number, head_sha=sha, comment_id=event.comment_id)
+    if dispatch:
+        # Pushes made with the workflow token start no workflows, so the re-run is dispatched.
+        _dispatch(client, dispatch, event.default_branch, request)
+    return Outcome(True, f"applied as {sha}", request=request)
