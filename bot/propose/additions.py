@@ -1,0 +1,90 @@
+"""New skips for newly broken and new failing cells: minimal scopes per model class, drafted reasons."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from bot.cells import BACKENDS, Cell, cells_for
+from bot.outcomes import CellResult
+from bot.propose.edit import ADD, ProposedEdit
+from bot.propose.minimize import minimal_scopes
+from bot.propose.reasons import draft_reason, representative, same_as_reason, signature
+from bot.scopes import skip_scopes, walk_rank
+from bot.skiplist.model import EXPORT_SKIPS, Skiplists
+
+Run = Mapping[Cell, CellResult]
+
+
+@dataclass(frozen=True)
+class Uncoverable:
+    """A failing cell no scope of the walk can skip without also skipping a passing cell."""
+
+    cell: str
+    finest_scope: str  # the narrowest scope that holds it
+    would_skip: tuple[str, ...]  # passing (or already skipped) cells that scope would also take
+
+    def to_json(self) -> dict:
+        return {"cell": self.cell, "finest_scope": self.finest_scope, "would_skip": list(self.would_skip)}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "Uncoverable":
+        return cls(data["cell"], data.get("finest_scope", ""), tuple(data.get("would_skip", ())))
+
+
+def covered(cell: Cell, result: CellResult, skiplists: Skiplists) -> bool:
+    """Whether the skiplists already take care of a failure (as the diff judges it)."""
+    explanation = skiplists.explain(cell)
+    return explanation.skipped or (result.stage == "compare" and explanation.exactness_scope is not None)
+
+
+def addition_edits(
+    results: Run, failures: Iterable[Cell], skiplists: Skiplists
+) -> tuple[list[ProposedEdit], list[Uncoverable]]:
+    """Entries that skip exactly the failing cells the skiplists do not cover yet, class by class."""
+    targets: dict[str, list[Cell]] = {}
+    for cell in sorted(set(failures)):
+        result = results.get(cell)
+        if result is not None and result.status.failing and not covered(cell, result, skiplists):
+            targets.setdefault(cell.model_class, []).append(cell)
+    drafts: list[tuple[str, str, list[CellResult]]] = []  # scope, class, evidence
+    uncoverable: list[Uncoverable] = []
+    for model_class, must in targets.items():
+        row = {cell: result for cell, result in results.items() if cell.model_class == model_class}
+        forbid = [c for c, r in row.items() if r.status.passing or skiplists.explain(c).skipped]
+        cover = minimal_scopes(must, forbid, unknown=_unrun(model_class, row))
+        for scope in cover.scopes:
+            drafts.append((scope, model_class, [row[c] for c in cover.cells(scope)]))
+        uncoverable += [_uncoverable(cell, forbid) for cell in cover.uncoverable]
+    return _write_reasons(drafts), uncoverable
+
+
+def _unrun(model_class: str, row: Run) -> list[Cell]:
+    """Cells of the class's full row that did not run: a tie between covers goes to the one guessing less."""
+    generative = any(cell.generate for cell in row)
+    targets = sorted({cell.target for cell in row if cell.target}) or ["xnnpack"]
+    return [c for c in cells_for(model_class, generative=generative, backends=BACKENDS, targets=targets) if c not in row]
+
+
+def _uncoverable(cell: Cell, forbid: list[Cell]) -> Uncoverable:
+    finest = skip_scopes(cell)[-1]
+    return Uncoverable(cell.id, finest, tuple(c.id for c in sorted(forbid) if finest in skip_scopes(c)))
+
+
+def _write_reasons(drafts: list[tuple[str, str, list[CellResult]]]) -> list[ProposedEdit]:
+    """The first class of each (scope, error signature) gets the full draft, the others `Same … as`."""
+    groups: dict[tuple, list[tuple[str, list[CellResult]]]] = {}
+    for scope, model_class, evidence in sorted(drafts, key=lambda d: (walk_rank(d[0]), d[1])):
+        key = (scope, signature(representative(evidence)))
+        groups.setdefault(key, []).append((model_class, evidence))
+    edits = []
+    for (scope, _), members in groups.items():
+        first, first_evidence = members[0]
+        edits.append(_add(scope, first, draft_reason(scope, first_evidence), first_evidence))
+        for model_class, evidence in members[1:]:
+            edits.append(_add(scope, model_class, same_as_reason(first, representative(evidence)), evidence))
+    return edits
+
+
+def _add(scope: str, model_class: str, reason: str, evidence: list[CellResult]) -> ProposedEdit:
+    return ProposedEdit(ADD, EXPORT_SKIPS, scope, model_class, reason=reason, evidence=tuple(r.cell.id for r in evidence))

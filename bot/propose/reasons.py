@@ -1,0 +1,98 @@
+"""Reason drafts for proposed skips, written the way the seed's entries read."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Sequence
+
+from bot.cells import BACKENDS, Cell
+from bot.outcomes import CellResult
+
+EXPORTERS = {"dynamo": "Torch", "onnx": "ONNX", "openvino": "OpenVINO", "executorch": "ExecuTorch"}
+_VARIANTS = {"generate": "generate", "dynamic": "dynamic shapes", "static": "static shapes", "static-cache": "static cache"}
+MAX_MESSAGE = 160
+TODO = "TODO: find the root cause."
+
+# Machine-specific parts of an error message: installation prefixes, home and temp folders,
+# object addresses. They differ between runners, so they would make every draft unique.
+_SITE_PACKAGES = re.compile(r"(?:[A-Za-z]:)?[\\/][^\s'\"`()]*?[\\/](?:site|dist)-packages[\\/]")
+_HOME = re.compile(r"(?:[A-Za-z]:)?[\\/](?:home|Users|root|tmp|private|var[\\/]folders)(?:[\\/][^\s'\"`()]*)?[\\/]")
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+
+
+def clean_message(message: str, model_class: str | None = None) -> str:
+    """The first line of `message`, without paths or addresses, trimmed; backticks become quotes."""
+    line = next((part.strip() for part in (message or "").splitlines() if part.strip()), "")
+    line = _SITE_PACKAGES.sub("", line)
+    line = _HOME.sub("…/", line)
+    line = _ADDRESS.sub("0x…", line)
+    line = re.sub(r"\s+", " ", line).replace("`", "'")
+    if len(line) > MAX_MESSAGE:
+        line = line[: MAX_MESSAGE - 1].rstrip() + "…"
+    return line
+
+
+def signature(result: CellResult) -> tuple[str, str, str]:
+    """What makes two failures "the same": stage or error kind, and the cleaned message with the class name masked."""
+    message = clean_message(result.message)
+    masked = re.sub(rf"\b{re.escape(result.cell.model_class)}\b", "<class>", message)
+    return (result.stage or "", result.kind or "", masked)
+
+
+def exception_type(result: CellResult) -> str:
+    head = clean_message(result.message).split(":", 1)[0].strip()
+    return head if re.fullmatch(r"[A-Za-z_][\w.]*", head) else "error"
+
+
+def representative(results: Sequence[CellResult]) -> CellResult:
+    """The failure most of `results` share (the first such one, in cell order)."""
+    ordered = sorted(results, key=lambda r: r.cell)
+    counts = Counter(signature(r) for r in ordered)
+    top = max(counts.values())
+    return next(r for r in ordered if counts[signature(r)] == top)
+
+
+def draft_reason(scope: str, results: Sequence[CellResult]) -> str:
+    """`ONNX export (dynamic shapes) fails at stage \\`export\\`: \\`Type: message\\`. TODO: …`."""
+    first = representative(results)
+    names = _exporters([r.cell for r in results])
+    plural = len(names) > 1
+    what = f"{', '.join(names[:-1])} and {names[-1]} exports" if plural else f"{names[0]} export"
+    variant = _variant(scope)
+    if variant:
+        what += f" ({variant})"
+    if first.kind == "crash":
+        verb = "crash" if plural else "crashes"
+    elif first.kind == "timeout":
+        verb = "time out" if plural else "times out"
+    else:
+        verb = "fail" if plural else "fails"
+    stage = first.stage or ("" if first.kind in ("crash", "timeout") else first.kind or "unknown")
+    if stage:
+        verb += f" at stage `{stage}`"
+    message = clean_message(first.message)
+    detail = f": `{message}`" if message else ""
+    return f"{what} {verb}{detail}. {TODO}"
+
+
+def same_as_reason(first_class: str, result: CellResult) -> str:
+    """The seed's back-reference for a class failing like `first_class`: `Same … as \\`First\\`.`"""
+    return f"Same `{exception_type(result)}` at stage `{result.stage or result.kind or 'unknown'}` as `{first_class}`."
+
+
+def _exporters(cells: Sequence[Cell]) -> list[str]:
+    backends = [b for b in BACKENDS if any(c.backend == b for c in cells)]
+    names = []
+    for backend in backends:
+        name = EXPORTERS[backend]
+        targets = sorted({c.target for c in cells if c.backend == backend and c.target})
+        if targets:
+            name += f" ({', '.join(targets)})"
+        names.append(name)
+    return names or ["The"]
+
+
+def _variant(scope: str) -> str:
+    parts = [p for p in scope.split(".") if p in _VARIANTS]
+    return ", ".join(_VARIANTS[p] for p in parts)
