@@ -1,0 +1,76 @@
+"""`export-bot select`: changed files between two refs → cells, reasons and a shard matrix, as JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from bot.cli.common import BotError, handle_errors
+
+
+@click.command()
+@click.option("--repo", type=click.Path(file_okay=False, exists=True, path_type=Path), default=Path("."),
+              show_default=True, help="The Transformers-layout git repository.")
+@click.option("--base", required=True, help="The ref the pull request merges into (e.g. origin/main).")
+@click.option("--head", required=True, help="The pull request's head ref or SHA.")
+@click.option("--shards", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Split the cells into N shards for the GitHub Actions job matrix.")
+@click.option("--durations", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="An earlier JUnit file whose testcase times balance the shards.")
+@click.option("--config", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="pyproject.toml holding [tool.export-bot] (default: REPO/pyproject.toml).")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the selection here: the file `export-bot run --selection FILE --shard I/N` reads.")
+@handle_errors
+def select(repo: Path, base: str, head: str, shards: int, durations: Path | None, config: Path | None,
+           json_out: Path | None) -> None:
+    """Print the cells a pull request must run, why, and the shard matrix, as JSON.
+
+    Every shard job gets the same selection file and runs `export-bot run --selection FILE
+    --shard I/N [--durations FILE]`; sharding is deterministic, so shard I there holds exactly
+    the cells listed under `shards[I-1]` here.
+    """
+    from bot.run.shard import assign_shards
+    from bot.select import select_cells, write_selection
+    from bot.select.changes import GitError, resolve
+    from bot.settings import SettingsError, load_settings
+    from bot.skiplist.model import SkiplistError
+
+    try:
+        settings = load_settings(config or repo / "pyproject.toml")
+        base_sha, head_sha = resolve(repo, base), resolve(repo, head)
+        selection = select_cells(repo, base_sha, head_sha, settings)
+    except (GitError, SettingsError, SkiplistError) as exc:
+        raise BotError(str(exc)) from None
+    times = _read_durations(durations) if durations else None
+    count = max(1, min(shards, len(selection.cells)))
+    parts = assign_shards(selection.cells, count, times) if selection.cells else []
+    document = {
+        "base": base, "head": head, "base_sha": base_sha, "head_sha": head_sha,
+        **selection.to_json(),
+        # `strategy.matrix: ${{ fromJSON(needs.select.outputs.matrix) }}`; an empty selection
+        # has `shard: []` and the workflow skips the run jobs with `if: shard_count > 0`.
+        "matrix": {"shard": list(range(1, len(parts) + 1))},
+        "shard_count": len(parts),
+        "shards": [[c.id for c in part] for part in parts],
+    }
+    if json_out:
+        extra = {k: v for k, v in document.items() if k != "cells"}
+        write_selection(json_out, selection.cells, **extra)
+    click.echo(json.dumps(document, indent=2))
+
+
+def _read_durations(path: Path) -> dict[str, float]:
+    """Cell id → seconds from an earlier JUnit, read by the results stage's reader."""
+    try:
+        from bot.run.shard import read_durations  # the runner's own reader, when it has one
+    except ImportError:
+        from bot.results import read_results
+
+        results = read_results([path])
+        if results.problems:
+            raise BotError(f"--durations {path}: {results.problems[0]}")
+        return {cell.id: r.duration for cell, r in results.results.items() if r.duration is not None}
+    return read_durations(path)

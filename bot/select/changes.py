@@ -1,0 +1,126 @@
+"""What changed between two git refs, and file contents at a ref: the only module of `bot.select` that calls git."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+log = logging.getLogger(__name__)
+
+
+class GitError(RuntimeError):
+    """A git command failed; the message names the command, the repository and git's own words."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One line of `git diff --name-status`: status letter (A, M, D, R, C, T), path, and the old path of a rename."""
+
+    status: str
+    path: str
+    old_path: str | None = None
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """Every path the change touches: a rename removes the old path and adds the new one."""
+        return (self.old_path, self.path) if self.old_path else (self.path,)
+
+
+def _git(repo: Path | str, *args: str, input: bytes | None = None, ok: tuple[int, ...] = (0,)) -> bytes:
+    command = ["git", "-C", str(repo), *args]
+    try:
+        done = subprocess.run(command, input=input, capture_output=True, check=False)
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed or not on PATH") from exc
+    if done.returncode not in ok:
+        message = done.stderr.decode(errors="replace").strip().splitlines()
+        raise GitError(f"`git {' '.join(args)}` in {repo} failed: {message[-1] if message else 'exit ' + str(done.returncode)}")
+    return done.stdout
+
+
+def resolve(repo: Path | str, ref: str) -> str:
+    """The commit SHA `ref` names (so the selection records exactly what it compared)."""
+    return _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
+
+
+def parse_name_status(output: str) -> list[Change]:
+    """Parse `git diff --name-status -z` output (NUL-separated; renames and copies carry two paths)."""
+    fields = output.split("\0")
+    changes, i = [], 0
+    while i < len(fields) and fields[i]:
+        status = fields[i][0]
+        if status in "RC":
+            changes.append(Change(status, fields[i + 2], fields[i + 1]))
+            i += 3
+        else:
+            changes.append(Change(status, fields[i + 1]))
+            i += 2
+    return changes
+
+
+def changed_files(repo: Path | str, base: str, head: str) -> list[Change]:
+    """Files changed on `head` since it branched from `base` (three dots, as a pull request shows them), renames followed."""
+    out = _git(repo, "diff", "--name-status", "-z", "-M", "--no-ext-diff", f"{base}...{head}", "--")
+    return parse_name_status(out.decode("utf-8", errors="replace"))
+
+
+def list_files(repo: Path | str, ref: str, under: str) -> list[str]:
+    """Paths of the files below `under` at `ref` (empty when the folder does not exist there)."""
+    out = _git(repo, "ls-tree", "-r", "--name-only", "-z", ref, "--", under.rstrip("/") + "/")
+    return [p for p in out.decode("utf-8", errors="replace").split("\0") if p]
+
+
+def read_files(repo: Path | str, ref: str, paths: Iterable[str]) -> dict[str, str]:
+    """The text of each path at `ref`, in one `git cat-file --batch` process; missing paths are left out.
+
+    One process for hundreds of files: a `git show` per file would cost seconds on the real tree.
+    """
+    paths = list(dict.fromkeys(paths))
+    if not paths:
+        return {}
+    request = "".join(f"{ref}:{path}\n" for path in paths).encode()
+    out = _git(repo, "cat-file", "--batch", input=request)
+    texts, pos = {}, 0
+    for path in paths:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) < 3 or header[-1] == b"missing" or header[1] != b"blob":
+            if len(header) >= 3 and header[1] != b"blob":
+                pos += int(header[2]) + 1  # a tree or submodule at that path: skip its body
+            continue
+        size = int(header[2])
+        texts[path] = out[pos : pos + size].decode("utf-8", errors="replace")
+        pos += size + 1
+    return texts
+
+
+def grep(
+    repo: Path | str, ref: str, pattern: str, pathspecs: Iterable[str], *, mode: str = "perl", after: int = 0
+) -> list[tuple[str, str]]:
+    """(path, line) for each line at `ref` matching `pattern`.
+
+    `mode`: `perl` (PCRE; git raises GitError when built without it), `basic` (POSIX
+    basic regex), or `fixed` (one fixed string per line of `pattern`).
+
+    `git grep` on a tree searches the object store in parallel C: on the real tree it
+    finds every `__all__` and cross-type import in a fraction of the time it takes to
+    hand the 30 MB of modeling code to Python.
+    """
+    if mode == "fixed":
+        flags = ["-F"] + [arg for fixed in pattern.splitlines() for arg in ("-e", fixed)]
+    else:
+        flags = ["-P" if mode == "perl" else "-G", "-e", pattern]
+    context = ["-A", str(after)] if after else []
+    # Exit status 1 means "no line matched", not a failure.
+    out = _git(repo, "grep", "--null", "--no-color", "-I", *context, *flags, ref, "--", *pathspecs, ok=(0, 1))
+    prefix = f"{ref}:"
+    found = []
+    for record in out.decode("utf-8", errors="replace").split("\n"):
+        path, sep, line = record.partition("\0")
+        if sep:  # context separators (`--`) and the trailing empty record carry no NUL
+            found.append((path[len(prefix):] if path.startswith(prefix) else path, line))
+    return found

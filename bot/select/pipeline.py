@@ -1,0 +1,67 @@
+"""Selection end to end for a repository: read git at both refs (the edges), then decide with the pure rules."""
+
+from __future__ import annotations
+
+import logging
+from functools import partial
+from pathlib import Path
+
+from bot.select import changes as git
+from bot.select.catalog import Catalog, load_catalog
+from bot.select.rules import classify, decide, model_type_of
+from bot.select.selection import Selection
+from bot.select.skiplist_changes import EntryChange, entry_changes
+from bot.select.tree import MODELS_DIR, ModelTree, read_tree
+from bot.settings import Settings
+from bot.skiplist.model import SkiplistError
+
+log = logging.getLogger(__name__)
+
+
+def tree_at(repo: Path | str, ref: str, models_dir: str = MODELS_DIR) -> ModelTree:
+    return read_tree(
+        partial(git.list_files, repo, ref), partial(git.grep, repo, ref), partial(git.read_files, repo, ref), models_dir
+    )
+
+
+def select_cells(
+    repo: Path | str,
+    base: str,
+    head: str,
+    settings: Settings | None = None,
+    catalog: Catalog | None = None,
+    models_dir: str = MODELS_DIR,
+) -> Selection:
+    """The cells a pull request from `base` to `head` must run, with the reason for each model class."""
+    settings = settings or Settings()
+    catalog = catalog or load_catalog(settings)
+    changed = git.changed_files(repo, base, head)
+    log.info("%d changed files between %s and %s", len(changed), base, head)
+    kinds = {p: classify(p, settings, models_dir) for c in changed for p in c.paths}
+
+    # The head tree names classes and importers; the base tree is read only to tell a removed
+    # type from a folder that never had a modeling module (it costs as much as the head one).
+    head_tree = tree_at(repo, head, models_dir)
+    touched = {model_type_of(p, models_dir) for p, k in kinds.items() if k == "model"}
+    gone = touched - head_tree.types
+    base_tree = tree_at(repo, base, models_dir) if gone else ModelTree({})
+
+    entries, notes = _skiplist_changes(repo, base, head, changed, kinds)
+    return decide(changed, head_tree, base_tree, settings, catalog, entries, notes, models_dir)
+
+
+def _skiplist_changes(repo, base, head, changed, kinds) -> tuple[list[EntryChange], list[str]]:
+    """Entry changes of every skiplist file the diff touches, old path at base and new path at head."""
+    entries, notes = [], []
+    for change in changed:
+        if not any(kinds[p] == "skiplist" for p in change.paths):
+            continue
+        old = change.old_path or change.path
+        base_text = git.read_files(repo, base, [old]).get(old) if change.status != "A" else None
+        head_text = git.read_files(repo, head, [change.path]).get(change.path) if change.status != "D" else None
+        try:
+            entries += entry_changes(change.path, base_text, head_text)
+        except SkiplistError as exc:
+            # The lint job reports the syntax error with its line; selection says it could not compare.
+            notes.append(f"skiplist not compared: {exc}")
+    return entries, notes

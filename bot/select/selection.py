@@ -1,0 +1,65 @@
+"""The selection a pull request runs: cells, why each model class is in, and what was left out, as JSON."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from bot.cells import Cell
+
+# Reason kinds, in the order a class's reasons are listed.
+KINDS = ("changed", "dependent", "modular-descendant", "core", "skiplist")
+NOTHING = "no export-relevant changes"
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a model class is selected: `kind` (one of KINDS) and what triggered it (a file, a type, an entry)."""
+
+    kind: str
+    detail: str
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Selection:
+    cells: tuple[Cell, ...]
+    reasons: Mapping[str, tuple[Reason, ...]]  # model class → reasons
+    modular_descendants: Mapping[str, str] = field(default_factory=dict)  # type → type it inherits from
+    unbuildable: tuple[str, ...] = ()
+    ignored: tuple[str, ...] = ()  # changed files no rule concerns
+    removed_types: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    full_sweep_cells: int = 0
+    full_sweep_classes: int = 0
+
+    @property
+    def summary(self) -> str:
+        if self.cells:
+            kinds = sorted({r.kind for rs in self.reasons.values() for r in rs}, key=KINDS.index)
+            return f"{len(self.cells)} cells of {len(self.reasons)} model classes ({', '.join(kinds)})"
+        if self.reasons or self.removed_types:
+            return "export-relevant changes, but no cell to run (see notes)"
+        return NOTHING
+
+    def to_json(self) -> dict:
+        share = len(self.cells) / self.full_sweep_cells if self.full_sweep_cells else 0.0
+        return {
+            "summary": self.summary,
+            "counts": {
+                "cells": len(self.cells),
+                "classes": len(self.reasons),
+                "full_sweep_cells": self.full_sweep_cells,
+                "full_sweep_classes": self.full_sweep_classes,
+                "share_of_full_sweep": round(share, 6),
+            },
+            "classes": {cls: [r.to_json() for r in rs] for cls, rs in sorted(self.reasons.items())},
+            "modular_descendants": dict(sorted(self.modular_descendants.items())),
+            "unbuildable": list(self.unbuildable),
+            "removed_types": list(self.removed_types),
+            "ignored_files": list(self.ignored),
+            "notes": list(self.notes),
+            "cells": [c.id for c in self.cells],
+        }
