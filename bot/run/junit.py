@@ -1,0 +1,114 @@
+"""JUnit properties of SPEC §4: what each testcase and the testsuite record, as (name, value) pairs (pure)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import logging
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Mapping
+
+from bot.cells import Cell
+from bot.outcomes import Status
+
+if TYPE_CHECKING:  # the result type lives with the runner core, which imports torch lazily
+    from bot.run.execute import CellRun
+
+logger = logging.getLogger(__name__)
+
+Properties = list[tuple[str, str]]
+
+# Testsuite property `version.<package>`: the stack a run judged.
+VERSIONED_PACKAGES = ("transformers", "torch", "onnx", "onnxscript", "onnxruntime", "openvino", "executorch")
+TIMING_PREFIX = "time."  # per-stage seconds: time.build, time.eager, time.export, time.run, time.compare
+
+
+def _flag(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def cell_properties(cell: Cell, *, probe: bool = False) -> Properties:
+    """What every testcase records, even one whose worker died before the cell reported anything."""
+    props = [("backend", cell.backend), ("shape", cell.shape), ("path", cell.path)]
+    if cell.cache:
+        props.append(("cache", cell.cache))
+    if cell.target:
+        props.append(("target", cell.target))
+    props.append(("probe", _flag(probe)))
+    return props
+
+
+def run_properties(run: "CellRun") -> Properties:
+    """What a finished cell adds: components (each one's status when the cell did not pass), scopes, stage, timings."""
+    props: Properties = []
+    if run.components:
+        props.append(("components", ",".join(component.name for component in run.components)))
+        if not run.status.passing:
+            props.extend((f"component.{c.name}", c.status) for c in run.components)
+    if run.skip_scope:
+        props.append(("skip_scope", run.skip_scope))
+    if run.exactness_scope:
+        props.append(("exactness", run.exactness_scope))
+    if run.stage and run.status in (Status.FAILED, Status.ERROR):
+        props.append(("stage", run.stage))
+    if run.kind and run.status is Status.ERROR:
+        props.append(("kind", run.kind))
+    if run.onnx_optimize is not None:
+        props.append(("onnx_optimize", _flag(run.onnx_optimize)))
+    props.extend(timing_properties(run.timings))
+    return props
+
+
+def timing_properties(timings: Mapping[str, float]) -> Properties:
+    return [(f"{TIMING_PREFIX}{stage}", f"{seconds:.3f}") for stage, seconds in timings.items()]
+
+
+def read_timings(properties: Iterable[tuple[str, str]]) -> dict[str, float]:
+    """`time.<stage>` properties back into seconds per stage (benchmarks and progress read them)."""
+    timings: dict[str, float] = {}
+    for name, value in properties:
+        if name.startswith(TIMING_PREFIX):
+            try:
+                timings[name[len(TIMING_PREFIX):]] = float(value)
+            except ValueError:
+                logger.warning("property %s=%r is not a number of seconds", name, value)
+    return timings
+
+
+def suite_properties(*, source: str, shard: str | None, versions: Mapping[str, str], git_sha: str | None) -> Properties:
+    props = [(f"version.{name}", version) for name, version in versions.items()]
+    props.append(("source", source))
+    if shard:
+        props.append(("shard", shard))
+    if git_sha:
+        props.append(("git_sha", git_sha))
+    return props
+
+
+def installed_versions(packages: Iterable[str] = VERSIONED_PACKAGES) -> dict[str, str]:
+    """Distribution versions, read from metadata so the controller never imports the libraries themselves."""
+    versions = {}
+    for name in packages:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def source_checkout(source: str) -> Path:
+    """The tree whose commit the run judged: the checkout of `transformers-tests:PATH`, else the working directory."""
+    prefix = "transformers-tests:"
+    return Path(source[len(prefix):]) if source.startswith(prefix) else Path.cwd()
+
+
+def read_git_sha(directory: Path) -> str | None:
+    """HEAD of the git repository holding `directory`, or None outside one (or without git)."""
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(directory), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = result.stdout.strip()
+    return sha if result.returncode == 0 and sha else None

@@ -1,0 +1,73 @@
+"""The run plan: the cells and settings one pytest session runs, handed to the plugin (and its workers) as a JSON file."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from bot.cells import Cell, CellIdError
+
+# The plugin collects files with this suffix (and only those): the plan is the "test file".
+PLAN_SUFFIX = ".cells.json"
+PLAN_VERSION = 1
+
+
+class PlanError(ValueError):
+    """A plan file the plugin cannot use; names the file and what is wrong."""
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    cells: tuple[Cell, ...]
+    source: str = "zoo"
+    skiplists: str = "skiplists"
+    probe: bool = False
+    shard: str | None = None  # `I/N`, recorded as a testsuite property
+    cell_timeout: float = 1000.0
+    # Seconds per cell id from an earlier run: cells start longest first so workers finish together.
+    durations: Mapping[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {
+            "version": PLAN_VERSION,
+            "cells": [cell.id for cell in self.cells],
+            "source": self.source,
+            "skiplists": self.skiplists,
+            "probe": self.probe,
+            "shard": self.shard,
+            "cell_timeout": self.cell_timeout,
+            "durations": {cell.id: self.durations[cell.id] for cell in self.cells if cell.id in self.durations},
+        }
+
+    @classmethod
+    def from_json(cls, data: dict, where: str = "plan") -> "RunPlan":
+        if data.get("version") != PLAN_VERSION:
+            raise PlanError(f"{where}: plan version {data.get('version')!r}, this bot reads version {PLAN_VERSION}")
+        try:
+            cells = tuple(Cell.parse(cell_id) for cell_id in data["cells"])
+            return cls(
+                cells=cells,
+                source=data["source"],
+                skiplists=data["skiplists"],
+                probe=bool(data["probe"]),
+                shard=data.get("shard"),
+                cell_timeout=float(data["cell_timeout"]),
+                durations={k: float(v) for k, v in data.get("durations", {}).items()},
+            )
+        except (KeyError, TypeError, CellIdError) as exc:
+            raise PlanError(f"{where}: {type(exc).__name__}: {exc}") from exc
+
+    def write(self, path: Path) -> Path:
+        path.write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+        return path
+
+
+def read_plan(path: Path | str) -> RunPlan:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise PlanError(f"{path}: cannot read the run plan: {exc}") from exc
+    return RunPlan.from_json(data, str(path))

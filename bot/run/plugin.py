@@ -1,0 +1,303 @@
+"""The pytest plugin (`-p bot.run.plugin`): one test item per cell of a run plan, JUnit per SPEC §4, crash and hang isolation.
+
+A cell runs in its item's *setup*, so pytest's junitxml writes errors (build, harness, timeout)
+as `<error>` and conformance failures, raised from the *call*, as `<failure>`. Each item's
+node id is the cell id itself, so the JUnit `classname` is the model class and `name` the cell name.
+Under pytest-xdist a worker killed by a native crash is replaced and its cell becomes an
+`<error>` of kind `crash` (or `timeout`, when pytest-timeout's thread method killed it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from _pytest._code.code import ExceptionChainRepr, ReprFileLocation, ReprTracebackNative
+from _pytest.junitxml import xml_key
+
+from bot.cells import Cell, CellIdError
+from bot.outcomes import Status
+from bot.run.junit import cell_properties, installed_versions, read_git_sha, run_properties, source_checkout, suite_properties
+from bot.run.plan import PLAN_SUFFIX, RunPlan, read_plan
+from bot.run.progress import Progress, ProgressWriter
+from bot.run.shard import estimate
+
+logger = logging.getLogger(__name__)
+
+_PLAN = pytest.StashKey[RunPlan]()
+_PLAN_PATH = pytest.StashKey[Path]()
+TIMEOUT_PREFIX = "Timeout ("  # pytest-timeout's `Timeout (>Ns) from pytest-timeout.`
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("export-bot", "export-bot conformance cells")
+    group.addoption("--export-plan", default=None, metavar="FILE", help=f"run plan (*{PLAN_SUFFIX}) written by export-bot run")
+    group.addoption("--export-progress", action="store_true", help="progress line and summary table on stderr")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    path = config.getoption("export_plan")
+    if not path:
+        return
+    path = Path(path).resolve()
+    config.stash[_PLAN] = plan = read_plan(path)
+    config.stash[_PLAN_PATH] = path
+    if hasattr(config, "workerinput"):
+        config.pluginmanager.register(WorkerState(state_dir(path), config.workerinput["workerid"]), "export-bot-worker")
+    else:
+        config.pluginmanager.register(Controller(config, plan, state_dir(path)), "export-bot-controller")
+
+
+def state_dir(plan_path: Path) -> Path:
+    return plan_path.parent / (plan_path.name + ".state")
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if _PLAN_PATH in parent.config.stash and file_path.resolve() == parent.config.stash[_PLAN_PATH]:
+        return CellsFile.from_parent(parent, path=file_path)
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if _PLAN not in config.stash:
+        return
+    # Longest first, so parallel workers finish together (the plan's order breaks ties).
+    durations = config.stash[_PLAN].durations
+    items.sort(key=lambda item: -estimate(item.cell, durations) if isinstance(item, CellItem) else 0.0)
+
+
+class CellsFile(pytest.File):
+    """The plan file as a pytest "module": one item per cell."""
+
+    def collect(self):
+        plan = self.config.stash[_PLAN]
+        runner = CellRunner(plan)
+        for cell in plan.cells:
+            yield CellItem.from_parent(self, name=cell.name, nodeid=cell.id, cell=cell, runner=runner)
+
+
+class CellRunner:
+    """The model source and skiplists a worker loads once and shares across its cells."""
+
+    def __init__(self, plan: RunPlan):
+        self.plan = plan
+        self._loaded: tuple | None = None
+
+    def load(self):
+        if self._loaded is None:
+            from bot.run.sources import get_source
+            from bot.skiplist.model import load_skiplists
+
+            self._loaded = (get_source(self.plan.source), load_skiplists(self.plan.skiplists))
+        return self._loaded
+
+    def execute(self, cell: Cell):
+        from bot.run.execute import execute_cell
+
+        source, skiplists = self.load()
+        return execute_cell(cell, source, skiplists, probe=self.plan.probe)
+
+
+class CellOutcome(Exception):
+    """Carries a failed or errored cell's message and traceback to the report."""
+
+    def __init__(self, cell: Cell, message: str, details: str):
+        super().__init__(message)
+        self.cell, self.message, self.details = cell, message, details
+
+
+class CellItem(pytest.Item):
+    def __init__(self, *, cell: Cell, runner: CellRunner, **kwargs):
+        super().__init__(**kwargs)
+        self.cell = cell
+        self.runner = runner
+        self.run = None
+        self.extra_keyword_matches.update({cell.model_class, cell.backend, cell.shape, cell.path})
+
+    def reportinfo(self):
+        return self.path, None, self.cell.id
+
+    def setup(self) -> None:
+        plan = self.runner.plan
+        self.user_properties.extend(cell_properties(self.cell))
+        try:
+            run = self.runner.execute(self.cell)
+        except Exception as exc:  # the harness's own bug, or a source that cannot load: never a lost cell
+            import traceback
+
+            self.user_properties.append(("kind", "harness"))
+            raise CellOutcome(self.cell, f"{type(exc).__name__}: {exc}".splitlines()[0], traceback.format_exc()) from exc
+        self.run = run
+        # cell_properties said probe=false before the run; a probe is only known now.
+        if run.probe:
+            self.user_properties[:] = [(k, v) for k, v in self.user_properties if k != "probe"] + [("probe", "true")]
+        self.user_properties.extend(run_properties(run))
+        if run.status is Status.PASSED_UNCOMPARED:
+            self.user_properties.append(("exactness", run.exactness_scope or "unknown"))
+        if run.status is Status.SKIPPED:
+            pytest.skip(run.message or run.skip_scope or "skipped")
+        if run.status is Status.ERROR:
+            raise CellOutcome(self.cell, run.message, run.details)
+        logger.debug("%s: %s (probe=%s)", self.cell.id, run.status.value, plan.probe)
+
+    def runtest(self) -> None:
+        if self.run is not None and self.run.status is Status.FAILED:
+            raise CellOutcome(self.cell, self.run.message, self.run.details)
+
+
+def _longrepr(location: str, message: str, details: str) -> ExceptionChainRepr:
+    """A report body that junitxml turns into `message="<message>"` with `details` as the text.
+
+    A real ExceptionRepr (not a string), so it survives xdist's report serialisation intact.
+    """
+    lines = (details or message).splitlines(keepends=True)
+    return ExceptionChainRepr([(ReprTracebackNative(lines), ReprFileLocation(location, 0, message), None)])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = yield
+    if not isinstance(item, CellItem) or call.excinfo is None:
+        return report
+    exc = call.excinfo.value
+    if isinstance(exc, CellOutcome):
+        report.longrepr = _longrepr(item.cell.id, exc.message, exc.details)
+    elif isinstance(exc, pytest.fail.Exception) and str(exc).startswith(TIMEOUT_PREFIX):
+        # pytest-timeout's signal method (in-process runs) raised inside the cell.
+        item.user_properties.append(("kind", "timeout"))
+        seconds = item.runner.plan.cell_timeout
+        report.longrepr = _longrepr(item.cell.id, timeout_message(seconds), str(report.longrepr))
+    return report
+
+
+def timeout_message(seconds: float) -> str:
+    return f"Timeout: the cell ran longer than {seconds:g} s (--cell-timeout)"
+
+
+def crash_message(worker: str) -> str:
+    return f"WorkerCrash: worker {worker} died while running the cell (a native crash: segfault, abort or out of memory)"
+
+
+class WorkerState:
+    """Worker side: where the cell's timeout deadline is written, so the controller can tell a timeout kill from a crash."""
+
+    def __init__(self, directory: Path, worker: str):
+        self.path = directory / f"{worker}.json"
+        directory.mkdir(parents=True, exist_ok=True)
+
+    @pytest.hookimpl(optionalhook=True, tryfirst=True)
+    def pytest_timeout_set_timer(self, item: pytest.Item, settings) -> None:
+        # Returns None: pytest-timeout still installs its own timer after this records the deadline.
+        if settings.timeout and settings.timeout > 0:
+            deadline = time.time() + settings.timeout
+            self.path.write_text(json.dumps({"nodeid": item.nodeid, "deadline": deadline, "timeout": settings.timeout}))
+
+
+def crash_kind(state_file: Path, nodeid: str, now: float) -> tuple[str, float | None]:
+    """`timeout` when the dead worker was past its deadline on this very cell, else `crash`."""
+    try:
+        state = json.loads(state_file.read_text())
+    except (OSError, ValueError):
+        return "crash", None
+    # The thread method calls os._exit at the deadline: the death is seen at or after it.
+    if state.get("nodeid") == nodeid and now >= float(state["deadline"]) - 0.5:
+        return "timeout", float(state["timeout"])
+    return "crash", None
+
+
+class Controller:
+    """The process that writes the JUnit: testsuite properties, crash/timeout testcases, message tidying, progress."""
+
+    def __init__(self, config: pytest.Config, plan: RunPlan, state: Path):
+        self.config = config
+        self.plan = plan
+        self.state = state
+        self.kinds: dict[str, tuple[str, str]] = {}  # crashed nodeid → (kind, message)
+        self.phase: dict[str, Status] = {}
+        self.writer = None
+        if config.getoption("export_progress"):
+            estimates = {cell.id: estimate(cell, plan.durations) for cell in plan.cells}
+            self.writer = ProgressWriter(Progress(plan.cells, estimates), sys.stderr)
+
+    def _xml(self):
+        return self.config.stash.get(xml_key, None)
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        xml = self._xml()
+        if xml is None:
+            return
+        sha = read_git_sha(source_checkout(self.plan.source))
+        for name, value in suite_properties(
+            source=self.plan.source, shard=self.plan.shard, versions=installed_versions(), git_sha=sha
+        ):
+            xml.add_global_property(name, value)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched) -> None:
+        worker = report.node.gateway.id
+        kind, seconds = crash_kind(self.state / f"{worker}.json", crashitem, time.time())
+        message = timeout_message(seconds) if kind == "timeout" else crash_message(worker)
+        self.kinds[crashitem] = (kind, message)
+        report.longrepr = f"{message}\n\n{report.longrepr}"
+
+    def _probe(self, cell: Cell) -> bool:
+        if not self.plan.probe:
+            return False
+        try:
+            from bot.skiplist.model import load_skiplists
+
+            return load_skiplists(self.plan.skiplists).explain(cell).skipped
+        except ValueError:
+            return False
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        try:
+            cell = Cell.parse(report.nodeid)
+        except CellIdError:
+            return
+        xml = self._xml()
+        if report.when == "???":  # xdist's report for a cell whose worker died
+            kind, message = self.kinds.get(report.nodeid, ("crash", crash_message("?")))
+            if xml is not None:
+                reporter = xml.node_reporter(report)
+                reporter.nodes[-1].set("message", message)
+                for name, value in cell_properties(cell, probe=self._probe(cell)) + [("kind", kind)]:
+                    reporter.add_property(name, value)
+            self._finish(cell, Status.ERROR)
+            return
+        if report.failed and report.when == "setup" and xml is not None:
+            # junitxml writes `failed on setup with "..."`; SPEC §4 wants the cell's own message.
+            reprcrash = getattr(report.longrepr, "reprcrash", None)
+            if reprcrash is not None:
+                xml.node_reporter(report).nodes[-1].set("message", reprcrash.message)
+        self._track(cell, report)
+
+    def _track(self, cell: Cell, report: pytest.TestReport) -> None:
+        if report.when == "setup":
+            if report.skipped:
+                self.phase[report.nodeid] = Status.SKIPPED
+            elif report.failed:
+                self.phase[report.nodeid] = Status.ERROR
+        elif report.when == "call":
+            if report.failed:
+                self.phase[report.nodeid] = Status.FAILED
+            elif any(name == "exactness" for name, _ in report.user_properties):
+                self.phase[report.nodeid] = Status.PASSED_UNCOMPARED
+            else:
+                self.phase[report.nodeid] = Status.PASSED
+        elif report.when == "teardown":
+            self._finish(cell, self.phase.pop(report.nodeid, Status.ERROR))
+
+    def _finish(self, cell: Cell, status: Status) -> None:
+        if self.writer is not None:
+            self.writer.update(cell, status)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.writer is not None:
+            self.writer.close()

@@ -1,0 +1,113 @@
+"""Live progress of a run (cells done, failures, elapsed, estimate left) and the closing backend × outcome table."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, TextIO
+
+from bot.cells import BACKENDS, Cell
+from bot.outcomes import Status
+
+
+def format_seconds(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m"
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+@dataclass
+class Progress:
+    """Counts as cells finish. `estimates` (seconds per cell id) weight the time-left guess.
+
+    The guess scales the estimated seconds still to run by how fast the estimated seconds
+    already done went, so it accounts for parallel workers and a machine slower than the estimates.
+    """
+
+    cells: tuple[Cell, ...]
+    estimates: Mapping[str, float] = field(default_factory=dict)
+    started: float = field(default_factory=time.monotonic)
+    outcomes: dict[Cell, Status] = field(default_factory=dict)
+
+    def record(self, cell: Cell, status: Status) -> None:
+        self.outcomes[cell] = status
+
+    @property
+    def failing(self) -> int:
+        return sum(status.failing for status in self.outcomes.values())
+
+    def left(self, now: float) -> float | None:
+        done = sum(self.estimates.get(cell.id, 1.0) for cell in self.outcomes)
+        todo = sum(self.estimates.get(cell.id, 1.0) for cell in self.cells if cell not in self.outcomes)
+        if not done:
+            return None
+        return (now - self.started) * todo / done
+
+    def line(self, now: float | None = None, last: tuple[Cell, Status] | None = None) -> str:
+        now = time.monotonic() if now is None else now
+        total = len(self.cells)
+        width = len(str(total))
+        left = self.left(now)
+        parts = [
+            f"[{len(self.outcomes):>{width}}/{total}]",
+            f"{self.failing} failing",
+            f"{format_seconds(now - self.started)} elapsed",
+            "estimating" if left is None else f"~{format_seconds(left)} left",
+        ]
+        text = " · ".join(parts)
+        if last:
+            text += f" · {last[1].value}: {last[0].id}"
+        return text
+
+
+COLUMNS = tuple(Status)
+
+
+def summary_table(outcomes: Mapping[Cell, Status]) -> str:
+    """Rows per backend, columns per outcome, totals; a plain-text table for the end of a run."""
+    counts = {(cell.backend, status): 0 for cell in outcomes for status in COLUMNS}
+    for cell, status in outcomes.items():
+        counts[cell.backend, status] += 1
+    backends = [backend for backend in BACKENDS if any(cell.backend == backend for cell in outcomes)]
+    header = ["backend", *(status.value for status in COLUMNS), "total"]
+    rows = [header]
+    for backend in backends:
+        row = [counts[backend, status] for status in COLUMNS]
+        rows.append([backend, *map(str, row), str(sum(row))])
+    totals = [sum(counts[backend, status] for backend in backends) for status in COLUMNS]
+    rows.append(["all", *map(str, totals), str(sum(totals))])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+
+    def render(row: list[str]) -> str:
+        return "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([render(rows[0]), rule, *map(render, rows[1:-1]), rule, render(rows[-1])])
+
+
+class ProgressWriter:
+    """Writes progress to a stream: one line rewritten in place on a terminal, plain lines otherwise (CI logs)."""
+
+    def __init__(self, progress: Progress, stream: TextIO, clock: Callable[[], float] = time.monotonic):
+        self.progress = progress
+        self.stream = stream
+        self.clock = clock
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+
+    def update(self, cell: Cell, status: Status) -> None:
+        self.progress.record(cell, status)
+        line = self.progress.line(self.clock(), (cell, status))
+        if self.tty:
+            self.stream.write("\r\x1b[2K" + line)
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty and self.progress.outcomes:
+            self.stream.write("\n")
+        self.stream.write(summary_table(self.progress.outcomes) + "\n")
+        self.stream.flush()

@@ -1,0 +1,105 @@
+"""Which cells a run covers: model source + `--models`/`--preset`/`--backends`/`--shapes`/`--generate` → cells."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from bot.cells import BACKENDS, SHAPES, Cell, cells_for
+from bot.run.sources.base import ClassInfo, ModelSource
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_PRESET = "smoke"  # SPEC §3: the main job's default
+
+
+class SelectionError(ValueError):
+    """Options that select nothing sensible (unknown preset, backend or shape); the message lists the choices."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the user asked for; empty `models` and no `preset` means the default preset."""
+
+    models: tuple[str, ...] = ()
+    preset: str | None = None
+    backends: tuple[str, ...] = BACKENDS
+    shapes: tuple[str, ...] = SHAPES
+    generate: bool = True  # include the generate path of generative classes
+    targets: tuple[str, ...] = ("xnnpack",)
+
+
+def split_names(values: Iterable[str]) -> tuple[str, ...]:
+    """`--models A,B --models C` → (A, B, C): repeated options and comma lists alike, order kept, no duplicates."""
+    names = (name.strip() for value in values for name in value.split(","))
+    return tuple(dict.fromkeys(name for name in names if name))
+
+
+def _check_choices(option: str, values: Sequence[str], choices: Sequence[str]) -> tuple[str, ...]:
+    unknown = [value for value in values if value not in choices]
+    if unknown:
+        raise SelectionError(f"{option}: unknown {', '.join(map(repr, unknown))}; choose from {', '.join(choices)}")
+    if not values:
+        raise SelectionError(f"{option}: give at least one of {', '.join(choices)}")
+    # The matrix order, whatever order the user typed.
+    return tuple(choice for choice in choices if choice in values)
+
+
+def model_classes(selection: Selection, classes: Sequence[ClassInfo], presets: dict[str, tuple[str, ...]]) -> list[str]:
+    """The model classes to run: the preset's, then `--models` (which may name classes the source lacks)."""
+    chosen: list[str] = []
+    preset = selection.preset or (None if selection.models else DEFAULT_PRESET)
+    if preset is not None:
+        if preset not in presets:
+            raise SelectionError(f"--preset {preset!r}: unknown preset; choose from {', '.join(presets)}")
+        chosen.extend(presets[preset])
+    chosen.extend(selection.models)
+    return list(dict.fromkeys(chosen))
+
+
+def select_cells(selection: Selection, classes: Sequence[ClassInfo], presets: dict[str, tuple[str, ...]]) -> list[Cell]:
+    """Every cell of the chosen rows, in the seed's order per class; pure (the caller asks the source)."""
+    backends = _check_choices("--backends", selection.backends, BACKENDS)
+    shapes = _check_choices("--shapes", selection.shapes, SHAPES)
+    known = {info.model_class: info for info in classes}
+    cells: list[Cell] = []
+    for name in model_classes(selection, classes, presets):
+        info = known.get(name)
+        if info is None:
+            # Not silently dropped: the forward row is kept so the runner reports each cell as an
+            # `error` at stage `build` naming what the source lacks (we cannot know if it generates).
+            logger.warning("the model source has no class %s: its cells will be build errors", name)
+        generative = bool(info and info.generative and selection.generate)
+        cells.extend(
+            cells_for(name, generative=generative, backends=backends, shapes=shapes, targets=selection.targets)
+        )
+    return cells
+
+
+def select_from_source(selection: Selection, source: ModelSource) -> list[Cell]:
+    """`select_cells` on what `source` lists."""
+    return select_cells(selection, source.classes(), source.presets())
+
+
+def executorch_targets() -> tuple[str, ...]:
+    """ExecuTorch delegates runnable here: `xnnpack`, plus `mlx` when the runtime registers MLXBackend.
+
+    The seed's `_EXECUTORCH_BACKENDS`: the MLX Python package can be installed without the
+    native runtime, so the registry, not the import, decides.
+    """
+    targets = ("xnnpack",)
+    try:
+        if importlib.util.find_spec("executorch") is None or importlib.util.find_spec("executorch.backends.mlx") is None:
+            return targets
+    except (ImportError, ValueError):
+        return targets
+    try:
+        from executorch.runtime import Runtime
+
+        if "MLXBackend" in Runtime.get().backend_registry.registered_backend_names:
+            targets += ("mlx",)
+    except ImportError:
+        pass
+    return targets
