@@ -68,6 +68,16 @@ class Skiplist:
                 return scope, reason
         return None
 
+    def referenced(self, scope: str, reason: str) -> Entry | None:
+        """The entry a `Same … as `X`` reason points at: X in the same scope, else X's first scope."""
+        target = referenced_class(reason)
+        if target is None:
+            return None
+        for candidate in [scope, *self.scopes]:
+            if target in self.scopes.get(candidate, {}):
+                return Entry(self.name, candidate, target, self.scopes[candidate][target])
+        return None
+
 
 @dataclass(frozen=True)
 class Explanation:
@@ -79,6 +89,8 @@ class Explanation:
     exactness_scope: str | None = None  # runs, but without the eager comparison
     exactness_reason: str | None = None
     onnx_optimize: bool | None = None  # None for non-ONNX cells
+    onnx_optimize_scope: str | None = None  # the ONNX_DISABLE_OPTIMIZE scope that turns it off
+    onnx_optimize_reason: str | None = None
 
     @property
     def skipped(self) -> bool:
@@ -93,6 +105,8 @@ class Explanation:
             "exactness_scope": self.exactness_scope,
             "exactness_reason": self.exactness_reason,
             "onnx_optimize": self.onnx_optimize,
+            "onnx_optimize_scope": self.onnx_optimize_scope,
+            "onnx_optimize_reason": self.onnx_optimize_reason,
         }
 
 
@@ -107,14 +121,16 @@ class Skiplists:
         skip = self.skips.first_match(cell.model_class, skip_scopes(cell))
         exact = self.skips.first_match(cell.model_class, exactness_scopes(cell))
         toggles = onnx_optimize_scopes(cell)
-        optimize = None if toggles is None else self.disable_optimize.first_match(cell.model_class, toggles) is None
+        toggle = self.disable_optimize.first_match(cell.model_class, toggles)
         return Explanation(
             cell,
             scope=skip and skip[0],
             reason=skip and skip[1],
             exactness_scope=exact and exact[0],
             exactness_reason=exact and exact[1],
-            onnx_optimize=optimize,
+            onnx_optimize=None if toggles is None else toggle is None,
+            onnx_optimize_scope=toggle and toggle[0],
+            onnx_optimize_reason=toggle and toggle[1],
         )
 
     def entries(self) -> Iterator[Entry]:

@@ -1,0 +1,124 @@
+"""`export-bot skiplist lint|explain|import`: check skiplist files, say what they do to a cell, import a Python dict."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from bot.cli.common import DEFAULT_SKIPLISTS, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, BotError, handle_errors, skiplists_option
+
+
+@click.group()
+def skiplist() -> None:
+    """Lint, explain and import skiplists (TOML: scope → model class → reason)."""
+
+
+@skiplist.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--strict", is_flag=True, help="Exit 1 when there are warnings.")
+@handle_errors
+def lint(paths: tuple[Path, ...], strict: bool) -> None:
+    """Check skiplist files (default: the configured skiplists folder). Exit 2 on errors."""
+    from bot.model_index import installed_index
+    from bot.skiplist.lint import ERROR, Finding, LintResult, lint_text
+
+    files = _toml_files(paths or (_skiplists_dir(None),))
+    classes = installed_index().classes or None  # no Transformers installed: skip that check
+    results = []
+    for path in files:
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else f"not UTF-8 ({exc.reason})"
+            results.append(LintResult(str(path), (Finding(str(path), 1, 1, ERROR, f"cannot read: {reason}"),)))
+            continue
+        results.append(lint_text(text, str(path), known_classes=classes))
+    for result in results:
+        for finding in result.findings:
+            click.echo(str(finding))
+    for result in results:
+        click.echo(result.summary())
+    if any(r.errors for r in results):
+        raise SystemExit(EXIT_USAGE)
+    raise SystemExit(EXIT_FAILURE if strict and any(r.warnings for r in results) else EXIT_OK)
+
+
+@skiplist.command()
+@click.argument("cell_ids", nargs=-1, required=True, metavar="CELL_ID...")
+@skiplists_option
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per cell, in a list.")
+@handle_errors
+def explain(cell_ids: tuple[str, ...], skiplists_dir: Path | None, as_json: bool) -> None:
+    """Say which scope skips each cell (e.g. `BertModel::test_onnx_export_dynamic`), and why."""
+    from bot.cells import Cell, CellIdError
+    from bot.skiplist.explain import render_explanation
+    from bot.skiplist.model import SkiplistError, load_skiplists
+
+    try:
+        cells = [Cell.parse(cell_id) for cell_id in cell_ids]
+    except CellIdError as exc:
+        raise BotError(f"bad cell id: {exc}") from None
+    try:
+        skiplists = load_skiplists(_skiplists_dir(skiplists_dir))
+    except SkiplistError as exc:
+        raise BotError(str(exc)) from None
+    explanations = [skiplists.explain(cell) for cell in cells]
+    if as_json:
+        click.echo(json.dumps([e.to_json() for e in explanations], indent=2, ensure_ascii=False))
+        return
+    click.echo("\n\n".join(render_explanation(e, skiplists) for e in explanations))
+
+
+@skiplist.command(name="import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--name", default="EXPORT_SKIPS", show_default=True, help="The module-level dict to import.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
+@handle_errors
+def import_(file: Path, name: str, output: Path | None) -> None:
+    """Turn a Python module's `dict[str, dict[str, str]]` literal into skiplist TOML (never runs the module)."""
+    from bot.skiplist.document import SkiplistDocument
+    from bot.skiplist.importer import import_skiplist
+    from bot.skiplist.model import SkiplistError
+
+    try:
+        source = file.read_bytes().decode("utf-8")
+        document = SkiplistDocument.parse(import_skiplist(source, name, str(file)), str(output or "<stdout>"))
+    except UnicodeDecodeError as exc:
+        raise BotError(f"{file}: not UTF-8 ({exc.reason})") from None
+    except SkiplistError as exc:
+        raise BotError(str(exc)) from None
+    if output is None:
+        click.echo(document.text(), nl=False)
+        return
+    document.save(output)
+    scopes = document.scopes()
+    click.echo(f"{output}: {sum(map(len, scopes.values()))} entries in {len(scopes)} scopes", err=True)
+
+
+def _toml_files(paths) -> list[Path]:
+    files = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(path.glob("*.toml"))
+            if not found:
+                raise BotError(f"{path}: no *.toml skiplists in this folder")
+            files += found
+        elif path.exists():
+            files.append(path)
+        else:
+            raise BotError(f"{path}: no such file or folder")
+    return files
+
+
+def _skiplists_dir(given: Path | None) -> Path:
+    if given is not None:
+        return given
+    from bot.settings import SettingsError, load_settings
+
+    try:
+        configured = load_settings().skiplists
+    except SettingsError as exc:
+        raise BotError(str(exc)) from None
+    return configured if configured.is_dir() else DEFAULT_SKIPLISTS

@@ -1,0 +1,54 @@
+"""The text `export-bot skiplist explain` prints for one cell: pure, from an `Explanation`."""
+
+from __future__ import annotations
+
+from bot.scopes import exactness_scopes, onnx_optimize_scopes, skip_scopes
+from bot.skiplist.model import Explanation, Skiplists
+
+
+def render_explanation(explanation: Explanation, skiplists: Skiplists) -> str:
+    cell = explanation.cell
+    lines = [cell.id, f"  skip scopes walked: {' → '.join(skip_scopes(cell))}"]
+    if explanation.skipped:
+        lines.append(f"  skipped by scope `{explanation.scope}`: {explanation.reason}")
+        lines += _referenced(skiplists, explanation.scope, explanation.reason)
+    elif explanation.exactness_scope:
+        lines.append(
+            f"  runs, with the comparison against eager dropped by `{explanation.exactness_scope}` "
+            f"(outcome passed-uncompared): {explanation.exactness_reason}"
+        )
+        lines += _referenced(skiplists, explanation.exactness_scope, explanation.exactness_reason)
+    else:
+        lines.append(f"  runs: no skiplist entry applies; {_comparison(cell)}")
+    walked = exactness_scopes(cell)
+    if walked is not None:
+        lines.append(f"  exactness scopes walked: {' → '.join(walked)}")
+    if onnx_optimize_scopes(cell) is not None:
+        if explanation.onnx_optimize:
+            lines.append("  ONNX optimizer: on")
+        else:
+            lines.append(f"  ONNX optimizer: off (ONNX_DISABLE_OPTIMIZE `{explanation.onnx_optimize_scope}`): "
+                         f"{explanation.onnx_optimize_reason}")
+    if cell.static_cache:
+        # Not a skiplist matter: the runner asks the model class itself, which needs torch.
+        lines.append(
+            f"  static cache: the runner also skips this cell as unsupported by the environment when "
+            f"`{cell.model_class}._can_compile_fullgraph` is False (checked at run time, not in a skiplist); "
+            f"`static-cache` scopes apply only to this variant"
+        )
+    return "\n".join(lines)
+
+
+def _referenced(skiplists: Skiplists, scope: str | None, reason: str | None) -> list[str]:
+    entry = skiplists.skips.referenced(scope or "", reason or "")
+    if entry is None:
+        return []
+    return [f"    `{entry.model_class}` in `{entry.scope}`: {entry.reason}"]
+
+
+def _comparison(cell) -> str:
+    if cell.backend == "executorch":
+        return "compares output counts with eager"
+    if cell.generate and cell.backend in ("onnx", "openvino"):
+        return "compares output names with eager"
+    return "compares outputs with eager"

@@ -1,0 +1,170 @@
+"""Lint a skiplist file (SPEC §2): text in, `file:line:column` findings out; no I/O, no torch."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from functools import lru_cache
+
+from bot.cells import BACKENDS, TARGETS, cells_for
+from bot.scopes import exactness_scopes, known_scopes, onnx_optimize_scopes, skip_scopes, walk_rank
+from bot.skiplist.layout import EntrySpan, LayoutError, TableSpan, check_syntax, scan
+from bot.skiplist.model import ONNX_DISABLE_OPTIMIZE, referenced_class
+
+ERROR, WARNING = "error", "warning"
+_TOML_TYPES = {"dict": "a table", "list": "an array", "int": "a number", "float": "a number", "bool": "a boolean"}
+
+
+@dataclass(frozen=True)
+class Finding:
+    file: str
+    line: int
+    column: int
+    severity: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"
+
+
+@dataclass(frozen=True)
+class LintResult:
+    file: str
+    findings: tuple[Finding, ...]
+    entries: int = 0
+    scopes: int = 0
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == ERROR)
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == WARNING)
+
+    def summary(self) -> str:
+        counts = f"{self.entries} entries in {self.scopes} scopes"
+        problems = [f"{len(x)} {label}" for x, label in ((self.errors, "errors"), (self.warnings, "warnings")) if x]
+        return f"{self.file}: {counts}" + (f" ({', '.join(problems)})" if problems else "")
+
+
+def is_toggle_file(name: str) -> bool:
+    """The ONNX optimize toggle shares the file shape but walks only `all` and `dynamic`."""
+    return name.replace("\\", "/").rsplit("/", 1)[-1] == ONNX_DISABLE_OPTIMIZE
+
+
+def lint_text(text: str, name: str, *, known_classes: Collection[str] | None = None, toggles: bool | None = None) -> LintResult:
+    """Every finding for one file. `known_classes=None` skips the installed-Transformers check."""
+    toggles = is_toggle_file(name) if toggles is None else toggles
+    try:
+        layout = scan(text)
+    except LayoutError as exc:
+        return LintResult(name, (Finding(name, exc.line, exc.column, ERROR, f"TOML syntax error: {exc.message}"),))
+    findings: list[Finding] = []
+
+    def report(line: int, column: int, severity: str, message: str) -> None:
+        findings.append(Finding(name, line, column, severity, message))
+
+    for entry in layout.root.entries:
+        report(entry.line, entry.key_column, ERROR, f"`{entry.name}` is neither a reason nor a scope table: "
+               "put entries under a `[scope]` table")
+    scopes: dict[str, dict[str, EntrySpan]] = {}
+    headers: dict[str, int] = {}
+    for table in layout.tables:
+        if table.array:
+            report(table.header + 1, 1, ERROR, f"`[[{table.scope}]]` is neither a reason nor a scope table: use `[{table.scope}]`")
+            continue
+        if table.scope in headers:
+            report(table.header + 1, 1, ERROR, f"scope table `{table.scope}` declared twice (first at line {headers[table.scope]}); merge them")
+            continue
+        headers[table.scope] = table.header + 1
+        scopes[table.scope] = _entries(table, report)
+    if not any(f.severity == ERROR for f in findings):
+        # Anything tomllib still refuses (a key redefined as a table, …) is a syntax error.
+        error = check_syntax(text)
+        if error:
+            report(error.line, error.column, ERROR, f"TOML syntax error: {error.message}")
+    _warnings(scopes, headers, toggles, known_classes, report)
+    findings.sort(key=lambda f: (f.line, f.column))
+    return LintResult(name, tuple(findings), sum(len(e) for e in scopes.values()), len(scopes))
+
+
+def _entries(table: TableSpan, report) -> dict[str, EntrySpan]:
+    entries: dict[str, EntrySpan] = {}
+    for entry in table.entries:
+        where = f"`{entry.name}` in `{table.scope}`"
+        if entry.name in entries:
+            first = entries[entry.name].line
+            report(entry.line, entry.key_column, ERROR, f"duplicate class {where} (first at line {first}); keep one entry")
+            continue
+        if not isinstance(entry.value, str):
+            kind = _TOML_TYPES.get(type(entry.value).__name__, "date or time")
+            report(entry.line, entry.value_column, ERROR, f"the reason of {where} must be a string, not {kind}")
+        elif not entry.value.strip():
+            report(entry.line, entry.value_column, ERROR, f"empty reason for {where}: say why the cells are skipped")
+        entries[entry.name] = entry
+    return entries
+
+
+def _warnings(scopes, headers, toggles: bool, known_classes, report) -> None:
+    known = _toggle_coverage() if toggles else _coverage()
+    for scope, line in headers.items():
+        if scope not in known:
+            where = "the ONNX optimize toggle walks only `all` and `dynamic`" if toggles else "no cell's walk reaches it"
+            report(line, 2, WARNING, f"unknown scope `{scope}`: {where}; check the spelling")
+    in_file = {c for entries in scopes.values() for c in entries}
+    for scope, entries in scopes.items():
+        for model_class, entry in entries.items():
+            broader = _covering_scope(scope, model_class, scopes, known)
+            if broader:
+                report(entry.line, entry.key_column, WARNING, f"`{model_class}` in `{scope}` is redundant: "
+                       f"`{broader}` (line {scopes[broader][model_class].line}) already covers all its cells")
+            target = referenced_class(entry.value) if isinstance(entry.value, str) else None
+            if target and target not in in_file:
+                report(entry.line, entry.value_column, WARNING, f"the reason of `{model_class}` refers to "
+                       f"`{target}`, which is in no scope of this file; inline its explanation")
+            if known_classes is not None and model_class not in known_classes:
+                report(entry.line, entry.key_column, WARNING,
+                       f"`{model_class}` is not a model class of the installed Transformers (no modeling module exports it)")
+
+
+def _covering_scope(scope: str, model_class: str, scopes, coverage) -> str | None:
+    if scope not in coverage:
+        return None
+    cells = coverage[scope]
+    for other, entries in scopes.items():
+        if other == scope or model_class not in entries or other not in coverage:
+            continue
+        if _is_exactness(other) and not _is_exactness(scope):
+            continue  # an exactness entry never skips, so it covers no skip entry
+        wider = coverage[other]
+        if cells <= wider and (cells != wider or walk_rank(other) < walk_rank(scope)):
+            return other
+    return None
+
+
+def _is_exactness(scope: str) -> bool:
+    return scope == "exactness" or scope.endswith(".exactness")
+
+
+def _all_cells():
+    return list(cells_for("_", generative=True, backends=BACKENDS, targets=TARGETS))
+
+
+@lru_cache(maxsize=1)
+def _coverage() -> dict[str, frozenset]:
+    """scope → the cells (of a class with every path) whose skip or exactness walk reaches it."""
+    covered: dict[str, set] = {scope: set() for scope in known_scopes()}
+    for cell in _all_cells():
+        for scope in [*skip_scopes(cell), *(exactness_scopes(cell) or ())]:
+            covered.setdefault(scope, set()).add(cell)
+    return {scope: frozenset(cells) for scope, cells in covered.items()}
+
+
+@lru_cache(maxsize=1)
+def _toggle_coverage() -> dict[str, frozenset]:
+    covered: dict[str, set] = {}
+    for cell in _all_cells():
+        for scope in onnx_optimize_scopes(cell) or ():
+            covered.setdefault(scope, set()).add(cell)
+    return {scope: frozenset(cells) for scope, cells in covered.items()}
