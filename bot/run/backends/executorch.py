@@ -1,0 +1,90 @@
+"""ExecuTorch: export with `ExecutorchExporter`, run on its runtime by positional binding (the seed's `_run_executorch_program`)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import torch
+from executorch.runtime import Runtime, Verification
+from transformers import set_seed
+from transformers.exporters.exporter_executorch import ExecutorchConfig, ExecutorchExporter
+
+from bot.run.backends import RuntimeLimit
+
+# The seed's runtime codes that mean "the export is valid but ExecuTorch's own runtime can't
+# service it". Load: 0x14 missing portable kernel, 0x21 arena can't be allocated, 0x1 XNNPACK
+# partition won't compile. Execute: 0x12 portable-kernel InvalidArgument, 0x1 XNNPACK delegate
+# failure, 0x10 XNNPACK can't resize a static tensor (from `execute()` or `set_inputs()`).
+LOAD_LIMIT_CODES = {"0x1", "0x14", "0x21"}
+EXECUTE_LIMIT_CODES = {"0x1", "0x10", "0x12"}
+LIMIT = "executorch-runtime-limit"
+
+
+def is_runtime_limit(exc: BaseException) -> bool:
+    """The seed's `_is_executorch_runtime_limit`."""
+    msg = str(exc)
+    if isinstance(exc, MemoryError) or "bad_alloc" in msg:
+        return True
+    load = re.search(r"Failed to load method forward, error: 0x:?([0-9a-fA-F]+)", msg)
+    if load and f"0x{load.group(1)}" in LOAD_LIMIT_CODES:
+        return True
+    execute = re.search(r"(?:execute\(\)|set_inputs\(\) for method '\w+') failed with error 0x([0-9a-fA-F]+)", msg)
+    return bool(execute and f"0x{execute.group(1)}" in EXECUTE_LIMIT_CODES)
+
+
+def export(model: torch.nn.Module, inputs: dict, *, dynamic: bool, target: str | None = None, optimize: bool | None = None) -> Any:
+    config = ExecutorchConfig(backend=target or "xnnpack", dynamic=dynamic)
+    program, _metadata = ExecutorchExporter().export_program(model, inputs, config=config)
+    return program
+
+
+def _limit(exc: BaseException) -> RuntimeLimit:
+    return RuntimeLimit(LIMIT, f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}")
+
+
+def run(program_manager: Any, inputs: dict) -> list[torch.Tensor]:
+    """The program's `USER_OUTPUT` tensors; raises `RuntimeLimit` where the seed returns None.
+
+    Inputs bind positionally against the declared slots: each tensor slot takes the eager leaf of
+    its declared shape (a wrong-shape tensor crashes conv/copy kernels), falling back to the next
+    unused leaf under dynamic shapes, where the declared shape is an upper bound.
+    """
+    set_seed(1234)
+    leaves = torch.utils._pytree.tree_leaves(inputs)
+    # The runtime rejects non-contiguous inputs. `int` covers `bool`.
+    tensors = [t.contiguous() for t in leaves if isinstance(t, torch.Tensor)]
+    scalars = (t for t in leaves if isinstance(t, (int, float)))
+    try:
+        program = Runtime.get().load_program(program_manager.buffer, verification=Verification.Minimal)
+        method = program.load_method("forward")
+    except (RuntimeError, MemoryError) as exc:
+        if is_runtime_limit(exc):
+            raise _limit(exc) from exc
+        raise
+    args = []
+    for index in range(method.metadata.num_inputs()):
+        try:
+            shape = tuple(method.metadata.input_tensor_meta(index).sizes())
+        except Exception:  # a non-tensor slot
+            args.append(next(scalars, None))
+        else:
+            match = next((t for t in tensors if tuple(t.shape) == shape), tensors[0] if tensors else None)
+            if match is not None:
+                tensors.remove(match)
+            args.append(match)
+        if args[-1] is None:
+            raise RuntimeLimit("executorch-inputs", f"input slot {index} has no eager leaf to bind (a derived symint?)")
+    try:
+        outputs = method.execute(args)
+    except (RuntimeError, MemoryError) as exc:
+        if is_runtime_limit(exc):
+            raise _limit(exc) from exc
+        raise
+    # `torch.export` appends mutated inputs to the outputs: keep the model's USER_OUTPUTs only.
+    exported_program = program_manager.exported_program
+    exported_program = exported_program() if callable(exported_program) else exported_program
+    kinds = [spec.kind.name for spec in exported_program.graph_signature.output_specs]
+    if len(kinds) == len(outputs):
+        outputs = [out for out, kind in zip(outputs, kinds) if kind == "USER_OUTPUT"]
+    return [out for out in outputs if isinstance(out, torch.Tensor)]

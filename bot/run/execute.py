@@ -1,0 +1,262 @@
+"""One cell, start to finish: build, eager reference, export by the real backend, run on its runtime, judge (SPEC §3)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+import traceback
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterator, Mapping
+
+from bot.cells import Cell
+from bot.outcomes import Status
+from bot.run import gates
+from bot.run.judge import judge, rule_for
+from bot.run.sources.base import BuildError, ModelSource
+from bot.skiplist.model import Skiplists
+
+# torch, transformers and the backends are imported inside the functions that need them, so the
+# harness can import these result types (and select cells) without paying for them.
+
+logger = logging.getLogger(__name__)
+
+COMPONENT_STATUSES = ("passed", "uncompared", "failed", "skipped")
+
+
+@dataclass(frozen=True)
+class ComponentRun:
+    """One exported graph of a cell: `passed`, `uncompared` (exactness scope), `failed` or `skipped` (runtime limit)."""
+
+    name: str
+    status: str
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class CellRun:
+    """What running one cell did; the harness turns it into a JUnit testcase."""
+
+    cell: Cell
+    status: Status
+    stage: str | None = None  # failures: build, eager, export, run, compare
+    kind: str | None = None  # errors: build
+    message: str = ""  # `ExceptionType: first line`, or the skip reason
+    details: str = ""  # the full traceback
+    skip_scope: str | None = None  # skiplist scope (also kept on a probe), or `env:<why>`
+    exactness_scope: str | None = None
+    probe: bool = False  # a skiplisted cell run anyway
+    components: tuple[ComponentRun, ...] = ()
+    onnx_optimize: bool | None = None
+    timings: Mapping[str, float] = field(default_factory=dict)  # seconds in build, eager, export, run, compare
+
+
+class _Clock:
+    """Seconds per stage, and the stage currently running (the one a failure is charged to)."""
+
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = defaultdict(float)
+        self.stage: str | None = None
+
+    @contextlib.contextmanager
+    def __call__(self, stage: str) -> Iterator[None]:
+        self.stage, start = stage, time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[stage] += time.perf_counter() - start
+
+
+def describe(exc: BaseException) -> str:
+    """`ExceptionType: first line` (SPEC §4)."""
+    lines = [line for line in str(exc).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[0].strip()}" if lines else type(exc).__name__
+
+
+def _traceback(exc: BaseException) -> str:
+    return "".join(traceback.format_exception(exc))
+
+
+def execute_cell(cell: Cell, source: ModelSource, skiplists: Skiplists, *, probe: bool = False) -> CellRun:
+    """Run `cell` as the seed's test would; never raises for anything the cell itself does."""
+    explanation = skiplists.explain(cell)
+    if explanation.skipped and not probe:
+        return CellRun(cell, Status.SKIPPED, message=explanation.reason or "", skip_scope=explanation.scope)
+    base = CellRun(
+        cell,
+        Status.PASSED,
+        skip_scope=explanation.scope,
+        exactness_scope=explanation.exactness_scope,
+        probe=explanation.skipped,
+        onnx_optimize=explanation.onnx_optimize,
+    )
+    clock = _Clock()
+    with _hub_kernels_disabled():
+        run = _execute(base, source, clock, optimize=explanation.onnx_optimize)
+    return _with(run, timings=dict(clock.timings))
+
+
+def _with(run: CellRun, **changes: Any) -> CellRun:
+    return replace(run, **changes)
+
+
+def _skipped(run: CellRun, gate: gates.Gate) -> CellRun:
+    # A probe keeps its skiplist scope; an env gate speaks for itself otherwise.
+    return _with(run, status=Status.SKIPPED, message=gate.reason, skip_scope=run.skip_scope if run.probe else gate.scope)
+
+
+def _execute(run: CellRun, source: ModelSource, clock: _Clock, *, optimize: bool | None) -> CellRun:
+    cell = run.cell
+    torch_gate = _torch_gate()
+    if torch_gate:
+        return _skipped(run, torch_gate)
+    with clock("build"):
+        try:
+            built = source.build(cell.model_class, generate=cell.generate)
+        except Exception as exc:  # a source that cannot build a class is an error, never a drop
+            if not isinstance(exc, BuildError):
+                logger.warning("%s raised %s building %s; sources should raise BuildError", source.spec, describe(exc), cell.model_class)
+            return _with(run, status=Status.ERROR, stage="build", kind="build", message=describe(exc), details=_traceback(exc))
+    gate = gates.model_gate(cell, built.model_class, exportable=built.exportable)
+    if gate:
+        return _skipped(run, gate)
+    try:
+        with clock("build"):
+            components = _prepare_components(cell, built)
+        with clock("eager"):
+            eager = {name: _eager_outputs(name, model, inputs) for name, (model, inputs) in components.items()}
+    except Exception as exc:
+        return _with(run, status=Status.FAILED, stage=clock.stage, message=describe(exc), details=_traceback(exc))
+    return _export_and_judge(run, components, eager, clock, optimize=optimize)
+
+
+def _export_and_judge(run: CellRun, components: dict, eager: dict, clock: _Clock, *, optimize: bool | None) -> CellRun:
+    """Each component in turn, like the seed's subTests: one failing does not stop the others."""
+    from bot.run.backends import RuntimeLimit, load_backend
+
+    cell = run.cell
+    rule = rule_for(cell)
+    compare_values = run.exactness_scope is None
+    done: list[ComponentRun] = []
+    failure: tuple[str, BaseException] | None = None
+    limit: RuntimeLimit | None = None
+    try:
+        with clock("export"):  # importing the runtime library is the backend's cost
+            backend = load_backend(cell.backend)
+    except Exception as exc:
+        return _with(run, status=Status.FAILED, stage="export", message=describe(exc), details=_traceback(exc))
+    for name, (model, inputs) in components.items():
+        try:
+            with clock("export"):
+                program = backend.export(model, inputs, dynamic=cell.dynamic, target=cell.target, optimize=optimize)
+            with clock("run"):
+                outputs = backend.run(program, inputs)
+            with clock("compare"):
+                verdict = judge(rule, outputs, eager[name], inputs, compare_values=compare_values)
+            done.append(ComponentRun(name, verdict))
+        except RuntimeLimit as exc:
+            # The seed moves on to the next component: a runtime limit, not an export defect.
+            limit = limit or exc
+            done.append(ComponentRun(name, "skipped", str(exc)))
+        except Exception as exc:
+            failure = failure or (clock.stage, exc)
+            done.append(ComponentRun(name, "failed", describe(exc)))
+    run = _with(run, components=tuple(done))
+    if failure:
+        stage, exc = failure
+        return _with(run, status=Status.FAILED, stage=stage, message=describe(exc), details=_traceback(exc))
+    if limit:
+        return _with(run, status=Status.SKIPPED, message=str(limit), skip_scope=run.skip_scope if run.probe else f"env:{limit.why}")
+    if any(component.status == "uncompared" for component in done):
+        return _with(run, status=Status.PASSED_UNCOMPARED)
+    return run
+
+
+def _torch_gate() -> gates.Gate | None:
+    import torch
+    from transformers.exporters.exporter_dynamo import DynamoExporter
+
+    return gates.torch_gate(torch.__version__, DynamoExporter.min_versions["torch"])
+
+
+def _device(cell: Cell) -> str:
+    import torch
+
+    # ExecuTorch traces on CPU (XNNPACK targets it, and CUDA tracing surfaces per-model device bugs).
+    if cell.backend == "executorch" or not torch.cuda.is_available():
+        return "cpu"
+    return "cuda"
+
+
+def _prepare_components(cell: Cell, built: Any) -> dict[str, tuple[Any, dict]]:
+    """The seed's `_prepare_export_model_and_inputs` / `_prepare_export_generate_model_and_inputs`."""
+    from transformers import GenerationConfig
+    from transformers.exporters.utils import (
+        cast_leaf_tensors,
+        decompose_for_generation,
+        decompose_multimodal,
+        is_multimodal,
+        module_device,
+        module_dtype,
+    )
+    from transformers.testing_utils import set_config_for_less_flaky_test, set_model_for_less_flaky_test
+
+    config = built.config
+    inputs = clean_inputs_for_export(built.inputs, config)
+    set_config_for_less_flaky_test(config)
+    model = built.model_class(config).eval().to(_device(cell))
+    set_model_for_less_flaky_test(model)
+    inputs = cast_leaf_tensors(inputs, dtype=module_dtype(model), device=module_device(model))
+    if cell.generate:
+        generation_config = GenerationConfig(cache_implementation="static") if cell.static_cache else None
+        return decompose_for_generation(model, inputs, generation_config=generation_config, multi_token_decode=cell.dynamic)
+    if is_multimodal(model):
+        return decompose_multimodal(model, inputs)
+    return {"model": (model, inputs)}
+
+
+def clean_inputs_for_export(inputs: Mapping[str, Any], config: Any) -> dict[str, Any]:
+    """The seed's `_clean_inputs_for_export`: drop None values and loss inputs; sets `config.return_loss = False`."""
+    cleaned = {key: value for key, value in inputs.items() if value is not None}
+    for key in ("labels", "future_values", "return_loss"):
+        cleaned.pop(key, None)
+    config.return_loss = False
+    return cleaned
+
+
+def _eager_outputs(name: str, model: Any, inputs: dict) -> dict:
+    """The seed's `_collect_eager_outputs` for one component: seeded forward on a deep copy, its tensor leaves."""
+    import copy
+
+    import torch
+    from transformers import set_seed
+    from transformers.exporters.utils import get_leaf_tensors
+
+    with torch.no_grad():
+        set_seed(1234)
+        outputs = get_leaf_tensors(model(**copy.deepcopy(inputs)))
+    if not outputs:
+        raise AssertionError(f"Eager outputs are empty for {name}.")
+    return outputs
+
+
+@contextlib.contextmanager
+def _hub_kernels_disabled() -> Iterator[None]:
+    """The seed's `disable_hub_kernels`: trace the pure-PyTorch path, never a Hub kernel.
+
+    Kernels load lazily on the first eager forward, outside the exporter's own trace-time patch,
+    so the whole cell is wrapped; `lazy_load_kernel` reads `hub_kernels`'s own binding, hence both.
+    """
+    from transformers.integrations import hub_kernels
+    from transformers.utils import import_utils
+
+    targets = [(hub_kernels, "is_kernels_available"), (import_utils, "is_kernels_available")]
+    saved = [(obj, name, getattr(obj, name)) for obj, name in targets]
+    for obj, name in targets:
+        setattr(obj, name, lambda *args, **kwargs: False)
+    try:
+        yield
+    finally:
+        for obj, name, original in saved:
+            setattr(obj, name, original)
