@@ -88,7 +88,9 @@ def propose(
 
 
 def results_of(item: History) -> Run:
-    """Cell results from a report's compact lines (or a reader's mapping, passed through)."""
+    """Cell results from a report (object or its JSON) or a reader's mapping, passed through."""
+    if isinstance(item, Mapping) and "schema" in item:
+        item = Report.from_json(item)
     if not isinstance(item, Report):
         return item
     results = {}

@@ -1,0 +1,165 @@
+"""Proposals from reports: additions, removals and narrowings written through the editor; idempotent."""
+
+from __future__ import annotations
+
+import shutil
+
+from bot.cells import Cell
+from bot.diff import diff
+from bot.outcomes import Status
+from bot.propose.edit import ADD, NARROW, REMOVE
+from bot.propose.proposal import Proposal, apply_proposal, propose
+from bot.results.model import ResultSet
+from bot.skiplist.lint import lint_text
+from bot.skiplist.model import load_skiplists
+from tests.conftest import SKIPLISTS
+from tests.propose.helpers import outcomes, report, row, skiplists_dir
+
+SKIPS = """\
+# ONNX, every variant.
+[onnx]
+FooModel = "Old reason."
+
+# ONNX, dynamic-shape only.
+["onnx.dynamic"]
+BazModel = "The original explanation."
+QuxModel = "Same as `BazModel`."
+"""
+
+
+def rediff(results, folder):
+    """The diff engineer's pure diff, run on the same head results with the folder's skiplists."""
+    return diff(None, ResultSet(results=results), load_skiplists(folder))
+
+
+def test_new_failures_become_entries_with_drafted_reasons(tmp_path):
+    folder = skiplists_dir(tmp_path, SKIPS)
+    results = outcomes(row("NewModel"), lambda c: c.backend == "openvino", message="RuntimeError: bad at 0x7fabcdef12")
+    proposal = propose(report(results), folder)
+    (edit,) = proposal.entries
+    assert (edit.action, edit.scope, edit.model_class) == (ADD, "openvino", "NewModel")
+    assert edit.reason == "OpenVINO export fails at stage `export`: `RuntimeError: bad at 0x…`. TODO: find the root cause."
+    assert "+# OpenVINO, every variant.\n+[openvino]\n" in proposal.patch
+    assert proposal.patch.startswith("--- a/skiplists/export_skips.toml\n+++ b/skiplists/export_skips.toml\n")
+
+
+def test_classes_sharing_a_signature_reference_the_first(tmp_path):
+    folder = skiplists_dir(tmp_path, SKIPS)
+    results = {}
+    for name in ("BModel", "AModel", "CModel"):
+        results.update(outcomes(row(name), lambda c: c.backend == "onnx" and c.dynamic, message=f"KeyError: {name} lacks x"))
+    results.update(outcomes(row("DModel"), lambda c: c.backend == "onnx" and c.dynamic, message="ValueError: other"))
+    proposal = propose(report(results), folder)
+    reasons = {e.model_class: e.reason for e in proposal.entries}
+    assert reasons["AModel"].startswith("ONNX export (dynamic shapes) fails")
+    assert reasons["BModel"] == reasons["CModel"] == "Same `KeyError` at stage `export` as `AModel`."
+    assert reasons["DModel"].startswith("ONNX export (dynamic shapes) fails at stage `export`: `ValueError: other`")
+    # The referrers sit right after the entry they reference, inside the existing table.
+    block = proposal.files["export_skips.toml"].split('["onnx.dynamic"]\n')[1].splitlines()
+    assert [line.split(" =")[0] for line in block] == ["BazModel", "QuxModel", "AModel", "BModel", "CModel", "DModel"]
+
+
+def test_uncoverable_cells_are_reported_not_skipped(tmp_path):
+    folder = skiplists_dir(tmp_path, SKIPS)
+    lone = Cell("NewModel", "onnx", "dynamic")
+    results = outcomes(row("NewModel", generative=True), lambda c: c == lone)
+    proposal = propose(report(results), folder)
+    assert proposal.entries == () and proposal.patch == ""
+    (u,) = proposal.uncoverable
+    assert u.cell == lone.id and u.finest_scope == "onnx.dynamic"
+    assert "NewModel::test_onnx_export_generate_dynamic" in u.would_skip
+
+
+def test_obsolete_removal_keeps_the_referenced_text(tmp_path):
+    folder = skiplists_dir(tmp_path, SKIPS)
+    results = outcomes(row("BazModel"), lambda c: False, probe=True)
+    results.update(outcomes(row("QuxModel"), lambda c: c.backend == "onnx" and c.dynamic, probe=True))
+    proposal = propose(report(results), folder)
+    assert [(e.action, e.model_class) for e in proposal.entries] == [(REMOVE, "BazModel")]
+    text = proposal.files["export_skips.toml"]
+    assert "BazModel" not in text.replace("`BazModel`", "")
+    assert 'QuxModel = "The original explanation.' in text
+
+
+def test_apply_then_propose_again_changes_nothing(tmp_path):
+    folder = skiplists_dir(tmp_path, SKIPS)
+    before = (folder / "export_skips.toml").read_text()
+    results = outcomes(row("NewModel", generative=True), lambda c: c.dynamic)  # → `dynamic`
+    results.update(outcomes(row("FooModel"), lambda c: c.dynamic, probe=True))  # `onnx` → `onnx.dynamic`
+    first = propose(rediff(results, folder), folder)
+    assert {(e.action, e.scope, e.model_class) for e in first.entries} == {
+        (ADD, "dynamic", "NewModel"),
+        (NARROW, "onnx", "FooModel"),
+    }
+    written = apply_proposal(first, folder)
+    assert written == [folder / "export_skips.toml"]
+    after = (folder / "export_skips.toml").read_text()
+    assert after == first.files["export_skips.toml"]
+    # Untouched lines are byte-identical: every old line but the narrowed entry is still there, in order.
+    kept = [line for line in before.splitlines(keepends=True) if not line.startswith("FooModel")]
+    assert _subsequence(kept, after.splitlines(keepends=True))
+    _lint_clean(folder, {"export_skips.toml": before})
+    second_report = rediff(results, folder)
+    assert second_report.verdict == "success"
+    second = propose(second_report, folder)
+    assert second.empty and second.patch == "" and apply_proposal(second, folder) == []
+    # Applying the first proposal again is a no-op as well.
+    assert apply_proposal(first, folder) == []
+
+
+def test_shipped_skiplists_stay_clean_through_a_proposal(tmp_path):
+    folder = tmp_path / "skiplists"
+    shutil.copytree(SKIPLISTS, folder)
+    # CHMv2ForDepthEstimation is in `onnx`; its probe passes everywhere. A new class fails on dynamo.
+    results = outcomes(row("CHMv2ForDepthEstimation"), lambda c: False, probe=True)
+    results.update(outcomes(row("BrandNewModel"), lambda c: c.backend == "dynamo"))
+    before = {p.name: p.read_text() for p in folder.glob("*.toml")}
+    proposal = propose(report(results), folder)
+    assert {(e.action, e.scope, e.model_class) for e in proposal.entries} == {
+        (REMOVE, "onnx", "CHMv2ForDepthEstimation"),
+        (ADD, "dynamo", "BrandNewModel"),
+    }
+    apply_proposal(proposal, folder)
+    reloaded = load_skiplists(folder)
+    assert reloaded.explain(Cell("BrandNewModel", "dynamo", "static")).scope == "dynamo"
+    assert not reloaded.explain(Cell("CHMv2ForDepthEstimation", "onnx", "static")).skipped
+    _lint_clean(folder, before)
+
+
+def test_history_reports_gate_removal(tmp_path):
+    folder = skiplists_dir(tmp_path, SKIPS)
+    passing = report(outcomes(row("FooModel"), lambda c: False, probe=True))
+    assert propose(passing, folder, history=[passing], min_passes=3).empty
+    assert not propose(passing, folder, history=[passing, passing], min_passes=3).empty
+    assert not propose(passing, folder).empty  # a single run (a PR's probe) decides alone
+
+
+def test_json_round_trip_and_report_slot(tmp_path):
+    folder = skiplists_dir(tmp_path, SKIPS)
+    results = outcomes(row("NewModel"), lambda c: c.backend == "onnx")
+    r = report(results)
+    proposal = propose(r, folder)
+    data = proposal.to_json()
+    again = Proposal.from_json(data)
+    assert again.entries == proposal.entries and again.patch == proposal.patch
+    assert r.with_proposal(data).to_json()["proposal"]["entries"][0]["scope"] == "onnx"
+
+
+def test_failures_the_skiplists_already_cover_are_not_proposed(tmp_path):
+    folder = skiplists_dir(tmp_path, SKIPS)
+    results = outcomes(row("FooModel"), lambda c: c.backend == "onnx")  # FooModel is in `onnx`
+    assert propose(report(results), folder).empty
+
+
+def _subsequence(needles, haystack) -> bool:
+    it = iter(haystack)
+    return all(any(n == h for h in it) for n in needles)
+
+
+def _lint_clean(folder, before: dict[str, str]):
+    """No errors, and no warning the files did not already have (the seed's two redundancies stay)."""
+    for name, old in before.items():
+        new = (folder / name).read_text()
+        assert not lint_text(new, name).errors
+        had = {f.message for f in lint_text(old, name).warnings}
+        assert {f.message for f in lint_text(new, name).warnings} <= had
