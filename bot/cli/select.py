@@ -32,7 +32,7 @@ def select(repo: Path, base: str, head: str, shards: int, durations: Path | None
     --shard I/N [--durations FILE]`; sharding is deterministic, so shard I there holds exactly
     the cells listed under `shards[I-1]` here.
     """
-    from bot.run.shard import assign_shards
+    from bot.run.shard import ShardError, assign_shards, read_durations
     from bot.select import select_cells, write_selection
     from bot.select.changes import GitError, resolve
     from bot.settings import SettingsError, load_settings
@@ -42,9 +42,9 @@ def select(repo: Path, base: str, head: str, shards: int, durations: Path | None
         settings = load_settings(config or repo / "pyproject.toml")
         base_sha, head_sha = resolve(repo, base), resolve(repo, head)
         selection = select_cells(repo, base_sha, head_sha, settings)
-    except (GitError, SettingsError, SkiplistError) as exc:
+        times = read_durations(durations) if durations else None
+    except (GitError, SettingsError, SkiplistError, ShardError) as exc:
         raise BotError(str(exc)) from None
-    times = _read_durations(durations) if durations else None
     count = max(1, min(shards, len(selection.cells)))
     parts = assign_shards(selection.cells, count, times) if selection.cells else []
     document = {
@@ -61,16 +61,3 @@ def select(repo: Path, base: str, head: str, shards: int, durations: Path | None
         write_selection(json_out, selection.cells, **extra)
     click.echo(json.dumps(document, indent=2))
 
-
-def _read_durations(path: Path) -> dict[str, float]:
-    """Cell id → seconds from an earlier JUnit, read by the results stage's reader."""
-    try:
-        from bot.run.shard import read_durations  # the runner's own reader, when it has one
-    except ImportError:
-        from bot.results import read_results
-
-        results = read_results([path])
-        if results.problems:
-            raise BotError(f"--durations {path}: {results.problems[0]}")
-        return {cell.id: r.duration for cell, r in results.results.items() if r.duration is not None}
-    return read_durations(path)

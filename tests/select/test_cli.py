@@ -1,0 +1,76 @@
+"""`export-bot select`: JSON on stdout, the shard matrix, the selection file the run jobs read, errors."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from bot.cells import Cell
+from bot.cli import main
+from bot.run.shard import select_shard
+from bot.select.selection_file import SelectionFileError, read_selection, write_selection
+from tests.select.conftest import MODELS, commit_all
+
+import pytest
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, ["select", *args], catch_exceptions=False)
+
+
+def test_select_prints_cells_reasons_and_a_matrix_and_writes_the_selection(repo, tmp_path):
+    (repo / f"{MODELS}/gpt2/modeling_gpt2.py").write_text("__all__ = ['GPT2LMHeadModel', 'GPT2Model']\n")
+    commit_all(repo, "gpt2")
+    out = tmp_path / "selection.json"
+    result = run("--repo", str(repo), "--base", "main", "--head", "pr", "--shards", "3", "--json", str(out))
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert document["classes"]["GPT2LMHeadModel"] == [{"kind": "changed", "detail": f"{MODELS}/gpt2/modeling_gpt2.py"}]
+    assert document["matrix"] == {"shard": [1, 2, 3]} and document["shard_count"] == 3
+    assert document["counts"]["cells"] == len(document["cells"]) > 0
+    assert sorted(sum(document["shards"], [])) == sorted(document["cells"])
+    # The run job reproduces shard I from the selection file alone.
+    cells = read_selection(out)
+    assert [c.id for c in cells] == document["cells"]
+    assert [c.id for c in select_shard(cells, (2, 3))] == document["shards"][1]
+
+
+def test_durations_balance_the_shards(repo, tmp_path):
+    (repo / f"{MODELS}/gpt2/modeling_gpt2.py").write_text("__all__ = ['GPT2Model']\n")
+    commit_all(repo, "gpt2")
+    junit = tmp_path / "junit.xml"
+    junit.write_text(
+        '<testsuite><testcase classname="GPT2Model" name="test_onnx_export_static" time="500"/></testsuite>'
+    )
+    document = json.loads(run("--repo", str(repo), "--base", "main", "--head", "pr", "--shards", "2",
+                              "--durations", str(junit)).output)
+    heavy = [s for s in document["shards"] if "GPT2Model::test_onnx_export_static" in s]
+    assert heavy == [["GPT2Model::test_onnx_export_static"]]  # alone in its shard: it outweighs the rest
+
+
+def test_an_empty_selection_has_an_empty_matrix(repo):
+    (repo / "docs/source/en/export.md").write_text("# changed\n")
+    commit_all(repo, "docs")
+    document = json.loads(run("--repo", str(repo), "--base", "main", "--head", "pr", "--shards", "4").output)
+    assert document["summary"] == "no export-relevant changes"
+    assert document["matrix"] == {"shard": []} and document["cells"] == []
+
+
+def test_an_unknown_ref_is_one_line_and_exit_2(repo):
+    result = CliRunner().invoke(main, ["select", "--repo", str(repo), "--base", "main", "--head", "nope"])
+    assert result.exit_code == 2
+    assert "rev-parse" in result.output and "Traceback" not in result.output
+
+
+def test_selection_file_round_trip_and_errors(tmp_path):
+    cells = [Cell.parse("BertModel::test_onnx_export_dynamic"), Cell.parse("GPT2LMHeadModel::test_torch_export_generate_static_static_cache")]
+    path = tmp_path / "s.json"
+    write_selection(path, cells, head_sha="abc")
+    assert read_selection(path) == cells
+    path.write_text('{"cells": ["BertModel::test_nope"]}')
+    with pytest.raises(SelectionFileError, match=r"cells\[0\]"):
+        read_selection(path)
+    path.write_text("{")
+    with pytest.raises(SelectionFileError, match=r"s.json:1:2"):
+        read_selection(path)
