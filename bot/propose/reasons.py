@@ -24,6 +24,8 @@ _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 def clean_message(message: str, model_class: str | None = None) -> str:
     """The first line of `message`, without paths or addresses, trimmed; backticks become quotes."""
     line = next((part.strip() for part in (message or "").splitlines() if part.strip()), "")
+    # `torch._dynamo.exc.UserError: …` → `UserError: …`: the seed names exceptions bare.
+    line = re.sub(r"^(?:[A-Za-z_]\w*\.)+([A-Z]\w*)(?=:)", r"\1", line)
     line = _SITE_PACKAGES.sub("", line)
     line = _HOME.sub("…/", line)
     line = _ADDRESS.sub("0x…", line)

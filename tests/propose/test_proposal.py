@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bot.cells import Cell
 from bot.diff import diff
@@ -10,6 +15,7 @@ from bot.outcomes import Status
 from bot.propose.edit import ADD, NARROW, REMOVE
 from bot.propose.proposal import Proposal, apply_proposal, propose
 from bot.results.model import ResultSet
+from bot.scopes import skip_scopes
 from bot.skiplist.lint import lint_text
 from bot.skiplist.model import load_skiplists
 from tests.conftest import SKIPLISTS
@@ -163,3 +169,36 @@ def _lint_clean(folder, before: dict[str, str]):
         assert not lint_text(new, name).errors
         had = {f.message for f in lint_text(old, name).warnings}
         assert {f.message for f in lint_text(new, name).warnings} <= had
+
+
+GEN_ROW = row("PropModel", generative=True)
+PROBED = [c for c in row("FooModel", generative=True) if c.backend == "onnx"]  # the `onnx` entry's cells
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.booleans(), min_size=len(GEN_ROW), max_size=len(GEN_ROW)),
+    st.lists(st.booleans(), min_size=len(PROBED), max_size=len(PROBED)),
+)
+def test_property_applied_proposal_skips_exactly_the_failing_cells(fail_flags, probe_flags):
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = skiplists_dir(Path(tmp), SKIPS)
+        failing = {c for c, f in zip(GEN_ROW, fail_flags) if f}
+        results = outcomes(GEN_ROW, lambda c: c in failing)
+        still = {c for c, f in zip(PROBED, probe_flags) if f}
+        results.update(outcomes(PROBED, lambda c: c in still, probe=True))
+        proposal = propose(rediff(results, folder), folder)
+        apply_proposal(proposal, folder)
+        skiplists = load_skiplists(folder)
+        uncoverable = {Cell.parse(u.cell) for u in proposal.uncoverable}
+        # New failures: exactly the failing cells are skipped now, except those the walk cannot isolate.
+        assert {c for c in GEN_ROW if skiplists.explain(c).skipped} == failing - uncoverable
+        # The probed entry: every cell still failing stays skipped, and each FooModel entry left
+        # holds a still-failing cell (a passing cell stays skipped only beside one the walk
+        # cannot separate it from: narrowing never unskips a failure).
+        assert still <= {c for c in PROBED if skiplists.explain(c).skipped}
+        for scope, table in skiplists.skips.scopes.items():
+            if "FooModel" in table:
+                assert any(scope in skip_scopes(c) for c in still), scope
+        # And a second round has nothing left to say.
+        assert propose(rediff(results, folder), folder).empty

@@ -20,6 +20,11 @@ def test_clean_message_strips_machine_specific_parts():
     assert cleaned == "RuntimeError: failed in torch/_export/x.py at <object at 0x…> from …/model.py"
 
 
+def test_clean_message_names_exceptions_bare():
+    assert clean_message("torch._dynamo.exc.UserError: guard u0") == "UserError: guard u0"
+    assert clean_message("see torch.export.Foo: x") == "see torch.export.Foo: x"
+
+
 def test_clean_message_trims_and_keeps_toml_safe_quotes():
     cleaned = clean_message("ValueError: `x` " + "y" * 400)
     assert len(cleaned) == 160 and cleaned.endswith("…")
