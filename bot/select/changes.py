@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import logging
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
-
-log = logging.getLogger(__name__)
 
 
 class GitError(RuntimeError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from bot.cells import Cell
@@ -11,8 +12,6 @@ from bot.cli import main
 from bot.run.shard import select_shard
 from bot.select.selection_file import SelectionFileError, read_selection, write_selection
 from tests.select.conftest import MODELS, commit_all
-
-import pytest
 
 
 def run(*args: str):
