@@ -1,0 +1,302 @@
+"""A GitHub-shaped HTTP server on 127.0.0.1: the REST subset the bot uses, stateful, with fault injection."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+from tests.github import payloads as P
+
+def STAMP_NOW() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+SECONDARY_RATE_LIMIT = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+BOT = "github-actions[bot]"
+
+
+@dataclass
+class Fault:
+    kind: str  # "status", "rate_limit", "reset", "slow"
+    method: str
+    path: re.Pattern
+    times: int
+    status: int = 502
+    seconds: float = 0.0
+    barrier: threading.Barrier | None = None
+    after: bool = False  # "status": the request was processed, then the answer was lost (a proxy's 502)
+
+
+@dataclass
+class Sent:
+    method: str
+    template: str
+    status: int
+    body: bytes
+
+
+@dataclass
+class State:
+    comments: dict[int, dict] = field(default_factory=dict)  # id → {issue, body, user, created}
+    issues: dict[int, dict] = field(default_factory=dict)  # number → {"pull": number or None}
+    pulls: dict[int, dict] = field(default_factory=dict)
+    statuses: dict[str, list[dict]] = field(default_factory=dict)
+    reactions: dict[int, list[str]] = field(default_factory=dict)
+    permissions: dict[str, str] = field(default_factory=dict)
+    blobs: dict[str, bytes] = field(default_factory=dict)
+    trees: dict[str, dict[str, str]] = field(default_factory=dict)  # sha → path → blob sha (flat)
+    commits: dict[str, dict] = field(default_factory=dict)
+    refs: dict[str, str] = field(default_factory=dict)  # "heads/main" → sha
+    runs: list[dict] = field(default_factory=list)
+    artifacts: dict[int, dict] = field(default_factory=dict)
+    dispatches: list[dict] = field(default_factory=list)
+    next_id: int = 1000
+
+
+def _git_sha(kind: str, data: bytes) -> str:
+    return hashlib.sha1(f"{kind} {len(data)}\0".encode() + data).hexdigest()
+
+
+class FakeGitHub:
+    """State + routes. `url` is the base URL PyGithub gets; `sent` logs every response for validation."""
+
+    def __init__(self, repo: str = "Codertocat/Hello-World", token: str = "t0ken"):
+        self.full_name = repo
+        self.token = token
+        self.state = State()
+        self.lock = threading.RLock()
+        self.faults: list[Fault] = []
+        self.sent: list[Sent] = []
+        self.requests: list[tuple[str, str]] = []
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self.repo = P.repository(repo, 1296269, self.url)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self.bot = P.user(BOT, 41898282, "Bot")
+        self.created_comments = 0
+
+    # --- lifecycle and faults ---------------------------------------------------------------
+    def start(self) -> "FakeGitHub":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def inject(self, kind: str, *, method: str = ".*", path: str = ".*", times: int = 1, status: int = 502,
+               seconds: float = 0.0, after: bool = False) -> None:
+        self.faults.append(Fault(kind, method, re.compile(path), times, status, seconds, after=after))
+
+    def gate(self, *, method: str, path: str, parties: int) -> None:
+        """Hold the next `parties` matching requests until all have arrived: a deterministic race."""
+        barrier = threading.Barrier(parties, timeout=30)
+        self.faults.append(Fault("gate", method, re.compile(path), parties, barrier=barrier))
+
+    def _take_fault(self, method: str, path: str) -> Fault | None:
+        with self.lock:
+            for fault in self.faults:
+                if fault.times > 0 and re.fullmatch(fault.method, method) and fault.path.search(path):
+                    fault.times -= 1
+                    return fault
+        return None
+
+    # --- seeding ----------------------------------------------------------------------------
+    def new_id(self) -> int:
+        with self.lock:
+            self.state.next_id += 1
+            return self.state.next_id
+
+    def commit(self, files: dict[str, str], parents: tuple[str, ...] = (), message: str = "seed") -> str:
+        tree = {}
+        if parents:
+            tree.update(self.state.trees[self.state.commits[parents[0]]["tree"]])
+        for path, text in files.items():
+            data = text.encode()
+            sha = _git_sha("blob", data)
+            self.state.blobs[sha] = data
+            tree[path] = sha
+        return self._store_commit(self._store_tree(tree), list(parents), message)
+
+    def _store_tree(self, tree: dict[str, str]) -> str:
+        sha = _git_sha("tree", json.dumps(sorted(tree.items())).encode())
+        self.state.trees[sha] = dict(tree)
+        return sha
+
+    def _store_commit(self, tree: str, parents: list[str], message: str) -> str:
+        sha = _git_sha("commit", json.dumps([tree, parents, message, self.new_id()]).encode())
+        self.state.commits[sha] = {"tree": tree, "parents": parents, "message": message}
+        return sha
+
+    def files_at(self, ref_or_sha: str) -> dict[str, str]:
+        sha = self.state.refs.get(f"heads/{ref_or_sha}", ref_or_sha)
+        tree = self.state.trees[self.state.commits[sha]["tree"]]
+        return {path: self.state.blobs[b].decode() for path, b in tree.items()}
+
+    def open_pull(self, number: int, head_ref: str, *, fork: str | None = None, head_sha: str | None = None,
+                  title: str = "A change", user: str = "Codertocat") -> None:
+        """A PR from `head_ref` (a branch here, or of `fork` with a fixed head SHA)."""
+        self.state.issues[number] = {"pull": number}
+        self.state.pulls[number] = {"number": number, "head_ref": head_ref, "fork": fork, "sha": head_sha,
+                                    "base_ref": "main", "state": "open", "title": title, "body": "", "user": user}
+
+    def add_run(self, workflow: str, *, head_sha: str, branch: str = "main", conclusion: str = "success",
+                artifacts: dict[str, bytes] | None = None, event: str = "push") -> int:
+        run_id = self.new_id()
+        ids = []
+        for name, data in (artifacts or {}).items():
+            aid = self.new_id()
+            self.state.artifacts[aid] = {"name": name, "run": run_id, "data": data, "expired": False}
+            ids.append(aid)
+        self.state.runs.append({"id": run_id, "workflow": workflow, "head_sha": head_sha, "branch": branch,
+                                "conclusion": conclusion, "event": event, "artifacts": ids})
+        return run_id
+
+    def bot_comments(self, number: int) -> list[dict]:
+        return [c for _, c in sorted(self.state.comments.items()) if c["issue"] == number and c["user"] == BOT]
+
+    # --- objects as GitHub returns them -----------------------------------------------------
+    def api(self, path: str) -> str:
+        return f"{self.url}/repos/{self.full_name}{path}"
+
+    def user_obj(self, login: str) -> dict:
+        return self.bot if login == BOT else P.user(login, 1000 + sum(map(ord, login)))
+
+    def comment_obj(self, cid: int) -> dict:
+        c = self.state.comments[cid]
+        obj = P.example("issue_comment", "created")["comment"]
+        obj.update(id=cid, node_id=f"IC_{cid}", body=c["body"], user=self.user_obj(c["user"]),
+                   url=self.api(f"/issues/comments/{cid}"), issue_url=self.api(f"/issues/{c['issue']}"),
+                   html_url=f"{self.repo['html_url']}/pull/{c['issue']}#issuecomment-{cid}",
+                   created_at=c["created"], updated_at=c["created"], author_association="MEMBER")
+        obj.pop("reactions", None)
+        return obj
+
+    def pull_head_sha(self, pr: dict) -> str:
+        return pr["sha"] if pr["fork"] else self.state.refs[f"heads/{pr['head_ref']}"]
+
+    def pull_obj(self, number: int) -> dict:
+        pr = self.state.pulls[number]
+        obj = P.example("pull_request", "opened")["pull_request"]
+        head_repo = P.repository(pr["fork"], 4242, self.url) if pr["fork"] else self.repo
+        obj.update(number=number, id=number + 10**6, node_id=f"PR_{number}", state=pr["state"], title=pr["title"],
+                   body=pr["body"], user=self.user_obj(pr["user"]), url=self.api(f"/pulls/{number}"),
+                   html_url=f"{self.repo['html_url']}/pull/{number}", auto_merge=None,
+                   issue_url=self.api(f"/issues/{number}"), merged=False, merged_at=None,
+                   closed_at=P.STAMP if pr["state"] == "closed" else None)
+        head_sha = self.pull_head_sha(pr)
+        obj["head"].update(ref=pr["head_ref"], sha=head_sha, repo=head_repo, user=head_repo["owner"],
+                           label=f"{head_repo['owner']['login']}:{pr['head_ref']}")
+        obj["base"].update(ref=pr["base_ref"], sha=self.state.refs["heads/main"], repo=self.repo,
+                           user=self.repo["owner"], label=f"{self.repo['owner']['login']}:{pr['base_ref']}")
+        return obj
+
+    def run_obj(self, run: dict) -> dict:
+        obj = P.example("workflow_run", "completed")["workflow_run"]
+        rid = run["id"]
+        obj.update(id=rid, node_id=f"WR_{rid}", head_sha=run["head_sha"], head_branch=run["branch"], run_number=rid,
+                   display_title="export", path=f".github/workflows/{run['workflow']}", event=run["event"],
+                   status="completed", conclusion=run["conclusion"], url=self.api(f"/actions/runs/{rid}"),
+                   html_url=f"{self.repo['html_url']}/actions/runs/{rid}", pull_requests=[],
+                   artifacts_url=self.api(f"/actions/runs/{rid}/artifacts"), repository=self.repo,
+                   head_repository=self.repo, created_at=P.STAMP, updated_at=P.STAMP)
+        return obj
+
+    def artifact_obj(self, aid: int) -> dict:
+        a = self.state.artifacts[aid]
+        return {"id": aid, "node_id": f"A_{aid}", "name": a["name"], "size_in_bytes": len(a["data"]),
+                "url": self.api(f"/actions/artifacts/{aid}"), "archive_download_url": self.api(f"/actions/artifacts/{aid}/zip"),
+                "expired": a["expired"], "created_at": P.STAMP, "expires_at": P.STAMP, "updated_at": P.STAMP,
+                "workflow_run": {"id": a["run"], "repository_id": self.repo["id"], "head_repository_id": self.repo["id"],
+                                 "head_branch": "main", "head_sha": "0" * 40}}
+
+    def ref_obj(self, ref: str) -> dict:
+        sha = self.state.refs[ref]
+        return {"ref": f"refs/{ref}", "node_id": f"REF_{ref}", "url": self.api(f"/git/refs/{ref}"),
+                "object": {"type": "commit", "sha": sha, "url": self.api(f"/git/commits/{sha}")}}
+
+    def commit_obj(self, sha: str) -> dict:
+        c = self.state.commits[sha]
+        person = {"name": "export-bot", "email": "bot@example.com", "date": P.STAMP}
+        return {"sha": sha, "node_id": f"C_{sha[:8]}", "url": self.api(f"/git/commits/{sha}"),
+                "html_url": f"{self.repo['html_url']}/commit/{sha}", "author": person, "committer": person,
+                "message": c["message"], "tree": {"sha": c["tree"], "url": self.api(f"/git/trees/{c['tree']}")},
+                "parents": [{"sha": p, "url": self.api(f"/git/commits/{p}"), "html_url": f"{self.repo['html_url']}/commit/{p}"}
+                            for p in c["parents"]],
+                "verification": {"verified": False, "reason": "unsigned", "signature": None, "payload": None,
+                                 "verified_at": None}}
+
+    def tree_obj(self, sha: str) -> dict:
+        return {"sha": sha, "url": self.api(f"/git/trees/{sha}"), "truncated": False,
+                "tree": [{"path": p, "mode": "100644", "type": "blob", "sha": b, "size": len(self.state.blobs[b]),
+                          "url": self.api(f"/git/blobs/{b}")} for p, b in sorted(self.state.trees[sha].items())]}
+
+    def content_obj(self, path: str, ref: str, data: bytes | None) -> dict:
+        blob = _git_sha("blob", data) if data is not None else "0" * 40
+        url = self.api(f"/contents/{path}?ref={ref}")
+        html = f"{self.repo['html_url']}/blob/{ref}/{path}"
+        obj = {"type": "file" if data is not None else "dir", "size": len(data or b""), "name": path.rsplit("/", 1)[-1],
+               "path": path, "sha": blob, "url": url, "git_url": self.api(f"/git/blobs/{blob}"), "html_url": html,
+               "download_url": None, "_links": {"self": url, "git": self.api(f"/git/blobs/{blob}"), "html": html}}
+        return obj
+
+
+def _handler(fake: FakeGitHub):
+    from tests.github.routes import dispatch
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):  # quiet: pytest shows failures, not access logs
+            pass
+
+        def _serve(self) -> None:
+            split = urlsplit(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            fake.requests.append((self.command, split.path))
+            fault = fake._take_fault(self.command, split.path)
+            if fault and fault.kind == "reset":
+                self.close_connection = True  # no response at all: the client sees the connection drop
+                return
+            if fault and fault.kind == "gate":
+                fault.barrier.wait()
+            if fault and fault.kind == "slow":
+                time.sleep(fault.seconds)
+            refused = fault is not None and fault.kind in ("status", "rate_limit") and not fault.after
+            if self.headers.get("Authorization", "").split()[-1:] != [fake.token] and not split.path.startswith("/_blobs/"):
+                template, status, body, headers = "", 401, {"message": "Bad credentials"}, {}
+            elif refused:  # turned away before the request reached the "backend": no state change
+                from tests.github.routes import template_of
+
+                template, status, body, headers = template_of(self.command, split.path), 0, None, {}
+            else:
+                query = {k: v[-1] for k, v in parse_qs(split.query).items()}
+                payload = json.loads(raw) if raw else None
+                template, status, body, headers = dispatch(fake, self.command, split.path, query, payload)
+            if fault and fault.kind == "status":
+                status, body, headers = fault.status, {"message": "Server Error"}, {}
+            if fault and fault.kind == "rate_limit":
+                status, headers = 403, {"Retry-After": "1"}
+                body = {"message": SECONDARY_RATE_LIMIT,
+                        "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"}
+            data = body if isinstance(body, bytes) else (json.dumps(body).encode() if body is not None else b"")
+            if template:
+                fake.sent.append(Sent(self.command, template, status, data if not isinstance(body, bytes) else b""))
+            self.send_response(status)
+            ctype = "application/zip" if isinstance(body, bytes) else "application/json; charset=utf-8"
+            for key, value in {"Content-Type": ctype, "Content-Length": str(len(data)), **headers}.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
+
+    return Handler

@@ -1,0 +1,305 @@
+"""The fake GitHub's endpoints, each declared with its OpenAPI path template so responses can be validated."""
+
+from __future__ import annotations
+
+import base64
+import re
+from datetime import datetime, timezone
+
+from tests.github.fake_github import BOT, STAMP_NOW, FakeGitHub, _git_sha
+
+ROUTES = []
+
+
+def route(method: str, template: str):
+    # `{ref}` and `{path}` span slashes (refs/heads/export-bot/obsolete-skips); other parameters do not.
+    pattern = re.sub(r"\{(\w+)\}", lambda m: f"(?P<{m.group(1)}>{'.+' if m.group(1) in ('ref', 'path') else '[^/]+'})",
+                     template)
+
+    def register(fn):
+        ROUTES.append((method, template, re.compile(pattern + "$"), fn))
+        return fn
+
+    return register
+
+
+def not_found(message: str = "Not Found") -> tuple[int, dict]:
+    return 404, {"message": message, "documentation_url": "https://docs.github.com/rest"}
+
+
+def template_of(method: str, path: str) -> str:
+    for verb, template, pattern, _ in ROUTES:
+        if verb == method and pattern.match(path):
+            return template
+    return ""
+
+
+def dispatch(fake: FakeGitHub, method: str, path: str, query: dict, payload):
+    if path.startswith("/_blobs/artifacts/"):
+        aid = int(path.rsplit("/", 1)[1].split(".")[0])
+        return "", 200, fake.state.artifacts[aid]["data"], {}
+    for verb, template, pattern, fn in ROUTES:
+        match = pattern.match(path)
+        if verb == method and match:
+            params = match.groupdict()
+            owner_repo = f"{params.pop('owner', '')}/{params.pop('repo', '')}"
+            if owner_repo != fake.full_name:
+                return (template, *not_found(), {})
+            with fake.lock:
+                result = fn(fake, query=query, body=payload or {}, **params)
+            status, body, *headers = result
+            return template, status, body, (headers[0] if headers else {})
+    return f"{method} {path}", 404, {"message": "Not Found (not implemented by the fake)"}, {}
+
+
+def _page(fake: FakeGitHub, path: str, items: list, query: dict):
+    """GitHub's pagination: `per_page`/`page` in, a `Link` header out."""
+    per_page, page = int(query.get("per_page", 30)), int(query.get("page", 1))
+    last = max(1, -(-len(items) // per_page))
+    headers = {}
+    if page < last:
+        link = f"{fake.url}{path}?per_page={per_page}&page="
+        headers["Link"] = f'<{link}{page + 1}>; rel="next", <{link}{last}>; rel="last"'
+    return items[(page - 1) * per_page: page * per_page], headers
+
+
+R = "/repos/{owner}/{repo}"
+
+
+@route("GET", R + "/issues/{issue_number}/comments")
+def list_comments(fake, query, body, issue_number):
+    n = int(issue_number)
+    if n not in fake.state.issues:
+        return not_found()
+    items = [fake.comment_obj(cid) for cid, c in sorted(fake.state.comments.items()) if c["issue"] == n]
+    page, headers = _page(fake, f"/repos/{fake.full_name}/issues/{n}/comments", items, query)
+    return 200, page, headers
+
+
+@route("POST", R + "/issues/{issue_number}/comments")
+def create_comment(fake, query, body, issue_number):
+    n = int(issue_number)
+    if n not in fake.state.issues:
+        return not_found()
+    cid = fake.new_id()
+    fake.created_comments += 1
+    fake.state.comments[cid] = {"issue": n, "body": body["body"], "user": BOT, "created": STAMP_NOW()}
+    return 201, fake.comment_obj(cid), {"Location": fake.api(f"/issues/comments/{cid}")}
+
+
+@route("PATCH", R + "/issues/comments/{comment_id}")
+def edit_comment(fake, query, body, comment_id):
+    cid = int(comment_id)
+    if cid not in fake.state.comments:
+        return not_found()
+    fake.state.comments[cid]["body"] = body["body"]
+    return 200, fake.comment_obj(cid)
+
+
+@route("DELETE", R + "/issues/comments/{comment_id}")
+def delete_comment(fake, query, body, comment_id):
+    if fake.state.comments.pop(int(comment_id), None) is None:
+        return not_found()
+    return 204, None
+
+
+@route("POST", R + "/issues/comments/{comment_id}/reactions")
+def react(fake, query, body, comment_id):
+    cid = int(comment_id)
+    fake.state.reactions.setdefault(cid, []).append(body["content"])
+    return 201, {"id": fake.new_id(), "node_id": "REA_1", "user": fake.bot, "content": body["content"],
+                 "created_at": STAMP_NOW()}
+
+
+@route("POST", R + "/statuses/{sha}")
+def create_status(fake, query, body, sha):
+    sid = fake.new_id()
+    status = {"url": fake.api(f"/statuses/{sha}"), "avatar_url": None, "id": sid, "node_id": f"S_{sid}",
+              "state": body["state"], "description": body.get("description"), "target_url": body.get("target_url"),
+              "context": body.get("context", "default"), "created_at": STAMP_NOW(), "updated_at": STAMP_NOW(),
+              "creator": fake.bot}
+    fake.state.statuses.setdefault(sha, []).append(status)
+    return 201, status
+
+
+@route("GET", R + "/collaborators/{username}/permission")
+def permission(fake, query, body, username):
+    perm = fake.state.permissions.get(username, "read")
+    shown = "write" if perm == "maintain" else perm  # GitHub's legacy field folds maintain into write
+    user = dict(fake.user_obj(username), role_name=perm)
+    return 200, {"permission": shown, "role_name": perm, "user": user}
+
+
+@route("GET", R + "/pulls/{pull_number}")
+def get_pull(fake, query, body, pull_number):
+    n = int(pull_number)
+    return (200, fake.pull_obj(n)) if n in fake.state.pulls else not_found()
+
+
+@route("GET", R + "/pulls/{pull_number}/files")
+def pull_files(fake, query, body, pull_number):
+    pr = fake.state.pulls[int(pull_number)]
+    base, head = fake.files_at("main"), fake.files_at(fake.pull_head_sha(pr))
+    items = [{"sha": _git_sha("blob", head.get(p, "").encode()), "filename": p, "status": "modified" if p in base else "added",
+              "additions": 1, "deletions": 0, "changes": 1, "blob_url": f"{fake.repo['html_url']}/blob/x/{p}",
+              "raw_url": f"{fake.repo['html_url']}/raw/x/{p}", "contents_url": fake.api(f"/contents/{p}")}
+             for p in sorted(head) if base.get(p) != head[p]]
+    return 200, items
+
+
+@route("GET", R + "/pulls")
+def list_pulls(fake, query, body):
+    items = []
+    for n, pr in sorted(fake.state.pulls.items()):
+        owner = pr["fork"].split("/")[0] if pr["fork"] else fake.full_name.split("/")[0]
+        if query.get("state", "open") not in ("all", pr["state"]):
+            continue
+        if "head" in query and query["head"] != f"{owner}:{pr['head_ref']}":
+            continue
+        if "base" in query and query["base"] != pr["base_ref"]:
+            continue
+        items.append(fake.pull_obj(n))
+    page, headers = _page(fake, f"/repos/{fake.full_name}/pulls", items, query)
+    return 200, [_simple_pull(p) for p in page], headers
+
+
+def _simple_pull(obj: dict) -> dict:
+    # The list endpoint returns `pull-request-simple`: no merge/diff statistics.
+    for key in ("merged", "mergeable", "rebaseable", "mergeable_state", "merged_by", "comments", "review_comments",
+                "maintainer_can_modify", "commits", "additions", "deletions", "changed_files"):
+        obj.pop(key, None)
+    return obj
+
+
+@route("POST", R + "/pulls")
+def create_pull(fake, query, body):
+    if any(p["head_ref"] == body["head"] and p["state"] == "open" and not p["fork"] for p in fake.state.pulls.values()):
+        return 422, {"message": "Validation Failed", "errors": [{"message": "A pull request already exists"}],
+                     "documentation_url": "https://docs.github.com/rest"}
+    n = max([0, *fake.state.issues]) + 1
+    fake.open_pull(n, body["head"], title=body["title"], user=BOT)
+    fake.state.pulls[n]["body"] = body.get("body") or ""
+    return 201, fake.pull_obj(n)
+
+
+@route("PATCH", R + "/pulls/{pull_number}")
+def edit_pull(fake, query, body, pull_number):
+    pr = fake.state.pulls[int(pull_number)]
+    for key in ("title", "body", "state"):
+        if key in body:
+            pr[key] = body[key]
+    return 200, fake.pull_obj(int(pull_number))
+
+
+@route("GET", R + "/actions/workflows/{workflow_id}/runs")
+def list_runs(fake, query, body, workflow_id):
+    runs = [r for r in reversed(fake.state.runs) if r["workflow"] == workflow_id]
+    if "branch" in query:
+        runs = [r for r in runs if r["branch"] == query["branch"]]
+    if "head_sha" in query:
+        runs = [r for r in runs if r["head_sha"] == query["head_sha"]]
+    if query.get("status") not in (None, "completed"):
+        runs = [r for r in runs if r["conclusion"] == query["status"]]
+    page, headers = _page(fake, f"/repos/{fake.full_name}/actions/workflows/{workflow_id}/runs", runs, query)
+    return 200, {"total_count": len(runs), "workflow_runs": [fake.run_obj(r) for r in page]}, headers
+
+
+@route("POST", R + "/actions/workflows/{workflow_id}/dispatches")
+def create_dispatch(fake, query, body, workflow_id):
+    fake.state.dispatches.append({"workflow": workflow_id, **body})
+    return 204, None
+
+
+@route("GET", R + "/actions/runs/{run_id}/artifacts")
+def run_artifacts(fake, query, body, run_id):
+    ids = [aid for aid, a in sorted(fake.state.artifacts.items()) if a["run"] == int(run_id)]
+    return 200, {"total_count": len(ids), "artifacts": [fake.artifact_obj(a) for a in ids]}
+
+
+@route("GET", R + "/actions/artifacts/{artifact_id}/{archive_format}")
+def download_artifact(fake, query, body, artifact_id, archive_format):
+    aid = int(artifact_id)
+    if aid not in fake.state.artifacts or archive_format != "zip":
+        return not_found()
+    # GitHub answers with a redirect to short-lived blob storage.
+    return 302, None, {"Location": f"{fake.url}/_blobs/artifacts/{aid}.zip"}
+
+
+@route("GET", R + "/git/ref/{ref}")
+def get_ref(fake, query, body, ref):
+    return (200, fake.ref_obj(ref)) if ref in fake.state.refs else not_found()
+
+
+@route("POST", R + "/git/refs")
+def create_ref(fake, query, body):
+    ref = body["ref"].removeprefix("refs/")
+    if ref in fake.state.refs:
+        return 422, {"message": "Reference already exists", "documentation_url": "https://docs.github.com/rest"}
+    fake.state.refs[ref] = body["sha"]
+    return 201, fake.ref_obj(ref)
+
+
+@route("PATCH", R + "/git/refs/{ref}")
+def update_ref(fake, query, body, ref):
+    if ref not in fake.state.refs:
+        return 422, {"message": "Reference does not exist", "documentation_url": "https://docs.github.com/rest"}
+    if not body.get("force") and not _descends(fake, body["sha"], fake.state.refs[ref]):
+        return 422, {"message": "Update is not a fast forward", "documentation_url": "https://docs.github.com/rest"}
+    fake.state.refs[ref] = body["sha"]
+    return 200, fake.ref_obj(ref)
+
+
+def _descends(fake, sha: str, ancestor: str) -> bool:
+    todo = [sha]
+    while todo:
+        current = todo.pop()
+        if current == ancestor:
+            return True
+        todo += fake.state.commits.get(current, {}).get("parents", [])
+    return False
+
+
+@route("DELETE", R + "/git/refs/{ref}")
+def delete_ref(fake, query, body, ref):
+    if fake.state.refs.pop(ref, None) is None:
+        return 422, {"message": "Reference does not exist", "documentation_url": "https://docs.github.com/rest"}
+    return 204, None
+
+
+@route("GET", R + "/git/commits/{commit_sha}")
+def get_commit(fake, query, body, commit_sha):
+    return (200, fake.commit_obj(commit_sha)) if commit_sha in fake.state.commits else not_found()
+
+
+@route("POST", R + "/git/blobs")
+def create_blob(fake, query, body):
+    data = body["content"].encode() if body.get("encoding", "utf-8") == "utf-8" else base64.b64decode(body["content"])
+    sha = _git_sha("blob", data)
+    fake.state.blobs[sha] = data
+    return 201, {"url": fake.api(f"/git/blobs/{sha}"), "sha": sha}
+
+
+@route("POST", R + "/git/trees")
+def create_tree(fake, query, body):
+    tree = dict(fake.state.trees.get(body.get("base_tree"), {}))
+    for item in body["tree"]:
+        tree[item["path"]] = item["sha"]
+    return 201, fake.tree_obj(fake._store_tree(tree))
+
+
+@route("POST", R + "/git/commits")
+def create_commit(fake, query, body):
+    return 201, fake.commit_obj(fake._store_commit(body["tree"], list(body["parents"]), body["message"]))
+
+
+@route("GET", R + "/contents/{path}")
+def get_contents(fake, query, body, path):
+    ref = query.get("ref", "main")
+    files = fake.files_at(ref)
+    if path in files:
+        obj = fake.content_obj(path, ref, files[path].encode())
+        return 200, dict(obj, content=base64.b64encode(files[path].encode()).decode(), encoding="base64")
+    inside = sorted(p for p in files if p.startswith(path.rstrip("/") + "/") and "/" not in p[len(path) + 1:])
+    if not inside:
+        return not_found()
+    return 200, [fake.content_obj(p, ref, files[p].encode()) for p in inside]

@@ -1,0 +1,107 @@
+"""The sticky comment and the status: twenty runs (two concurrent) leave one comment with the latest report."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+
+from bot.report import COMMENT_MARKER, write_report
+from tests.conftest import ROOT
+from tests.github.conftest import make_report
+from tests.github.payloads import workflow_run_event
+
+
+def _event(fake, run_id, prs=(1,)):
+    return workflow_run_event(repo=fake.repo, run_id=run_id, head_sha=fake.state.refs["heads/feature"], pr_numbers=list(prs))
+
+
+def _report(fake, tmp_path, n, verdict="success"):
+    path = tmp_path / f"report-{n}.json"
+    write_report(make_report(head_sha=fake.state.refs["heads/feature"], verdict=verdict, headline=f"report number {n}"), path)
+    return path
+
+
+def _subprocess(fake, config, tmp_path, n, run_id):
+    event = tmp_path / f"event-{n}.json"
+    event.write_text(json.dumps(_event(fake, run_id)), encoding="utf-8")
+    env = dict(os.environ, GITHUB_REPOSITORY=fake.full_name, GITHUB_TOKEN=fake.token, GITHUB_API_URL=fake.url,
+               GITHUB_EVENT_PATH=str(event), GITHUB_RUN_ID=str(run_id), GITHUB_STEP_SUMMARY=str(tmp_path / f"s{n}.md"))
+    return subprocess.run([sys.executable, "-m", "bot", "github", "--config", str(config), "comment",
+                           "--report", str(_report(fake, tmp_path, n))], env=env, cwd=ROOT, capture_output=True, text=True)
+
+
+def test_twenty_runs_two_concurrent_leave_one_comment_with_the_latest_report(fake, gh, config, tmp_path):
+    for n in range(1, 19):
+        result = gh("comment", "--report", str(_report(fake, tmp_path, n)), event=_event(fake, n), env={"GITHUB_RUN_ID": str(n)})
+        assert result.exit_code == 0, result.output
+        assert len(fake.bot_comments(1)) == 1
+    # Runs 19 and 20 race: neither sees the other's comment before creating its own.
+    fake.state.comments.clear()
+    fake.gate(path=r"/issues/1/comments$", method="GET", parties=2)
+    results = [None, None]
+    threads = [threading.Thread(target=lambda i=i: results.__setitem__(i, _subprocess(fake, config, tmp_path, 19 + i, 19 + i)))
+               for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
+    assert fake.created_comments == 3  # one by the first 18 runs, then one by each racer
+    comments = fake.bot_comments(1)
+    assert len(comments) == 1
+    assert comments[0]["body"].startswith(COMMENT_MARKER)
+    assert "report number 20" in comments[0]["body"].lower()
+    statuses = fake.state.statuses[fake.state.refs["heads/feature"]]
+    assert {s["context"] for s in statuses} == {"export-conformance"} and statuses[-1]["state"] == "success"
+
+
+def test_an_older_run_finishing_late_does_not_overwrite_a_newer_report(fake, gh, tmp_path):
+    assert gh("comment", "--report", str(_report(fake, tmp_path, 5)), event=_event(fake, 5), env={"GITHUB_RUN_ID": "5"}).exit_code == 0
+    assert gh("comment", "--report", str(_report(fake, tmp_path, 4)), event=_event(fake, 4), env={"GITHUB_RUN_ID": "4"}).exit_code == 0
+    [comment] = fake.bot_comments(1)
+    assert "report number 5" in comment["body"].lower()
+
+
+def test_other_users_quoting_the_marker_are_left_alone(fake, gh, tmp_path):
+    fake.state.comments[1] = {"issue": 1, "body": COMMENT_MARKER + " quoted", "user": "Codertocat", "created": "2026-01-01T00:00:00Z"}
+    assert gh("comment", "--report", str(_report(fake, tmp_path, 1)), event=_event(fake, 1)).exit_code == 0
+    assert fake.state.comments[1]["body"].endswith("quoted") and len(fake.bot_comments(1)) == 1
+
+
+def test_verdicts_map_to_status_states(fake, gh, tmp_path):
+    sha = fake.state.refs["heads/feature"]
+    for verdict, state in (("failure", "failure"), ("neutral", "error"), ("success", "success")):
+        assert gh("comment", "--report", str(_report(fake, tmp_path, 1, verdict)), event=_event(fake, 1)).exit_code == 0
+        assert fake.state.statuses[sha][-1]["state"] == state
+
+
+def test_fork_pr_found_by_head_sha_when_the_event_lists_none(fake, gh, tmp_path):
+    fake.open_pull(7, "patch-1", fork="someone/Hello-World", head_sha="f" * 40)
+    event = workflow_run_event(repo=fake.repo, run_id=3, head_sha="f" * 40, pr_numbers=[])
+    path = tmp_path / "r.json"
+    write_report(make_report(head_sha="f" * 40), path)
+    assert gh("comment", "--report", str(path), event=event).exit_code == 0
+    assert len(fake.bot_comments(7)) == 1 and fake.state.statuses["f" * 40][-1]["state"] == "success"
+
+
+def test_github_refusing_still_writes_the_summary_and_fails(fake, gh, tmp_path):
+    fake.inject("status", method="POST", path=r"/issues/1/comments$", times=100, status=502)
+    result = gh("comment", "--report", str(_report(fake, tmp_path, 1)), event=_event(fake, 1))
+    assert result.exit_code == 1
+    assert "comment on #1" in result.output and "502" in result.output
+    assert "report number 1" in gh.summary.read_text(encoding="utf-8").lower()
+    assert fake.bot_comments(1) == []
+    # The bound: the first try and four retries, no more.
+    assert sum(1 for m, p in fake.requests if m == "POST" and p.endswith("/issues/1/comments")) == 5
+
+
+def test_a_lost_answer_to_a_create_is_retried_and_the_duplicates_removed(fake, gh, tmp_path):
+    # The comment is created, but the proxy answers 502 twice: the retries create two more.
+    fake.inject("status", method="POST", path=r"/issues/1/comments$", times=2, status=502, after=True)
+    result = gh("comment", "--report", str(_report(fake, tmp_path, 1)), event=_event(fake, 1))
+    assert result.exit_code == 0, result.output
+    assert fake.created_comments == 3
+    assert len(fake.bot_comments(1)) == 1
