@@ -142,7 +142,7 @@ class GitHubClient:
             lazy=True,  # objects are fetched when read, so `get_issue(n).create_comment` is one request
             user_agent="export-bot",
         )
-        self._repo = self._gh.get_repo(repository, lazy=True)
+        self._repo = self._gh.get_repo(repository)
 
     def close(self) -> None:
         self._gh.close()
@@ -256,14 +256,21 @@ class GitHubClient:
         return b"".join(chunks)
 
     # --- branches and commits ---------------------------------------------------------------
-    @_guard("read branch {0}")
-    def branch_sha(self, branch: str) -> str | None:
+    def _ref(self, branch: str):
+        """The branch's ref, fetched (its `url` then is GitHub's `/git/refs/…` one), or None."""
+        ref = self._repo.get_git_ref(f"heads/{branch}")
         try:
-            return self._repo.get_git_ref(f"heads/{branch}").object.sha
+            ref.complete()
         except GithubException as exc:
             if exc.status == 404:
                 return None
             raise
+        return ref
+
+    @_guard("read branch {0}")
+    def branch_sha(self, branch: str) -> str | None:
+        ref = self._ref(branch)
+        return ref.object.sha if ref else None
 
     @_guard("read folder {1} at {0}")
     def read_folder(self, sha: str, folder: str) -> dict[str, str]:
@@ -288,19 +295,18 @@ class GitHubClient:
     @_guard("move branch {0}")
     def set_branch(self, branch: str, sha: str, *, force: bool = False) -> None:
         """Create the branch at `sha`, or move it there (force: also when not a fast-forward)."""
-        if self.branch_sha(branch) is None:
+        ref = self._ref(branch)
+        if ref is None:
             self._repo.create_git_ref(f"refs/heads/{branch}", sha)
         else:
             # Without force GitHub answers 422 "Update is not a fast forward": someone pushed.
-            self._repo.get_git_ref(f"heads/{branch}").edit(sha, force=force)
+            ref.edit(sha, force=force)
 
     @_guard("delete branch {0}")
     def delete_branch(self, branch: str) -> None:
-        try:
-            self._repo.get_git_ref(f"heads/{branch}").delete()
-        except GithubException as exc:
-            if exc.status not in (404, 422):
-                raise
+        ref = self._ref(branch)
+        if ref is not None:
+            ref.delete()
 
 
 def _comment(c) -> Comment:

@@ -105,6 +105,10 @@ def obsolete_files(report, history, skiplists_dir: Path, *, min_passes: int, rep
     from bot.propose.edit import NARROW, REMOVE
     from bot.propose.proposal import Proposal, apply_proposal, propose
 
+    if min_passes > 1 and not history:
+        # `propose` lets a lone run decide (a PR's `/export-check probe`); on main K passes are needed.
+        log.info("no earlier sweeps: a skip needs %d passing probes in a row before it is removed", min_passes)
+        return (), {}
     full = propose(report, skiplists_dir, history=history, min_passes=min_passes)
     edits = tuple(e for e in full.entries if e.action in (REMOVE, NARROW))
     with tempfile.TemporaryDirectory() as tmp:

@@ -303,3 +303,9 @@ def get_contents(fake, query, body, path):
     if not inside:
         return not_found()
     return 200, [fake.content_obj(p, ref, files[p].encode()) for p in inside]
+
+
+@route("GET", R + "/actions/runs/{run_id}")
+def get_run(fake, query, body, run_id):
+    run = next((r for r in fake.state.runs if r["id"] == int(run_id)), None)
+    return (200, fake.run_obj(run)) if run else not_found()

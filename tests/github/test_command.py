@@ -1,0 +1,111 @@
+"""`/export-check` comments end to end: permission, acknowledgement, the pinned request, verify-sha, apply."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.publish.command import HELP_TEXT, Request
+from tests.github.conftest import MAINTAINER, READER, WRITER, make_report, outputs, report_zip
+from tests.github.payloads import issue_comment_event
+
+
+def _event(fake, body, author=WRITER, **kw):
+    fake.state.comments[500] = {"issue": kw.get("number", 1), "body": body, "user": author, "created": "2026-01-01T00:00:00Z"}
+    user = fake.user_obj(author) if author != "dependabot[bot]" else dict(fake.user_obj(author), type="Bot")
+    return issue_comment_event(repo=fake.repo, number=kw.pop("number", 1), comment_id=500, body=body, author=user, **kw)
+
+
+def test_a_reader_is_refused_with_a_reply_and_no_run(fake, gh):
+    result = gh("command", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check", READER))
+    assert result.exit_code == 0, result.output
+    [reply] = fake.bot_comments(1)
+    assert "write, maintain or admin" in reply["body"] and f"@{READER}" in reply["body"]
+    assert fake.state.dispatches == []
+    assert fake.state.reactions[500] == ["confused"]
+    assert outputs(gh.output)["accepted"] == "false"
+
+
+@pytest.mark.parametrize("author", [WRITER, MAINTAINER])
+def test_a_writer_is_acknowledged_and_the_request_pinned_and_dispatched(fake, gh, tmp_path, author):
+    body = "/export-check BertModel llama --backend onnx,openvino --dynamic --generate\nplease"
+    out = tmp_path / "request.json"
+    result = gh("command", "--dispatch", "export-conformance.yml", "--out", str(out), event=_event(fake, body, author))
+    assert result.exit_code == 0, result.output
+    head = fake.state.refs["heads/feature"]
+    request = Request.from_json(out.read_text())
+    assert request == Request("models", models=("BertModel", "llama"), backends=("onnx", "openvino"),
+                              shapes=("dynamic",), generate=True, pr=1, head_sha=head, comment_id=500)
+    assert fake.state.reactions[500] == ["eyes"]
+    [dispatch] = fake.state.dispatches
+    assert dispatch["workflow"] == "export-conformance.yml" and dispatch["ref"] == "main"
+    assert dispatch["inputs"]["sha"] == head and Request.from_json(dispatch["inputs"]["request"]) == request
+    found = outputs(gh.output)
+    assert found["accepted"] == "true" and found["sha"] == head and json.loads(found["request"])["kind"] == "models"
+    assert fake.bot_comments(1) == []  # acknowledged with 👀, no reply
+
+
+def test_unknown_words_are_answered_with_the_help_text(fake, gh):
+    assert gh("command", event=_event(fake, "/export-check BertModl --fast")).exit_code == 0
+    [reply] = fake.bot_comments(1)
+    assert "`BertModl` is not a model class" in reply["body"] and "BertModel" in reply["body"]
+    assert HELP_TEXT in reply["body"] and fake.state.dispatches == []
+
+
+@pytest.mark.parametrize("kw", [{"action": "edited"}, {"action": "deleted"}, {"on_pr": False}])
+def test_edited_deleted_and_issue_comments_are_ignored(fake, gh, kw):
+    assert gh("command", event=_event(fake, "/export-check", **kw)).exit_code == 0
+    assert fake.requests == [] and outputs(gh.output)["accepted"] == "false"
+
+
+def test_bot_comments_are_ignored(fake, gh):
+    assert gh("command", event=_event(fake, "/export-check", "dependabot[bot]")).exit_code == 0
+    assert fake.requests == []
+
+
+def test_a_moved_head_stops_the_run(fake, gh):
+    pinned = fake.state.refs["heads/feature"]
+    assert gh("verify-sha", "--pr", "1", "--sha", pinned).exit_code == 0
+    fake.state.refs["heads/feature"] = fake.commit({"src/x.py": "x = 2\n"}, (pinned,), "push")
+    result = gh("verify-sha", "--pr", "1", "--sha", pinned)
+    assert result.exit_code == 1
+    assert f"moved from {pinned[:12]}" in result.output and "this run stops" in result.output
+
+
+def test_apply_on_a_fork_is_refused_with_an_explanation(fake, gh):
+    fake.open_pull(9, "patch-1", fork="someone/Hello-World", head_sha="f" * 40)
+    assert gh("command", event=_event(fake, "/export-check apply", number=9)).exit_code == 0
+    [reply] = fake.bot_comments(9)
+    assert "someone/Hello-World" in reply["body"] and "export-bot propose" in reply["body"]
+    assert outputs(gh.output)["accepted"] == "false"
+
+
+ENTRY = {"action": "remove", "file": "export_skips.toml", "scope": "onnx.dynamic",
+         "model_class": "MMGroundingDinoForObjectDetection",
+         "evidence": ["MMGroundingDinoForObjectDetection::test_onnx_export_dynamic"]}
+
+
+def test_apply_commits_the_proposed_patch_to_the_pr_branch(fake, gh):
+    head = fake.state.refs["heads/feature"]
+    report = make_report(head_sha=head, proposal={"entries": [ENTRY], "patch": "…"})
+    fake.add_run("export-conformance.yml", head_sha=head, branch="feature", event="pull_request",
+                 artifacts={"export-report": report_zip(report)})
+    result = gh("apply", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check apply"))
+    assert result.exit_code == 0, result.output
+    new_head = fake.state.refs["heads/feature"]
+    assert new_head != head and fake.state.commits[new_head]["parents"] == [head]
+    before, after = fake.files_at(head)["skiplists/export_skips.toml"], fake.files_at(new_head)["skiplists/export_skips.toml"]
+    line = 'MMGroundingDinoForObjectDetection = "Same as `GroundingDinoModel`."\n'
+    assert before.replace(line, "", 1) == after and line in before
+    assert fake.state.reactions[500] == ["rocket"]
+    assert fake.state.dispatches[-1]["inputs"]["sha"] == new_head
+
+
+def test_apply_without_a_report_for_the_head_says_so(fake, gh):
+    report = make_report(head_sha="0" * 40, proposal={"entries": [ENTRY]})
+    fake.add_run("export-conformance.yml", head_sha="0" * 40, artifacts={"export-report": report_zip(report)})
+    result = gh("apply", event=_event(fake, "/export-check apply"))
+    assert result.exit_code == 1
+    [reply] = fake.bot_comments(1)
+    assert "no conformance report for the current head" in reply["body"]
