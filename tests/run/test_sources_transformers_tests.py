@@ -173,8 +173,10 @@ def test_a_setup_that_raises_is_a_build_error(tmp_path):
 
 @pytest.mark.parametrize("layout", ["no-tests", "no-models", "empty-models"])
 def test_bad_checkout_is_a_source_error(tmp_path, layout):
-    if layout != "no-tests":
-        (tmp_path / "tests" / "models").mkdir(parents=True) if layout == "empty-models" else (tmp_path / "tests").mkdir()
+    if layout == "no-models":
+        (tmp_path / "tests").mkdir()
+    elif layout == "empty-models":
+        (tmp_path / "tests" / "models").mkdir(parents=True)
     match = "no tests/models/\\*/test_modeling_\\*.py" if layout == "empty-models" else "tests/models is missing"
     with pytest.raises(SourceError, match=match):
         get_source(f"transformers-tests:{tmp_path}")

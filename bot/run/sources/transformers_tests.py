@@ -70,7 +70,8 @@ class TransformersTestsSource:
     def build(self, model_class: str, *, generate: bool) -> Built:
         entry = self._read().get(model_class)
         if entry is None:
-            raise BuildError(f"no test class under {self.root / 'tests/models'} lists {model_class} in all_model_classes")
+            folder = self.root / "tests" / "models"
+            raise BuildError(f"no test class under {folder} lists {model_class} in all_model_classes")
         if entry.error:
             raise BuildError(entry.error)
         where = f"{entry.module}.{entry.test_class.__name__}"

@@ -92,8 +92,9 @@ def forward_inputs(recipe: Recipe, config: Any) -> dict[str, torch.Tensor]:
     if kind == "text":
         return _text(config, recipe, left=False)
     if kind == "multiple-choice":
-        choices = 3
-        return {k: v.unsqueeze(1).expand(-1, choices, -1).contiguous() for k, v in _text(config, recipe, left=False).items()}
+        # As upstream's _prepare_for_class: the same text repeated for each of 3 choices.
+        text = _text(config, recipe, left=False)
+        return {k: v.unsqueeze(1).expand(-1, 3, -1).contiguous() for k, v in text.items()}
     if kind == "seq2seq":
         return {**_text(config, recipe, left=False), "decoder_input_ids": _decoder_ids(config, 5)}
     if kind == "image":
