@@ -1,0 +1,72 @@
+"""Cell ids: the JUnit grammar of SPEC §1 in both directions, and clear rejections."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.cells import BACKENDS, TARGETS, Cell, CellIdError, cells_for
+
+ALL_CELLS = list(cells_for("LlamaForCausalLM", generative=True, backends=BACKENDS, targets=TARGETS))
+
+
+def test_every_cell_kind_is_enumerated():
+    kinds = {(c.backend, c.shape, c.path, c.cache, c.target) for c in ALL_CELLS}
+    # 3 backends × 2 shapes × (forward + 2 caches) + xnnpack 2 × 3 + mlx 2 × 2 (no static cache).
+    assert len(kinds) == len(ALL_CELLS) == 3 * 2 * 3 + 2 * 3 + 2 * 2
+
+
+@pytest.mark.parametrize("cell", ALL_CELLS, ids=str)
+def test_id_round_trip(cell):
+    assert Cell.parse(cell.id) == cell
+    assert Cell.from_testcase(cell.model_class, cell.name) == cell
+
+
+@pytest.mark.parametrize(
+    "cell_id, cell",
+    [
+        ("BertModel::test_onnx_export_dynamic", Cell("BertModel", "onnx", "dynamic")),
+        ("BertModel::test_torch_export_static", Cell("BertModel", "dynamo", "static")),
+        ("LlamaForCausalLM::test_torch_export_generate_static_static_cache",
+         Cell("LlamaForCausalLM", "dynamo", "static", "generate", "static")),
+        ("ViTModel::test_executorch_export_static_xnnpack", Cell("ViTModel", "executorch", "static", target="xnnpack")),
+        ("GPT2LMHeadModel::test_executorch_export_generate_dynamic_xnnpack",
+         Cell("GPT2LMHeadModel", "executorch", "dynamic", "generate", "dynamic", "xnnpack")),
+        ("GPT2LMHeadModel::test_openvino_export_generate_dynamic",
+         Cell("GPT2LMHeadModel", "openvino", "dynamic", "generate", "dynamic")),
+    ],
+)
+def test_spec_examples(cell_id, cell):
+    assert Cell.parse(cell_id) == cell
+    assert cell.id == cell_id
+
+
+@pytest.mark.parametrize(
+    "cell_id, names",
+    [
+        ("BertModel", "no `::`"),
+        ("tests.models.bert.BertModelTest::test_onnx_export_static", "tests.models.bert.BertModelTest"),
+        ("::test_onnx_export_static", "classname"),
+        ("BertModel::test_tflite_export_static", "tflite"),
+        ("BertModel::test_onnx_export_wobbly", "wobbly"),
+        ("BertModel::test_onnx_export_static_static_cache", "_static_cache"),
+        ("BertModel::test_onnx_export_static_xnnpack", "xnnpack"),
+        ("BertModel::test_executorch_export_static", "target None"),
+        ("BertModel::test_executorch_export_static_coreml", "coreml"),
+        ("GPT2LMHeadModel::test_executorch_export_generate_static_static_cache_mlx", "mlx"),
+        ("BertModel::onnx_static", "onnx_static"),
+        ("BertModel::", "''"),
+    ],
+)
+def test_malformed_ids_name_the_bad_part(cell_id, names):
+    with pytest.raises(CellIdError) as info:
+        Cell.parse(cell_id)
+    assert names in str(info.value)
+
+
+def test_bad_fields_are_rejected_when_built_directly():
+    with pytest.raises(CellIdError, match="unknown backend 'tensorrt'"):
+        Cell("BertModel", "tensorrt")
+    with pytest.raises(CellIdError, match="forward cell has no cache"):
+        Cell("BertModel", "onnx", cache="static")
+    with pytest.raises(CellIdError, match="needs a cache"):
+        Cell("GPT2LMHeadModel", "onnx", path="generate")
