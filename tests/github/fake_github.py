@@ -78,7 +78,7 @@ class FakeGitHub:
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         self.repo = P.repository(repo, 1296269, self.url)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
         self.bot = P.user(BOT, 41898282, "Bot")
         self.created_comments = 0
 

@@ -105,3 +105,14 @@ def test_a_lost_answer_to_a_create_is_retried_and_the_duplicates_removed(fake, g
     assert result.exit_code == 0, result.output
     assert fake.created_comments == 3
     assert len(fake.bot_comments(1)) == 1
+
+
+def test_a_direct_pull_request_run_posts_on_its_pr(fake, gh, tmp_path):
+    from tests.github.payloads import pull_request_event
+
+    for n, action in enumerate(("opened", "synchronize"), start=1):
+        event = pull_request_event(action, repo=fake.repo, number=1, head_sha=fake.state.refs["heads/feature"])
+        result = gh("comment", "--report", str(_report(fake, tmp_path, n)), event=event, env={"GITHUB_RUN_ID": str(n)})
+        assert result.exit_code == 0, result.output
+    [comment] = fake.bot_comments(1)
+    assert "report number 2" in comment["body"].lower()
