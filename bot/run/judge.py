@@ -103,3 +103,24 @@ def zero_masked_positions(outputs: Mapping[str, torch.Tensor], mask: torch.Tenso
             value = value * shaped.to(value.dtype)
         zeroed[key] = value
     return zeroed
+
+
+# The seed's ExecuTorch runtime codes that mean "the export is valid but ExecuTorch's own runtime
+# can't service it": skipped, not failed. Load: 0x14 missing portable kernel, 0x21 arena can't be
+# allocated, 0x1 XNNPACK partition won't compile. Execute: 0x12 portable-kernel InvalidArgument,
+# 0x1 XNNPACK delegate failure, 0x10 XNNPACK can't resize a static tensor (from `execute()` or
+# `set_inputs()`).
+EXECUTORCH_LOAD_LIMIT_CODES = frozenset({"0x1", "0x14", "0x21"})
+EXECUTORCH_EXECUTE_LIMIT_CODES = frozenset({"0x1", "0x10", "0x12"})
+
+
+def is_executorch_runtime_limit(exc: BaseException) -> bool:
+    """The seed's `_is_executorch_runtime_limit`: a known ExecuTorch runtime limitation (kernel, arena, delegate)."""
+    msg = str(exc)
+    if isinstance(exc, MemoryError) or "bad_alloc" in msg:
+        return True
+    load = re.search(r"Failed to load method forward, error: 0x:?([0-9a-fA-F]+)", msg)
+    if load and f"0x{load.group(1)}" in EXECUTORCH_LOAD_LIMIT_CODES:
+        return True
+    execute = re.search(r"(?:execute\(\)|set_inputs\(\) for method '\w+') failed with error 0x([0-9a-fA-F]+)", msg)
+    return bool(execute and f"0x{execute.group(1)}" in EXECUTORCH_EXECUTE_LIMIT_CODES)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import torch
@@ -11,26 +10,9 @@ from transformers import set_seed
 from transformers.exporters.exporter_executorch import ExecutorchConfig, ExecutorchExporter
 
 from bot.run.backends import RuntimeLimit
+from bot.run.judge import is_executorch_runtime_limit as is_runtime_limit
 
-# The seed's runtime codes that mean "the export is valid but ExecuTorch's own runtime can't
-# service it". Load: 0x14 missing portable kernel, 0x21 arena can't be allocated, 0x1 XNNPACK
-# partition won't compile. Execute: 0x12 portable-kernel InvalidArgument, 0x1 XNNPACK delegate
-# failure, 0x10 XNNPACK can't resize a static tensor (from `execute()` or `set_inputs()`).
-LOAD_LIMIT_CODES = {"0x1", "0x14", "0x21"}
-EXECUTE_LIMIT_CODES = {"0x1", "0x10", "0x12"}
 LIMIT = "executorch-runtime-limit"
-
-
-def is_runtime_limit(exc: BaseException) -> bool:
-    """The seed's `_is_executorch_runtime_limit`."""
-    msg = str(exc)
-    if isinstance(exc, MemoryError) or "bad_alloc" in msg:
-        return True
-    load = re.search(r"Failed to load method forward, error: 0x:?([0-9a-fA-F]+)", msg)
-    if load and f"0x{load.group(1)}" in LOAD_LIMIT_CODES:
-        return True
-    execute = re.search(r"(?:execute\(\)|set_inputs\(\) for method '\w+') failed with error 0x([0-9a-fA-F]+)", msg)
-    return bool(execute and f"0x{execute.group(1)}" in EXECUTE_LIMIT_CODES)
 
 
 def export(model: torch.nn.Module, inputs: dict, *, dynamic: bool, target: str | None = None, optimize: bool | None = None) -> Any:
