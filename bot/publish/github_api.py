@@ -10,6 +10,7 @@ from typing import Callable, TypeVar
 import requests
 import urllib3
 from github import Auth, Github, GithubException, GithubRetry, InputGitTreeElement
+from github.GithubException import RateLimitExceededExceedsMaxWait
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -30,6 +31,18 @@ class GitHubError(Exception):
         self.status = status
 
 
+class _BoundedRetry(GithubRetry):
+    """GithubRetry, but a `Retry-After` longer than `max_rate_limit_wait` fails now instead of sleeping it out."""
+
+    def get_retry_after(self, response):
+        seconds = super().get_retry_after(response)
+        if seconds is not None and self.max_rate_limit_wait is not None and seconds > self.max_rate_limit_wait:
+            raise RateLimitExceededExceedsMaxWait(response.status, {"message": f"GitHub asks to wait {seconds:.0f}s "
+                                                  f"(Retry-After), more than the {self.max_rate_limit_wait:.0f}s allowed"},
+                                                  dict(response.headers), wait=seconds)
+        return seconds
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """Bounded retries for transient failures; tests shrink the waits (see `[tool.export-bot]`)."""
@@ -48,7 +61,7 @@ class RetryPolicy:
         # (edits and statuses are idempotent, git objects are content-addressed, a duplicate
         # sticky comment is removed by `comment.upsert_sticky`, "already exists" is handled).
         methods = frozenset({"GET", "HEAD", "POST", "PATCH", "PUT", "DELETE"})
-        return GithubRetry(
+        return _BoundedRetry(
             total=self.total,
             connect=self.total,
             read=self.total,

@@ -92,7 +92,8 @@ class FakeGitHub:
         self._server.server_close()
 
     def inject(self, kind: str, *, method: str = ".*", path: str = ".*", times: int = 1, status: int = 502,
-               seconds: float = 0.0, after: bool = False) -> None:
+               seconds: float = 1.0, after: bool = False) -> None:
+        """`seconds`: the delay of "slow", the `Retry-After` of "rate_limit"."""
         self.faults.append(Fault(kind, method, re.compile(path), times, status, seconds, after=after))
 
     def gate(self, *, method: str, path: str, parties: int) -> None:
@@ -284,7 +285,7 @@ def _handler(fake: FakeGitHub):
             if fault and fault.kind == "status":
                 status, body, headers = fault.status, {"message": "Server Error"}, {}
             if fault and fault.kind == "rate_limit":
-                status, headers = 403, {"Retry-After": "1"}
+                status, headers = 403, {"Retry-After": str(int(fault.seconds))}
                 body = {"message": SECONDARY_RATE_LIMIT,
                         "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"}
             data = body if isinstance(body, bytes) else (json.dumps(body).encode() if body is not None else b"")

@@ -72,3 +72,21 @@ def test_an_unreachable_server_is_a_github_error(fake):
     client = GitHubClient(fake.full_name, fake.token, api_url="http://127.0.0.1:9", policy=RetryPolicy(total=1, backoff=0.01))
     with pytest.raises(GitHubError, match="could not reach GitHub to list the comments of #1"):
         client.list_comments(1)
+
+
+def test_a_rate_limit_asking_for_too_long_a_wait_fails_at_once(fake):
+    client = GitHubClient(fake.full_name, fake.token, api_url=fake.url,
+                          policy=RetryPolicy(total=4, backoff=0.01, write_interval=0, max_rate_limit_wait=30))
+    fake.inject("rate_limit", method="GET", path=r"/pulls/1$", times=1, seconds=3600)
+    with pytest.raises(GitHubError, match=r"HTTP 403 GitHub asks to wait 3600s"):
+        client.pull_request(1)
+    assert _count(fake, "GET", "/pulls/1") == 1
+
+
+def test_persistent_rate_limits_end_in_a_clear_error(fake):
+    client = GitHubClient(fake.full_name, fake.token, api_url=fake.url,
+                          policy=RetryPolicy(total=1, backoff=0.01, write_interval=0))
+    fake.inject("rate_limit", method="GET", path=r"/pulls/1$", times=10, seconds=1)
+    with pytest.raises(GitHubError, match=r"read pull request #1: HTTP 403 You have exceeded a secondary rate limit"):
+        client.pull_request(1)
+    assert _count(fake, "GET", "/pulls/1") == 2
