@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import replace
+from operator import attrgetter
 
 from bot.cells import BACKENDS, SHAPES, Cell
 from bot.outcomes import CellResult, Status
@@ -33,28 +33,38 @@ def diff(
     needs_rerun: list[str] = []
     infrastructure: list[str] = []
     cells: list[CellLine] = []
-    counts: dict[str, Counter] = defaultdict(Counter)
+    counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
 
-    for cell, result in sorted(head.results.items()):
+    for cell, result in head.results.items():
         before = base_results.get(cell)
-        line = _line(result, before)
-        cells.append(_line(result, None))
-        counts[f"{cell.backend}/{cell.shape}"][result.status.value] += 1
+        line = _line(result)
+        cells.append(line)
+        counts[cell.backend, cell.shape][result.status] += 1
         if result.infrastructure:
-            infrastructure.append(cell.id)
+            infrastructure.append(line.cell)
         category = _category(result, before)
+        if category is None:
+            continue
+        if before is not None:
+            line = line._replace(base_status=before.status.value)
         if category in ("newly_broken", "new_failing"):
             again = rerun_results.get(cell)
-            if again is not None and not again.status.failing:
+            if again is not None and again.status not in _FAILING:
                 category = "flaky"
             elif category == "newly_broken" and again is None:
-                needs_rerun.append(cell.id)
+                needs_rerun.append(line.cell)
             line = _cover(line, cell, result, skiplists)
-        if category:
-            lines[category].append(line)
-    for cell, before in sorted(base_results.items()):
+        lines[category].append(line)
+    for cell, before in base_results.items():
         if cell not in head.results:
             lines["not_run"].append(CellLine(cell.id, "missing", base_status=before.status.value))
+    # Sorted by id so a report does not depend on the order shards were read in.
+    by_id = attrgetter("cell")
+    for found in lines.values():
+        found.sort(key=by_id)
+    cells.sort(key=by_id)
+    needs_rerun.sort()
+    infrastructure.sort()
 
     problems = tuple(head.problems) + tuple(base.problems if base is not None else ()) + tuple(
         rerun.problems if rerun is not None else ()
@@ -68,7 +78,7 @@ def diff(
         categories=categories,
         infrastructure=tuple(infrastructure),
         needs_rerun=tuple(needs_rerun),
-        counts={key: dict(counts[key]) for key in _count_order(counts)},
+        counts=_counts(counts),
         problems=problems,
         versions=head.versions,
         base_sha=base_sha or (base.git_sha if base is not None else None),
@@ -84,24 +94,29 @@ def diff(
     )
 
 
+_FAILING = frozenset((Status.FAILED, Status.ERROR))
+_PASSING = frozenset((Status.PASSED, Status.PASSED_UNCOMPARED))
+
+
 def _category(result: CellResult, before: CellResult | None) -> str | None:
     """SPEC §5's table; None for a cell that did what it did before (passing, or skipped)."""
     status = result.status
     if result.probe:
         # A probe runs a skiplisted cell anyway: passing means the skip is obsolete, failing
         # means the skip is still needed. Neither is this PR's breakage.
-        return "obsolete_skip" if status.passing else None
-    if status is Status.SKIPPED:
-        return "newly_skipped" if before is not None and before.status is not Status.SKIPPED else None
-    # A base skip is no comparable result: the cell was not run there.
+        return "obsolete_skip" if status in _PASSING else None
+    # A base skip, or a base probe of a skiplisted cell (main's sweep probes), is no
+    # comparable result: the cell did not run there as the head runs it.
     ran_before = before is not None and before.status is not Status.SKIPPED and not before.probe
-    if status.failing:
+    if status is Status.SKIPPED:
+        return "newly_skipped" if ran_before else None
+    if status in _FAILING:
         if not ran_before:
             return "new_failing"
-        return "still_failing" if before.status.failing else "newly_broken"
+        return "still_failing" if before.status in _FAILING else "newly_broken"
     if not ran_before:
         return "new_passing"
-    return "newly_passing" if before.status.failing else None
+    return "newly_passing" if before.status in _FAILING else None
 
 
 def _cover(line: CellLine, cell: Cell, result: CellResult, skiplists: Skiplists) -> CellLine:
@@ -109,7 +124,7 @@ def _cover(line: CellLine, cell: Cell, result: CellResult, skiplists: Skiplists)
     scope = explanation.scope
     if scope is None and result.stage == "compare" and explanation.exactness_scope:
         scope = explanation.exactness_scope  # only the comparison failed, and head drops it
-    return line if scope is None else replace(line, covered_by=scope)
+    return line if scope is None else line._replace(covered_by=scope)
 
 
 def _judge(categories, problems, *, baseline: bool) -> tuple[str, str]:
@@ -126,17 +141,16 @@ def _judge(categories, problems, *, baseline: bool) -> tuple[str, str]:
     return "success", "no newly broken cells" if baseline else "no failing cells outside the skiplists (no baseline)"
 
 
-def _line(result: CellResult, before: CellResult | None) -> CellLine:
+def _line(result: CellResult) -> CellLine:
     return CellLine(
         cell=result.cell.id,
         status=result.status.value,
         stage=result.stage,
         kind=result.kind,
-        message=excerpt(result.message),
+        message=excerpt(result.message) if result.message else "",
         probe=result.probe,
         skip_scope=result.skip_scope,
         exactness_scope=result.exactness_scope,
-        base_status=before.status.value if before is not None else None,
     )
 
 
@@ -145,9 +159,11 @@ def excerpt(message: str, limit: int = EXCERPT) -> str:
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
-def _count_order(counts) -> list[str]:
-    known = [f"{b}/{s}" for b in BACKENDS for s in SHAPES]
-    return [k for k in known if k in counts] + sorted(k for k in counts if k not in known)
+def _counts(counts: dict[tuple[str, str], Counter]) -> dict[str, dict[str, int]]:
+    """`backend/shape` → status → count, backends and shapes in the matrix's order."""
+    order = {(b, s): i for i, (b, s) in enumerate((b, s) for b in BACKENDS for s in SHAPES)}
+    keys = sorted(counts, key=lambda k: (order.get(k, len(order)), k))
+    return {f"{b}/{s}": {status.value: n for status, n in counts[b, s].items()} for b, s in keys}
 
 
 def _n(count: int, noun: str) -> str:

@@ -25,10 +25,11 @@ class _Budget:
 
 
 # Tried in turn until the comment fits: details shrink first, then the lists turn into counts.
+_ALL = 10**9  # no cut (in practice bounded by max_chars: see render_comment)
 _BUDGETS = (
-    _Budget(400, 400, 200, 3000),
-    _Budget(400, 30, 200, 3000),
-    _Budget(400, 0, 200, 3000),
+    _Budget(_ALL, _ALL, 200, _ALL),
+    _Budget(_ALL, 30, 200, _ALL),
+    _Budget(_ALL, 0, 200, _ALL),
     _Budget(100, 0, 160, 800),
     _Budget(25, 0, 120, 200),
     _Budget(5, 0, 80, 50),
@@ -38,7 +39,11 @@ _BUDGETS = (
 
 def render_comment(report: Report, *, max_chars: int = GITHUB_LIMIT) -> str:
     """The comment body; never longer than `max_chars`, and it says what it left out."""
+    # A list line takes at least 30 characters, so more than max_chars // 30 lines never fit:
+    # capping there keeps the first attempts cheap at 30,000 cells.
+    cap = max(max_chars // 30, 1)
     for budget in _BUDGETS:
+        budget = _Budget(min(budget.items, cap), min(budget.details, cap), budget.excerpt, min(budget.patch, cap))
         text = _compose(report, budget)
         if len(text) <= max_chars:
             return text
@@ -112,7 +117,7 @@ def _cell(line: CellLine, pending: set[str]) -> str:
     if line.cell in pending:
         text += " (not yet re-run)"
     if line.kind in ("crash", "timeout"):
-        text += f" 💥 {line.kind}"
+        text += " 💥"
     return text
 
 
@@ -134,8 +139,8 @@ def _proposal(proposal: dict | None, budget: _Budget, left_out: list[str]) -> li
     for entry in entries[: max(budget.items, 0)]:
         out.append(f"- {escape(cut(_entry(entry), 300))}")
     if len(entries) > budget.items:
-        out.append(f"- …and {n(len(entries) - budget.items, 'more entry')} (see report.json)")
-        left_out.append(n(len(entries) - budget.items, "proposed entry"))
+        out.append(f"- …and {n(len(entries) - budget.items, 'more entry', 'more entries')} (see report.json)")
+        left_out.append(n(len(entries) - budget.items, "proposed entry", "proposed entries"))
     patch = (proposal.get("patch") or "").rstrip("\n")
     if patch:
         lines = patch.split("\n")

@@ -43,8 +43,8 @@ def cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
 
 
-def n(count: int, noun: str) -> str:
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+def n(count: int, noun: str, plural: str | None = None) -> str:
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
 
 
 def counts_table(counts: Mapping[str, Mapping[str, int]]) -> list[str]:
@@ -80,8 +80,9 @@ def totals(report: Report) -> str:
 
 
 def overview(report: Report, names: Iterable[str]) -> str:
-    """`newly broken 3 · newly passing 1 · …`: every category's count, always shown."""
-    return " · ".join(f"{name.replace('_', ' ')} **{len(report.category(name)):,}**" for name in names)
+    """`newly broken **3** · newly passing **1** · …`: the count of every category that has cells."""
+    parts = [f"{name.replace('_', ' ')} **{len(report.category(name)):,}**" for name in names if report.category(name)]
+    return " · ".join(parts) if parts else "No cell changed category."
 
 
 def short_sha(sha: str | None) -> str:
@@ -89,7 +90,7 @@ def short_sha(sha: str | None) -> str:
 
 
 def footer(report: Report) -> list[str]:
-    base = short_sha(report.base_sha) if report.baseline else "no baseline"
+    base = short_sha(report.base_sha) if report.baseline else "none (no baseline)"
     lines = [f"Base {base} → head {short_sha(report.head_sha)}."]
     if report.versions:
         lines.append("Versions: " + ", ".join(f"{k} {v}" for k, v in report.versions.items()) + ".")

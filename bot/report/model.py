@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from bot.results.model import Problem
 
@@ -30,9 +30,12 @@ class ReportError(ValueError):
     """A report.json this version cannot read; the message names the file and what to do."""
 
 
-@dataclass(frozen=True)
-class CellLine:
-    """One cell as the report carries it: enough to render, judge and propose, without tracebacks."""
+class CellLine(NamedTuple):
+    """One cell as the report carries it: enough to render, judge and propose, without tracebacks.
+
+    A named tuple rather than a dataclass: a report holds one per cell (30,000 in a full
+    sweep), and a tuple is built several times faster.
+    """
 
     cell: str  # the cell id
     status: str  # a `Status` value, or `missing` for a cell the head did not run
@@ -47,12 +50,12 @@ class CellLine:
 
     def to_json(self) -> dict:
         # Defaults are left out: 30,000 lines stay compact.
-        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) != f.default}
+        defaults = self._field_defaults
+        return {k: v for k, v in zip(self._fields, self) if k not in defaults or v != defaults[k]}
 
     @classmethod
     def from_json(cls, data: Mapping) -> "CellLine":
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        return cls(**{k: v for k, v in data.items() if k in cls._fields})
 
 
 @dataclass(frozen=True)
