@@ -43,9 +43,13 @@ class LintResult:
         return tuple(f for f in self.findings if f.severity == WARNING)
 
     def summary(self) -> str:
-        counts = f"{self.entries} entries in {self.scopes} scopes"
-        problems = [f"{len(x)} {label}" for x, label in ((self.errors, "errors"), (self.warnings, "warnings")) if x]
+        counts = f"{_count(self.entries, 'entry', 'entries')} in {_count(self.scopes, 'scope', 'scopes')}"
+        problems = [_count(len(x), label, label + "s") for x, label in ((self.errors, "error"), (self.warnings, "warning")) if x]
         return f"{self.file}: {counts}" + (f" ({', '.join(problems)})" if problems else "")
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def is_toggle_file(name: str) -> bool:
