@@ -47,10 +47,14 @@ def addition_edits(
         result = results.get(cell)
         if result is not None and result.status.failing and not covered(cell, result, skiplists):
             targets.setdefault(cell.model_class, []).append(cell)
+    rows: dict[str, dict[Cell, CellResult]] = {}
+    for cell, result in results.items():
+        if cell.model_class in targets:
+            rows.setdefault(cell.model_class, {})[cell] = result
     drafts: list[tuple[str, str, list[CellResult]]] = []  # scope, class, evidence
     uncoverable: list[Uncoverable] = []
     for model_class, must in targets.items():
-        row = {cell: result for cell, result in results.items() if cell.model_class == model_class}
+        row = rows[model_class]
         forbid = [c for c, r in row.items() if r.status.passing or skiplists.explain(c).skipped]
         cover = minimal_scopes(must, forbid, unknown=_unrun(model_class, row))
         for scope in cover.scopes:
@@ -63,7 +67,8 @@ def _unrun(model_class: str, row: Run) -> list[Cell]:
     """Cells of the class's full row that did not run: a tie between covers goes to the one guessing less."""
     generative = any(cell.generate for cell in row)
     targets = sorted({cell.target for cell in row if cell.target}) or ["xnnpack"]
-    return [c for c in cells_for(model_class, generative=generative, backends=BACKENDS, targets=targets) if c not in row]
+    full = cells_for(model_class, generative=generative, backends=BACKENDS, targets=targets)
+    return [c for c in full if c not in row]
 
 
 def _uncoverable(cell: Cell, forbid: list[Cell]) -> Uncoverable:
@@ -87,4 +92,5 @@ def _write_reasons(drafts: list[tuple[str, str, list[CellResult]]]) -> list[Prop
 
 
 def _add(scope: str, model_class: str, reason: str, evidence: list[CellResult]) -> ProposedEdit:
-    return ProposedEdit(ADD, EXPORT_SKIPS, scope, model_class, reason=reason, evidence=tuple(r.cell.id for r in evidence))
+    cells = tuple(r.cell.id for r in evidence)
+    return ProposedEdit(ADD, EXPORT_SKIPS, scope, model_class, reason=reason, evidence=cells)

@@ -74,7 +74,9 @@ def _drop_dominated(candidates: dict[str, frozenset[Cell]], key: dict) -> dict[s
     kept = {}
     for scope, cells in candidates.items():
         # Swapping such a scope for its dominator never grows a cover nor worsens its tie-break key.
-        if not any(other != scope and cells <= others and key[other] < key[scope] for other, others in candidates.items()):
+        if not any(
+            other != scope and cells <= others and key[other] < key[scope] for other, others in candidates.items()
+        ):
             kept[scope] = cells
     return kept
 

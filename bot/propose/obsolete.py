@@ -99,7 +99,10 @@ def _judge(entry: Entry, cells: set[Cell], runs: Sequence[Run], k: int, listed: 
     for cell in cover.uncoverable:
         scopes.add([s for s in walk(cell) or () if allowed(s)][-1])
     if entry.scope in scopes or _same_cells(scopes, entry.scope, walk):
-        log.info("%s in %s: %d cells pass, but no narrower scope keeps the failing ones", entry.model_class, entry.scope, len(passed))
+        log.info(
+            "%s in %s: %d cells pass, but no narrower scope keeps the failing ones",
+            entry.model_class, entry.scope, len(passed),
+        )
         return None
     new_scopes = tuple(sorted((s for s in scopes if (s, entry.model_class) not in listed), key=walk_rank))
     if not new_scopes:

@@ -29,6 +29,9 @@ class Proposal:
     entries: tuple[ProposedEdit, ...] = ()
     patch: str = ""  # unified diff, `a/skiplists/…` → `b/skiplists/…`
     files: Mapping[str, str] = field(default_factory=dict)  # changed file name → its new text
+    # The texts `files` were computed from: when the disk still holds them, apply writes `files`
+    # as they are instead of redoing every edit (each edit re-validates the whole file).
+    bases: Mapping[str, str] = field(default_factory=dict, repr=False)
     uncoverable: tuple[Uncoverable, ...] = ()
     min_passes: int = 1  # consecutive passing probes a removal needed
     runs: int = 1  # probe runs consulted
@@ -81,6 +84,7 @@ def propose(
         entries=edits,
         patch=unified_patch(files, skiplists_dir),
         files={name: new for name, (old, new) in files.items()},
+        bases={name: old for name, (old, new) in files.items()},
         uncoverable=tuple(uncoverable),
         min_passes=k,
         runs=len(runs),
@@ -128,6 +132,15 @@ def apply_proposal(proposal: Proposal, skiplists_dir: Path) -> list[Path]:
     """Write the proposal's edits into the skiplist files (atomically, through the editor); the files changed."""
     skiplists_dir = Path(skiplists_dir)
     written = []
+    names = {edit.file for edit in proposal.entries}
+    if names and names <= set(proposal.files) and all(
+        _read(skiplists_dir / name) == proposal.bases.get(name) for name in names
+    ):
+        for name in sorted(names):
+            path = skiplists_dir / name
+            SkiplistDocument.parse(proposal.files[name], str(path)).save(path)
+            written.append(path)
+        return written
     for name, (old, document) in _edited(proposal.entries, skiplists_dir).items():
         if document.text() != old:
             path = skiplists_dir / name
@@ -136,12 +149,17 @@ def apply_proposal(proposal: Proposal, skiplists_dir: Path) -> list[Path]:
     return written
 
 
+def _read(path: Path) -> str | None:
+    # Bytes, as the editor reads them: CRLF files must compare as they are on disk.
+    return path.read_bytes().decode("utf-8") if path.exists() else None
+
+
 def _edited(edits: Sequence[ProposedEdit], skiplists_dir: Path) -> dict[str, tuple[str, SkiplistDocument]]:
     documents: dict[str, tuple[str, SkiplistDocument]] = {}
     for edit in edits:
         if edit.file not in documents:
             path = skiplists_dir / edit.file
-            old = path.read_text(encoding="utf-8") if path.exists() else ""
+            old = _read(path) or ""
             documents[edit.file] = (old, SkiplistDocument.parse(old, edit.file))
         _apply(documents[edit.file][1], edit)
     return documents

@@ -10,7 +10,12 @@ from bot.cells import BACKENDS, Cell
 from bot.outcomes import CellResult
 
 EXPORTERS = {"dynamo": "Torch", "onnx": "ONNX", "openvino": "OpenVINO", "executorch": "ExecuTorch"}
-_VARIANTS = {"generate": "generate", "dynamic": "dynamic shapes", "static": "static shapes", "static-cache": "static cache"}
+_VARIANTS = {
+    "generate": "generate",
+    "dynamic": "dynamic shapes",
+    "static": "static shapes",
+    "static-cache": "static cache",
+}
 MAX_MESSAGE = 160
 TODO = "TODO: find the root cause."
 

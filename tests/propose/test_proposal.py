@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from bot.cells import Cell
 from bot.diff import diff
-from bot.outcomes import Status
 from bot.propose.edit import ADD, NARROW, REMOVE
 from bot.propose.proposal import Proposal, apply_proposal, propose
 from bot.results.model import ResultSet
@@ -202,3 +201,18 @@ def test_property_applied_proposal_skips_exactly_the_failing_cells(fail_flags, p
                 assert any(scope in skip_scopes(c) for c in still), scope
         # And a second round has nothing left to say.
         assert propose(rediff(results, folder), folder).empty
+
+
+def test_apply_onto_a_file_changed_since_the_proposal_redoes_the_edits(tmp_path):
+    folder = skiplists_dir(tmp_path, SKIPS)
+    proposal = propose(report(outcomes(row("NewModel"), lambda c: c.backend == "onnx")), folder)
+    path = folder / "export_skips.toml"
+    path.write_text(path.read_text().replace('FooModel = "Old reason."', 'FooModel = "Edited meanwhile."'))
+    assert apply_proposal(proposal, folder) == [path]
+    text = path.read_text()
+    assert 'FooModel = "Edited meanwhile."' in text and "NewModel = " in text
+    # The JSON form (what `/export-check apply` reads back) carries no file texts and applies the same way.
+    (tmp_path / "again").mkdir()
+    other = skiplists_dir(tmp_path / "again", SKIPS)
+    apply_proposal(Proposal.from_json(proposal.to_json()), other)
+    assert (other / "export_skips.toml").read_text() == proposal.files["export_skips.toml"]
