@@ -50,21 +50,24 @@ def read_all(source: str) -> tuple[str, ...]:
     return ()
 
 
-def modeling_modules(models_dir: Path) -> dict[str, Path]:
-    """model type → its `modeling_<type>.py` (the PyTorch one: TF/Flax files are not modeling_<type>.py)."""
-    found = {}
+def modeling_modules(models_dir: Path) -> dict[str, list[Path]]:
+    """model type → its PyTorch modeling modules.
+
+    Usually one, `modeling_<type>.py`, but some folders hold more than one model
+    (`donut/modeling_donut_swin.py`, `data2vec/modeling_data2vec_audio.py`), and their
+    classes are model classes too.
+    """
+    found: dict[str, list[Path]] = {}
     for path in sorted(models_dir.glob("*/modeling_*.py")):
-        model_type = path.parent.name
-        if path.name == f"modeling_{model_type}.py":
-            found[model_type] = path
+        found.setdefault(path.parent.name, []).append(path)
     return found
 
 
 def build_index(models_dir: Path | str) -> ModelIndex:
     models_dir = Path(models_dir)
     classes = {}
-    for model_type, path in modeling_modules(models_dir).items():
-        exported = read_all(path.read_text(encoding="utf-8"))
+    for model_type, paths in modeling_modules(models_dir).items():
+        exported = tuple(c for path in paths for c in read_all(path.read_text(encoding="utf-8")))
         if exported:
             classes[model_type] = exported
     return ModelIndex(classes)
