@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from bot.cells import BACKENDS, Cell, cells_for
-from bot.outcomes import CellResult
+from bot.outcomes import CellResult, Status
 from bot.propose.edit import ADD, ProposedEdit
 from bot.propose.minimize import minimal_scopes
 from bot.propose.reasons import draft_reason, representative, same_as_reason, signature
-from bot.scopes import skip_scopes, walk_rank
+from bot.scopes import exactness_scopes, skip_scopes, walk_rank
 from bot.skiplist.model import EXPORT_SKIPS, Skiplists
 
 Run = Mapping[Cell, CellResult]
@@ -54,13 +54,37 @@ def addition_edits(
     drafts: list[tuple[str, str, list[CellResult]]] = []  # scope, class, evidence
     uncoverable: list[Uncoverable] = []
     for model_class, must in targets.items():
-        row = rows[model_class]
-        forbid = [c for c, r in row.items() if r.status.passing or skiplists.explain(c).skipped]
-        cover = minimal_scopes(must, forbid, unknown=_unrun(model_class, row))
-        for scope in cover.scopes:
-            drafts.append((scope, model_class, [row[c] for c in cover.cells(scope)]))
-        uncoverable += [_uncoverable(cell, forbid) for cell in cover.uncoverable]
+        found, lost = _cover_class(model_class, must, rows[model_class], skiplists)
+        drafts += found
+        uncoverable += lost
     return _write_reasons(drafts), uncoverable
+
+
+def _cover_class(model_class: str, must: list[Cell], row: Run, skiplists: Skiplists):
+    """Skip scopes for the class's broken cells, exactness scopes for cells that only miss the comparison.
+
+    As in the seed, a cell that exports and runs but does not match eager is better kept
+    running without the comparison (`onnx.exactness`) than skipped, so that a real export
+    break still shows. Where no exactness scope can take such a cell alone, it is skipped.
+    """
+    unknown = _unrun(model_class, row)
+    forbid = [c for c, r in row.items() if r.status.passing or skiplists.explain(c).skipped]
+    drift = [c for c in must if row[c].stage == "compare" and exactness_scopes(c) is not None]
+    compared = [
+        c for c, r in row.items()
+        if exactness_scopes(c) is not None and (r.status is Status.PASSED or skiplists.explain(c).exactness_scope)
+    ]
+    exact_only = set(drift) - set(minimal_scopes(drift, compared, walk=exactness_scopes).uncoverable)
+    broken = [c for c in must if c not in exact_only]
+    skips = minimal_scopes(broken, forbid, unknown=unknown)  # drifting cells may be swallowed: don't care
+    left = [c for c in exact_only if not any(s in skip_scopes(c) for s in skips.scopes)]
+    exact = minimal_scopes(left, compared, unknown=unknown, walk=exactness_scopes)
+    drafts = [
+        (scope, model_class, [row[c] for c in cover.cells(scope)])
+        for cover in (skips, exact)
+        for scope in cover.scopes
+    ]
+    return drafts, [_uncoverable(cell, forbid) for cell in skips.uncoverable]
 
 
 def _unrun(model_class: str, row: Run) -> list[Cell]:

@@ -73,9 +73,13 @@ def draft_reason(scope: str, results: Sequence[CellResult]) -> str:
         verb = "crash" if plural else "crashes"
     elif first.kind == "timeout":
         verb = "time out" if plural else "times out"
+    elif first.stage == "compare":
+        verb = "do not match eager" if plural else "does not match eager"
     else:
         verb = "fail" if plural else "fails"
     stage = first.stage or ("" if first.kind in ("crash", "timeout") else first.kind or "unknown")
+    if stage == "compare":
+        stage = ""  # "does not match eager" already says where
     if stage:
         verb += f" at stage `{stage}`"
     message = clean_message(first.message)

@@ -167,3 +167,13 @@ def test_property_exact_cover_on_an_addressable_row(failing):
     cover = minimal_scopes(failing, set(cells) - failing)
     assert cover.uncoverable == ()
     assert covered_by(cover.scopes, cells) == failing
+
+
+def test_search_budget_falls_back_to_a_valid_greedy_cover(monkeypatch):
+    import bot.propose.minimize as minimize
+
+    monkeypatch.setattr(minimize, "_SEARCH_BUDGET", 1)
+    cells = row()
+    failing = {c for c in cells if c.dynamic or c.backend == "onnx"}
+    cover = minimal_scopes(failing, set(cells) - failing)
+    assert covered_by(cover.scopes, cells) == failing and not cover.uncoverable
