@@ -8,7 +8,7 @@ import time
 import traceback
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from bot.cells import Cell
 from bot.outcomes import Status
@@ -102,8 +102,9 @@ def _with(run: CellRun, **changes: Any) -> CellRun:
 
 
 def _skipped(run: CellRun, gate: gates.Gate) -> CellRun:
-    # A probe keeps its skiplist scope; an env gate speaks for itself otherwise.
-    return _with(run, status=Status.SKIPPED, message=gate.reason, skip_scope=run.skip_scope if run.probe else gate.scope)
+    # Even on a probe the environment's reason wins: the cell did not run, so it says nothing
+    # about whether its skiplist entry is still needed.
+    return _with(run, status=Status.SKIPPED, message=gate.reason, skip_scope=gate.scope)
 
 
 def _execute(run: CellRun, source: ModelSource, clock: _Clock, *, optimize: bool | None) -> CellRun:
@@ -167,10 +168,30 @@ def _export_and_judge(run: CellRun, components: dict, eager: dict, clock: _Clock
         stage, exc = failure
         return _with(run, status=Status.FAILED, stage=stage, message=describe(exc), details=_traceback(exc))
     if limit:
-        return _with(run, status=Status.SKIPPED, message=str(limit), skip_scope=run.skip_scope if run.probe else f"env:{limit.why}")
+        return _with(run, status=Status.SKIPPED, message=str(limit), skip_scope=f"env:{limit.why}")
     if any(component.status == "uncompared" for component in done):
         return _with(run, status=Status.PASSED_UNCOMPARED)
     return run
+
+
+def warm_up(backend_names: Iterable[str] = ()) -> None:
+    """Import the exporter stack (and the named backends' runtimes) ahead of the first cell.
+
+    For the harness to call during collection, so a worker's first cell does not pay ~15 s of
+    imports inside its timeout and timings. A backend that fails to import is left for its
+    cells to report (as an export failure).
+    """
+    from bot.run.backends import load_backend
+
+    _torch_gate()
+    import transformers.exporters.utils  # noqa: F401
+    import transformers.testing_utils  # noqa: F401
+
+    for name in backend_names:
+        try:
+            load_backend(name)
+        except Exception as exc:
+            logger.warning("backend %s does not import; its cells will fail at export: %s", name, describe(exc))
 
 
 def _torch_gate() -> gates.Gate | None:

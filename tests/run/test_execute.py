@@ -236,6 +236,18 @@ def test_describe_keeps_type_and_first_line():
     assert describe(AssertionError()) == "AssertionError"
 
 
+def test_probe_that_hits_an_environment_gate_reports_the_environment(fake):
+    run = execute_cell(Cell("OpaqueBert", "dynamo"), TinySource(), skiplists({"all": {"OpaqueBert": "x"}}), probe=True)
+    assert (run.status, run.probe, run.skip_scope) == (Status.SKIPPED, True, "env:not-exportable")
+
+
+def test_warm_up_leaves_a_backend_that_does_not_import_to_its_cells(caplog):
+    from bot.run.execute import warm_up
+
+    warm_up(["no-such-backend"])
+    assert "no-such-backend does not import" in caplog.text
+
+
 @pytest.mark.export
 def test_bert_forward_cells_pass_on_every_backend():
     """SPEC's done-when: BertModel's eight forward cells pass on this machine, real exporters and runtimes."""
