@@ -52,7 +52,8 @@ def propose(report_path, history_paths, min_passes, skiplists_dir, apply_, write
         click.echo("no skiplist change proposed", err=True)
     for edit in proposal.entries:
         target = f" → {', '.join(edit.new_scopes)}" if edit.new_scopes else ""
-        click.echo(f"{edit.action}: {edit.model_class} in {edit.scope}{target} ({len(edit.evidence)} cells)", err=True)
+        cells = f"{len(edit.evidence)} cell{'s' if len(edit.evidence) != 1 else ''}"
+        click.echo(f"{edit.action}: {edit.model_class} in {edit.scope}{target} ({cells})", err=True)
     for cell in proposal.uncoverable:
         click.echo(
             f"uncoverable: {cell.cell}: `{cell.finest_scope}`, its narrowest scope, would also skip "
