@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from bot.cells import BACKENDS, Cell
 from bot.report.markdown import (
     TITLES, VERDICT_ICON, counts_table, cut, escape, footer, mark, n, overview, totals,
@@ -20,14 +22,15 @@ LEGEND = (
 
 def render_summary(report: Report, *, max_chars: int = SUMMARY_LIMIT) -> str:
     """The full report for `$GITHUB_STEP_SUMMARY`; lists then grid rows shrink only past `max_chars`."""
+    grid = _grid(report)  # built once: the attempts below only cut it
     for items, rows in ((100_000, 100_000), (1_000, 100_000), (1_000, 2_000), (100, 500), (0, 0)):
-        text = _compose(report, items, rows)
+        text = _compose(report, grid, items, rows)
         if len(text) <= max_chars:
             return text
     return text[: max_chars - 80] + "\n\n_Cut at the job summary limit; see report.json._\n"
 
 
-def _compose(report: Report, items: int, rows: int) -> str:
+def _compose(report: Report, grid: tuple[list[str], list[str]], items: int, rows: int) -> str:
     icon = VERDICT_ICON.get(report.verdict, "")
     out = [f"# {icon} Export conformance: {report.verdict}", "", report.headline[:1].upper() + report.headline[1:] + "."]
     if not report.baseline:
@@ -44,7 +47,11 @@ def _compose(report: Report, items: int, rows: int) -> str:
         if len(lines) > items:
             out.append(f"- …and {n(len(lines) - items, 'more cell')} in report.json")
         out += ["", "</details>", ""]
-    out += _grid(report, rows)
+    head, body = grid
+    if head:
+        out += head + body[:rows]
+        if len(body) > rows:
+            out.append(f"\n…and {n(len(body) - rows, 'more model class', 'more model classes')} in report.json.")
     out += ["", *footer(report)]
     return "\n".join(out) + "\n"
 
@@ -60,28 +67,28 @@ def _item(line: CellLine) -> str:
     return text
 
 
-def _grid(report: Report, rows: int) -> list[str]:
+def _grid(report: Report) -> tuple[list[str], list[str]]:
+    """Header lines and one row per model class; columns are the cell variants that ran."""
     if not report.cells:
-        return []
+        return [], []
     flaky = {line.cell for line in report.category("flaky")}
     table: dict[str, dict[str, str]] = {}
-    columns: dict[Cell, str] = {}
     for line in report.cells:
-        cell = Cell.parse(line.cell)
-        column = Cell("_", cell.backend, cell.shape, cell.path, cell.cache, cell.target)
-        columns.setdefault(column, _label(column))
-        table.setdefault(cell.model_class, {})[columns[column]] = (
-            "🔓" if line.probe and line.status.startswith("passed") else mark(line, line.cell in flaky)
-        )
-    ordered = [columns[c] for c in sorted(columns, key=_column_key)]
-    out = ["## Grid", "", LEGEND, "", "| model class | " + " | ".join(ordered) + " |", "|---|" + "---|" * len(ordered)]
-    classes = sorted(table)
-    for model_class in classes[:rows]:
-        marks = table[model_class]
-        out.append(f"| {model_class} | " + " | ".join(marks.get(label, "") for label in ordered) + " |")
-    if len(classes) > rows:
-        out.append(f"\n…and {n(len(classes) - rows, 'more model class')} in report.json.")
-    return out
+        model_class, _, name = line.cell.partition("::")
+        marks = table.get(model_class)
+        if marks is None:
+            marks = table[model_class] = {}
+        marks[name] = "🔓" if line.probe and line.status.startswith("passed") else mark(line, line.cell in flaky)
+    names = sorted({name for marks in table.values() for name in marks}, key=_column_key)
+    labels = [_label(_variant(name)) for name in names]
+    head = ["## Grid", "", LEGEND, "", "| model class | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+    body = [f"| {cls} | " + " | ".join(table[cls].get(name, "") for name in names) + " |" for cls in sorted(table)]
+    return head, body
+
+
+@lru_cache(maxsize=None)
+def _variant(name: str) -> Cell:
+    return Cell.from_testcase("_", name)
 
 
 def _label(cell: Cell) -> str:
@@ -96,5 +103,6 @@ def _label(cell: Cell) -> str:
     return " ".join(parts)
 
 
-def _column_key(cell: Cell) -> tuple:
+def _column_key(name: str) -> tuple:
+    cell = _variant(name)
     return (cell.path, BACKENDS.index(cell.backend), cell.target or "", cell.cache or "", cell.shape != "static")

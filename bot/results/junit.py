@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import re
 from dataclasses import MISSING, fields
 from functools import lru_cache
 from pathlib import Path
@@ -67,11 +68,29 @@ def _expand(paths: Iterable[Path | str], reader: "_Reader") -> list[Path]:
     return files
 
 
+_CLASS_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 @lru_cache(maxsize=None)
 def _cell(classname: str, name: str) -> Cell | None:
     # Cached: a base and a head set share nearly all ids, and parsing is most of the per-case cost.
+    if not _CLASS_NAME.fullmatch(classname or ""):
+        return None  # a dotted pytest classname, or none: a testcase that is not a cell
+    variant = _variant(name)
+    if variant is None:
+        return None
+    # The variant was parsed and validated by `Cell.from_testcase`; only the (checked) model
+    # class differs, so the cell is copied rather than re-validated for each of 30,000 ids.
+    cell = object.__new__(Cell)
+    cell.__dict__.update(variant.__dict__, model_class=classname)
+    return cell
+
+
+@lru_cache(maxsize=None)
+def _variant(name: str) -> Cell | None:
+    """The cell a testcase name denotes, for a placeholder model class (a few dozen distinct names)."""
     try:
-        return Cell.from_testcase(classname, name)
+        return Cell.from_testcase("_", name)
     except CellIdError:
         return None
 

@@ -135,3 +135,27 @@ def test_a_folder_reads_every_xml_inside(tmp_path):
     write(tmp_path, "junit-2.xml", junit([Case(BERT_ONNX)], shard="2/2"))
     results = read_results([tmp_path], expect_shards=2)
     assert results.problems == () and len(results.results) == 2 and results.shards == ("1/2", "2/2")
+
+
+def test_fast_construction_matches_the_dataclass_constructor():
+    from dataclasses import fields
+
+    from bot.outcomes import CellResult
+    from bot.results.junit import _build
+
+    # `_build` skips CellResult.__init__; it is only right while CellResult has no __post_init__.
+    assert not hasattr(CellResult, "__post_init__")
+    values = {"cell": Cell.parse(BERT_ONNX), "status": Status.FAILED, "stage": "run", "message": "E: x", "probe": True}
+    built, made = _build(**values), CellResult(**values)
+    assert built == made and all(getattr(built, f.name) == getattr(made, f.name) for f in fields(CellResult))
+
+
+def test_cells_read_are_the_cells_the_grammar_parses():
+    from bot.cells import cells_for
+    from bot.results.junit import _cell
+
+    for cell in cells_for("LlamaForCausalLM", generative=True, targets=("xnnpack", "mlx")):
+        made = _cell(cell.model_class, cell.name)
+        assert made == cell and hash(made) == hash(cell) and made.id == cell.id
+    assert _cell("tests.models.BertTest", "test_onnx_export_static") is None
+    assert _cell("BertModel", "test_onnx_export_generate_static_static_cache_mlx") is None
