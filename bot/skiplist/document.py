@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import tempfile
+import tomllib
 from pathlib import Path
 
 import tomlkit
-from tomlkit.exceptions import ParseError, TOMLKitError
 
 from bot.scopes import walk_rank
 from bot.skiplist.layout import EntrySpan, Layout, TableSpan, scan
@@ -230,11 +231,14 @@ class SkiplistDocument:
 
 
 def _read(text: str, name: str) -> tuple[dict[str, dict[str, str]], Layout]:
+    # Every splice re-reads the file to validate it and refresh the spans. The stdlib's strict
+    # parser does that four times faster than tomlkit.parse, which matters for proposals of
+    # hundreds of edits; tomlkit still writes every key and string the edits insert.
     try:
-        scopes = scopes_from_toml(tomlkit.parse(text).unwrap(), name)
-    except ParseError as exc:
-        message = str(exc).split(" at line ")[0]
-        raise SkiplistError(f"{name}:{exc.line}:{exc.col}: {message}; run `export-bot skiplist lint {name}`") from None
-    except TOMLKitError as exc:
-        raise SkiplistError(f"{name}: {exc}; run `export-bot skiplist lint {name}` for the line") from None
+        scopes = scopes_from_toml(tomllib.loads(text), name)
+    except tomllib.TOMLDecodeError as exc:
+        where = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        line, col = where.groups() if where else ("?", "?")
+        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        raise SkiplistError(f"{name}:{line}:{col}: {message}; run `export-bot skiplist lint {name}`") from None
     return scopes, scan(text)
