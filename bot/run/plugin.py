@@ -76,6 +76,7 @@ class CellsFile(pytest.File):
     def collect(self):
         plan = self.config.stash[_PLAN]
         runner = CellRunner(plan)
+        runner.warm_up()
         for cell in plan.cells:
             yield CellItem.from_parent(self, name=cell.name, nodeid=cell.id, cell=cell, runner=runner)
 
@@ -94,6 +95,21 @@ class CellRunner:
 
             self._loaded = (get_source(self.plan.source), load_skiplists(self.plan.skiplists))
         return self._loaded
+
+    def warm_up(self) -> None:
+        """Import the heavy libraries during collection, outside every cell's timeout and timings.
+
+        A problem here is left for each cell to report (as a harness error), never a lost collection.
+        """
+        try:
+            import torch  # noqa: F401
+            import transformers  # noqa: F401
+
+            import bot.run.execute  # noqa: F401
+
+            self.load()[0].classes()
+        except Exception as exc:
+            logger.warning("warming up the model source failed (each cell will report it): %s", exc)
 
     def execute(self, cell: Cell):
         from bot.run.execute import execute_cell

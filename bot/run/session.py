@@ -69,13 +69,21 @@ def write_session(plan: RunPlan, folder: Path) -> Path:
     return plan.write(folder / f"run{PLAN_SUFFIX}")
 
 
-def run_session(plan: RunPlan, options: SessionOptions, *, folder: Path | None = None) -> int:
-    """Run `plan` in a pytest subprocess (stdout/stderr inherited: the progress line shows live); pytest's exit code."""
+def run_session(plan: RunPlan, options: SessionOptions, *, folder: Path | None = None, in_process: bool = False) -> int:
+    """Run `plan` under pytest and return its exit code.
+
+    By default in a subprocess whose stdout/stderr are inherited (the progress line shows live)
+    and that never pollutes the caller with torch; `in_process` calls `pytest.main` here instead
+    (tests, benchmarks), which needs `workers=0` semantics to matter only for isolation.
+    """
     with tempfile.TemporaryDirectory(prefix="export-bot-run-") as tmp:
         plan_path = write_session(plan, Path(folder or tmp))
-        command = [sys.executable, "-m", "pytest", *pytest_args(plan, plan_path, options)]
-        logger.info("running %d cells: %s", len(plan.cells), " ".join(command))
+        args = pytest_args(plan, plan_path, options)
+        logger.info("running %d cells: pytest %s", len(plan.cells), " ".join(args))
+        if in_process:
+            import pytest
+
+            return int(pytest.main(args))
         env = dict(os.environ)
-        # The cells' own output is captured into the JUnit by pytest; keep the native libraries quiet.
         env.setdefault("TOKENIZERS_PARALLELISM", "false")
-        return subprocess.run(command, env=env, check=False).returncode
+        return subprocess.run([sys.executable, "-m", "pytest", *args], env=env, check=False).returncode

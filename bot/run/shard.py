@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import heapq
+import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Mapping, Sequence
 
-from bot.cells import Cell
+from bot.cells import Cell, CellIdError
 
 # Seconds per cell when no earlier JUnit knows it, measured on the zoo on 2 cores:
 # ExecuTorch lowers through XNNPACK and OpenVINO compiles, so they cost more than dynamo.
@@ -55,3 +57,31 @@ def select_shard(cells: Sequence[Cell], shard: tuple[int, int], durations: Mappi
     """The cells of shard `I/N` (1-based), as `--shard I/N` runs them."""
     index, count = shard
     return assign_shards(cells, count, durations)[index - 1]
+
+
+def read_durations(path: Path | str) -> dict[str, float]:
+    """Seconds per cell id from an earlier JUnit file (`--durations`); testcases that are not cells are ignored.
+
+    A streaming stdlib parse on purpose: only `classname`, `name` and `time` are needed, and the
+    run stage must not depend on the results reader. The same cell twice (shards merged) keeps the longest.
+    """
+    path = Path(path)
+    durations: dict[str, float] = {}
+    try:
+        for _, element in ET.iterparse(path, events=("end",)):
+            if element.tag != "testcase":
+                continue
+            try:
+                cell_id = Cell.from_testcase(element.get("classname", ""), element.get("name", "")).id
+                seconds = float(element.get("time", ""))
+            except (CellIdError, ValueError):
+                continue
+            finally:
+                element.clear()
+            durations[cell_id] = max(seconds, durations.get(cell_id, 0.0))
+    except FileNotFoundError as exc:
+        raise ShardError(f"--durations {path}: no such file; pass the JUnit XML of an earlier run") from exc
+    except ET.ParseError as exc:
+        line, column = exc.position
+        raise ShardError(f"{path}:{line}:{column}: not readable JUnit XML ({exc}); pass an earlier run's JUnit file") from exc
+    return durations

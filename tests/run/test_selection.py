@@ -1,0 +1,82 @@
+"""Selection: source classes + options → cells, unknown classes kept as build errors, bad options named."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.run.selection import Selection, SelectionError, select_cells, split_names
+from bot.run.sources.base import ClassInfo
+
+CLASSES = [
+    ClassInfo("BertModel", "bert", False, "text-encoder"),
+    ClassInfo("LlamaForCausalLM", "llama", True, "decoder"),
+    ClassInfo("ViTModel", "vit", False, "vision"),
+]
+PRESETS = {"smoke": ("BertModel", "LlamaForCausalLM"), "core": ("ViTModel",), "all": ("BertModel", "LlamaForCausalLM", "ViTModel")}
+
+
+def ids(cells):
+    return [cell.id for cell in cells]
+
+
+def test_default_is_the_smoke_preset_with_every_backend_shape_and_path():
+    cells = select_cells(Selection(), CLASSES, PRESETS)
+    bert = [c for c in cells if c.model_class == "BertModel"]
+    llama = [c for c in cells if c.model_class == "LlamaForCausalLM"]
+    assert len(bert) == 8  # 4 backends × 2 shapes, forward only
+    assert {c.path for c in llama} == {"forward", "generate"}
+    assert {(c.cache, c.shape) for c in llama if c.generate} == {(cache, shape) for cache in ("dynamic", "static") for shape in ("static", "dynamic")}
+    assert len(llama) == 8 + 16
+    assert {c.backend for c in cells} == {"dynamo", "onnx", "openvino", "executorch"}
+    assert len(set(cells)) == len(cells)
+
+
+def test_filters_narrow_the_matrix_and_no_generate_drops_the_generate_path():
+    selection = Selection(models=("LlamaForCausalLM",), backends=("onnx",), shapes=("dynamic",), generate=False)
+    assert ids(select_cells(selection, CLASSES, PRESETS)) == ["LlamaForCausalLM::test_onnx_export_dynamic"]
+
+
+def test_models_add_to_a_preset_in_order_without_duplicates():
+    cells = select_cells(Selection(models=("ViTModel", "BertModel"), preset="smoke", backends=("dynamo",), shapes=("static",), generate=False), CLASSES, PRESETS)
+    assert ids(cells) == [
+        "BertModel::test_torch_export_static",
+        "LlamaForCausalLM::test_torch_export_static",
+        "ViTModel::test_torch_export_static",
+    ]
+
+
+def test_a_class_the_source_lacks_still_yields_cells():
+    cells = select_cells(Selection(models=("GhostModel",), backends=("dynamo", "executorch")), CLASSES, PRESETS)
+    assert ids(cells) == [
+        "GhostModel::test_torch_export_static",
+        "GhostModel::test_torch_export_dynamic",
+        "GhostModel::test_executorch_export_static_xnnpack",
+        "GhostModel::test_executorch_export_dynamic_xnnpack",
+    ]
+
+
+def test_mlx_target_adds_executorch_cells_but_no_static_cache_ones():
+    cells = select_cells(Selection(models=("LlamaForCausalLM",), backends=("executorch",), targets=("xnnpack", "mlx")), CLASSES, PRESETS)
+    mlx = [c for c in cells if c.target == "mlx"]
+    assert mlx and not any(c.static_cache for c in mlx)
+    assert len([c for c in cells if c.target == "xnnpack"]) == 2 + 4
+
+
+@pytest.mark.parametrize(
+    "selection, words",
+    [
+        (Selection(preset="nightly"), ["--preset", "'nightly'", "smoke, core, all"]),
+        (Selection(backends=("tflite",)), ["--backends", "'tflite'", "dynamo, onnx, openvino, executorch"]),
+        (Selection(shapes=("ragged",)), ["--shapes", "'ragged'"]),
+        (Selection(backends=()), ["--backends", "at least one"]),
+    ],
+)
+def test_bad_options_are_named_with_the_choices(selection, words):
+    with pytest.raises(SelectionError) as error:
+        select_cells(selection, CLASSES, PRESETS)
+    for word in words:
+        assert word in str(error.value)
+
+
+def test_split_names_accepts_repeats_and_comma_lists():
+    assert split_names(["onnx,dynamo", " onnx", "executorch,"]) == ("onnx", "dynamo", "executorch")
