@@ -98,7 +98,7 @@ class FakeGitHub:
 
     def gate(self, *, method: str, path: str, parties: int) -> None:
         """Hold the next `parties` matching requests until all have arrived: a deterministic race."""
-        barrier = threading.Barrier(parties, timeout=30)
+        barrier = threading.Barrier(parties, timeout=120)
         self.faults.append(Fault("gate", method, re.compile(path), parties, barrier=barrier))
 
     def _take_fault(self, method: str, path: str) -> Fault | None:
