@@ -41,3 +41,16 @@ def handle_errors(fn: Callable) -> Callable:
             raise SystemExit(exc.exit_code) from None
 
     return wrapper
+
+
+def resolve_skiplists(skiplists_dir: Path | None) -> Path:
+    """--skiplists, else `[tool.export-bot] skiplists` when that folder exists, else the bot's own."""
+    if skiplists_dir is not None:
+        return skiplists_dir
+    from bot.settings import SettingsError, load_settings
+
+    try:
+        configured = load_settings().skiplists
+    except SettingsError as exc:
+        raise BotError(str(exc)) from None
+    return configured if configured.is_dir() else DEFAULT_SKIPLISTS

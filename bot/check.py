@@ -1,0 +1,109 @@
+"""The main job end to end, as one function: select → run → results → diff → re-run → report → propose."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+from bot.cells import Cell
+from bot.report.model import Report
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    models: tuple[str, ...] = ()
+    preset: str | None = "smoke"
+    base_ref: str | None = None  # select from the git diff base...head instead of a preset
+    head_ref: str = "HEAD"
+    repo: Path = Path(".")
+    base_junit: tuple[Path, ...] = ()
+    backends: tuple[str, ...] = ()
+    shapes: tuple[str, ...] = ()
+    generate: bool = True
+    probe: bool = False
+    workers: int | str = 2
+    source: str | None = None
+    skiplists: Path = Path("skiplists")
+    cell_timeout: float | None = None
+    out: Path = Path("export-bot-out")
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    report: Report
+    comment: str
+    patch: str
+    report_path: Path
+    written: tuple[Path, ...]
+
+
+def run_check(options: CheckOptions, echo: Callable[[str], None]) -> CheckOutcome:
+    """Run the check and write its files into `options.out`; `echo` receives the progress notes."""
+    from bot.diff import diff
+    from bot.propose.proposal import propose
+    from bot.report import render_comment, render_summary, write_report
+    from bot.results import read_results
+    from bot.skiplist.model import load_skiplists
+
+    out = options.out
+    out.mkdir(parents=True, exist_ok=True)
+    plan = _plan(options, out, echo)
+    skiplists = load_skiplists(options.skiplists)
+    head_junit = out / "junit.xml"
+    echo(f"running {len(plan.cells)} cells from {plan.source} → {head_junit}")
+    _run(plan, head_junit, options.workers)
+
+    head = read_results([head_junit])
+    base = read_results(list(options.base_junit)) if options.base_junit else None
+    report = diff(base, head, skiplists)
+    rerun_junit = None
+    if report.needs_rerun:
+        # SPEC §5: a newly broken cell is re-run once before it is reported; disagreement is flaky.
+        rerun_junit = out / "rerun.xml"
+        cells = tuple(Cell.parse(cell_id) for cell_id in report.needs_rerun)
+        echo(f"re-running {len(cells)} newly broken cells once to confirm them → {rerun_junit}")
+        _run(replace(plan, cells=cells, shard=None), rerun_junit, options.workers)
+        report = diff(base, head, skiplists, read_results([rerun_junit]))
+
+    proposal = propose(report, options.skiplists)
+    report = report.with_proposal(proposal.to_json())
+    comment = render_comment(report)
+    written = [out / "report.json", out / "comment.md", out / "summary.md", head_junit]
+    write_report(report, written[0])
+    written[1].write_text(comment, encoding="utf-8")
+    written[2].write_text(render_summary(report), encoding="utf-8")
+    if proposal.patch:
+        written.append(out / "skiplists.patch")
+        written[-1].write_text(proposal.patch, encoding="utf-8")
+    if rerun_junit:
+        written.append(rerun_junit)
+    return CheckOutcome(report, comment, proposal.patch, written[0], tuple(written))
+
+
+def _plan(options: CheckOptions, out: Path, echo: Callable[[str], None]):
+    from bot.cli.run import build_plan
+
+    selection_file = None
+    if options.base_ref:
+        from bot.select import select_cells
+        from bot.select.selection_file import write_selection
+
+        selection = select_cells(options.repo, options.base_ref, options.head_ref)
+        echo(selection.summary)
+        selection_file = out / "selection.json"
+        write_selection(selection_file, selection.cells)
+    return build_plan(
+        models=options.models, preset=None if selection_file else options.preset, selection_file=selection_file,
+        backends=options.backends, shapes=options.shapes, generate=options.generate, probe=options.probe, shard=None,
+        durations_file=None, source=options.source, skiplists_dir=options.skiplists, cell_timeout=options.cell_timeout,
+    )
+
+
+def _run(plan, junit: Path, workers: int | str) -> None:
+    from bot.cli.common import BotError
+    from bot.run.session import COMPLETED, SessionOptions, run_session
+
+    code = run_session(plan, SessionOptions(junit=junit, workers=workers))
+    if code not in COMPLETED or not junit.exists():
+        raise BotError(f"the run did not complete (pytest exit status {code}); see the output above")
