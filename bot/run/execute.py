@@ -1,4 +1,4 @@
-"""One cell, start to finish: build, eager reference, export by the real backend, run on its runtime, judge (SPEC §3)."""
+"""One cell, start to finish: build, eager reference, export by the real backend, run on its runtime, judge."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from typing import Any, Iterable, Iterator, Mapping
 from bot.cells import Cell
 from bot.outcomes import Status
 from bot.run import gates
-from bot.run.judge import judge, rule_for
 from bot.run.sources.base import BuildError, ModelSource
 from bot.skiplist.model import Skiplists
 
@@ -117,8 +116,9 @@ def _execute(run: CellRun, source: ModelSource, clock: _Clock, *, optimize: bool
             built = source.build(cell.model_class, generate=cell.generate)
         except Exception as exc:  # a source that cannot build a class is an error, never a drop
             if not isinstance(exc, BuildError):
-                logger.warning("%s raised %s building %s; sources should raise BuildError", source.spec, describe(exc), cell.model_class)
-            return _with(run, status=Status.ERROR, stage="build", kind="build", message=describe(exc), details=_traceback(exc))
+                logger.warning("%s: %s building %s (not a BuildError)", source.spec, describe(exc), cell.model_class)
+            failed = {"message": describe(exc), "details": _traceback(exc)}
+            return _with(run, status=Status.ERROR, stage="build", kind="build", **failed)
     gate = gates.model_gate(cell, built.model_class, exportable=built.exportable)
     if gate:
         return _skipped(run, gate)
@@ -135,6 +135,7 @@ def _execute(run: CellRun, source: ModelSource, clock: _Clock, *, optimize: bool
 def _export_and_judge(run: CellRun, components: dict, eager: dict, clock: _Clock, *, optimize: bool | None) -> CellRun:
     """Each component in turn, like the seed's subTests: one failing does not stop the others."""
     from bot.run.backends import RuntimeLimit, load_backend
+    from bot.run.judge import judge, rule_for
 
     cell = run.cell
     rule = rule_for(cell)
@@ -231,7 +232,9 @@ def _prepare_components(cell: Cell, built: Any) -> dict[str, tuple[Any, dict]]:
     inputs = cast_leaf_tensors(inputs, dtype=module_dtype(model), device=module_device(model))
     if cell.generate:
         generation_config = GenerationConfig(cache_implementation="static") if cell.static_cache else None
-        return decompose_for_generation(model, inputs, generation_config=generation_config, multi_token_decode=cell.dynamic)
+        return decompose_for_generation(
+            model, inputs, generation_config=generation_config, multi_token_decode=cell.dynamic
+        )
     if is_multimodal(model):
         return decompose_multimodal(model, inputs)
     return {"model": (model, inputs)}

@@ -47,5 +47,6 @@ def model_gate(cell: Cell, model_class: type, *, exportable: bool) -> Gate | Non
     if has_eager_moe(source_code):
         return Gate("eager-moe", "Model architecture uses eager MoE implementation which is not torch exportable")
     if cell.static_cache and not getattr(model_class, "_can_compile_fullgraph", False):
-        return Gate("static-cache-unsupported", f"{model_class.__name__} cannot compile fullgraph, so has no static cache")
+        reason = f"{model_class.__name__} cannot compile fullgraph (`_can_compile_fullgraph`), so has no static cache"
+        return Gate("static-cache-unsupported", reason)
     return None

@@ -38,7 +38,9 @@ def rule_for(cell: Cell) -> Rule:
     return Rule("values", names=True, atol=1e-3, rtol=1e-3, mask=True, check_device=False)
 
 
-def judge(rule: Rule, actual, expected: Mapping[str, torch.Tensor], inputs: Mapping | None = None, *, compare_values: bool = True) -> str:
+def judge(
+    rule: Rule, actual, expected: Mapping[str, torch.Tensor], inputs: Mapping | None = None, *, compare_values: bool = True
+) -> str:
     """Check a component's outputs against eager's leaves; "passed" or "uncompared" (values not compared), else raise.
 
     `actual` is a `{name: tensor}` dict, or a list for ExecuTorch (whose outputs have no names).
@@ -64,7 +66,9 @@ def judge(rule: Rule, actual, expected: Mapping[str, torch.Tensor], inputs: Mapp
     return "passed"
 
 
-def check_outputs_close(actual, expected, *, atol: float, rtol: float, check_device: bool = True, inputs: Mapping | None = None) -> None:
+def check_outputs_close(
+    actual, expected, *, atol: float, rtol: float, check_device: bool = True, inputs: Mapping | None = None
+) -> None:
     """The seed's `_check_outputs_close`: assert_close, forgiving up to 5 % mismatched elements.
 
     With `inputs` carrying a plain 2-D `attention_mask` (or NaViT's `pixel_attention_mask`), the

@@ -231,6 +231,14 @@ def test_clean_inputs_for_export_drops_none_and_loss_inputs():
     assert cleaned == {"input_ids": 1} and config.return_loss is False
 
 
+def test_importing_execute_leaves_torch_for_the_first_cell():
+    import subprocess
+    import sys
+
+    code = "import sys, bot.run.execute; print('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+
+
 def test_describe_keeps_type_and_first_line():
     assert describe(ValueError("\n  first\nsecond")) == "ValueError: first"
     assert describe(AssertionError()) == "AssertionError"

@@ -13,7 +13,9 @@ from transformers.exporters.utils import get_leaf_tensors
 MIN_TORCH = DynamoExporter.min_versions["torch"]
 
 
-def export(model: torch.nn.Module, inputs: dict, *, dynamic: bool, target: str | None = None, optimize: bool | None = None) -> Any:
+def export(
+    model: torch.nn.Module, inputs: dict, *, dynamic: bool, target: str | None = None, optimize: bool | None = None
+) -> Any:
     program, _metadata = DynamoExporter().export_program(model, inputs, config=DynamoConfig(dynamic=dynamic))
     return program
 

@@ -1,4 +1,4 @@
-"""ExecuTorch: export with `ExecutorchExporter`, run on its runtime by positional binding (the seed's `_run_executorch_program`)."""
+"""ExecuTorch: export with `ExecutorchExporter`, run by positional binding (the seed's `_run_executorch_program`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ from bot.run.judge import is_executorch_runtime_limit as is_runtime_limit
 LIMIT = "executorch-runtime-limit"
 
 
-def export(model: torch.nn.Module, inputs: dict, *, dynamic: bool, target: str | None = None, optimize: bool | None = None) -> Any:
+def export(
+    model: torch.nn.Module, inputs: dict, *, dynamic: bool, target: str | None = None, optimize: bool | None = None
+) -> Any:
     config = ExecutorchConfig(backend=target or "xnnpack", dynamic=dynamic)
     program, _metadata = ExecutorchExporter().export_program(model, inputs, config=config)
     return program

@@ -1,4 +1,4 @@
-"""ONNX: export with `OnnxExporter` (optimize toggle from the skiplists), run on ONNX Runtime (the seed's `_run_onnx_program`)."""
+"""ONNX: export with `OnnxExporter` (optimize toggle from the skiplists), run on ONNX Runtime (`_run_onnx_program`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from transformers.exporters.exporter_onnx import OnnxConfig, OnnxExporter
 from transformers.exporters.utils import onnx_feed
 
 
-def export(model: torch.nn.Module, inputs: dict, *, dynamic: bool, target: str | None = None, optimize: bool | None = None) -> Any:
+def export(
+    model: torch.nn.Module, inputs: dict, *, dynamic: bool, target: str | None = None, optimize: bool | None = None
+) -> Any:
     config = OnnxConfig(dynamic=dynamic, optimize=True if optimize is None else optimize)
     program, _metadata = OnnxExporter().export_program(model, inputs, config=config)
     return program

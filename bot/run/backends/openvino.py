@@ -1,4 +1,4 @@
-"""OpenVINO: export with `OpenVINOExporter`, compile and infer with folded state seeded (the seed's `_run_openvino_model`)."""
+"""OpenVINO: export with `OpenVINOExporter`, compile and infer with folded state seeded (`_run_openvino_model`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from transformers.exporters.exporter_openvino import OpenVINOConfig, OpenVINOExp
 from transformers.exporters.utils import get_leaf_tensors, openvino_feed
 
 
-def export(model: torch.nn.Module, inputs: dict, *, dynamic: bool, target: str | None = None, optimize: bool | None = None) -> Any:
+def export(
+    model: torch.nn.Module, inputs: dict, *, dynamic: bool, target: str | None = None, optimize: bool | None = None
+) -> Any:
     program, _metadata = OpenVINOExporter().export_program(model, inputs, config=OpenVINOConfig(dynamic=dynamic))
     return program
 
