@@ -14,8 +14,8 @@ from bot.cli.common import EXIT_FAILURE, EXIT_OK, BotError, handle_errors
 
 @dataclass(frozen=True)
 class Context:
-    repository: str
-    token: str
+    repository: str | None
+    token: str | None
     api_url: str
     event_path: str | None
     config: Path | None
@@ -28,6 +28,8 @@ class Context:
             s = load_settings(self.config)
         except SettingsError as exc:
             raise BotError(str(exc)) from None
+        if not self.repository or not self.token:
+            raise BotError("no repository or token: set GITHUB_REPOSITORY and GITHUB_TOKEN (or pass --repo and --token)")
         policy = RetryPolicy(total=s.github_retries, backoff=s.github_backoff, write_interval=s.github_write_interval,
                              secondary_rate_wait=s.github_rate_limit_wait)
         return GitHubClient(self.repository, self.token, api_url=self.api_url, policy=policy)
@@ -69,14 +71,16 @@ def _github_errors(fn):
 
 
 @click.group()
-@click.option("--repo", envvar="GITHUB_REPOSITORY", required=True, help="owner/name (GITHUB_REPOSITORY).")
-@click.option("--token", envvar="GITHUB_TOKEN", required=True, show_envvar=True, help="API token (GITHUB_TOKEN).")
+# Not `required=True`: click checks group options before a subcommand's --help, so
+# `export-bot github comment --help` would fail outside Actions. `client()` asks for them.
+@click.option("--repo", envvar="GITHUB_REPOSITORY", default=None, help="owner/name (GITHUB_REPOSITORY).")
+@click.option("--token", envvar="GITHUB_TOKEN", default=None, show_envvar=True, help="API token (GITHUB_TOKEN).")
 @click.option("--api-url", envvar="GITHUB_API_URL", default="https://api.github.com", help="GITHUB_API_URL.")
 @click.option("--event", "event_path", envvar="GITHUB_EVENT_PATH", default=None, help="Event payload (GITHUB_EVENT_PATH).")
 @click.option("--config", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="pyproject.toml with [tool.export-bot] (default: ./pyproject.toml).")
 @click.pass_context
-def github(ctx: click.Context, repo: str, token: str, api_url: str, event_path: str | None, config: Path | None) -> None:
+def github(ctx: click.Context, repo: str | None, token: str | None, api_url: str, event_path: str | None, config: Path | None) -> None:
     """Entry points of the workflows: comment, command, apply, verify-sha, baseline, obsolete-skips."""
     ctx.obj = Context(repo, token, api_url, event_path, config)
 
