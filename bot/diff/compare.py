@@ -37,24 +37,23 @@ def diff(
 
     for cell, result in head.results.items():
         before = base_results.get(cell)
-        line = _line(result)
-        cells.append(line)
-        counts[cell.backend, cell.shape][result.status] += 1
-        if result.infrastructure:
-            infrastructure.append(line.cell)
         category = _category(result, before)
-        if category is None:
-            continue
-        if before is not None:
-            line = line._replace(base_status=before.status.value)
-        if category in ("newly_broken", "new_failing"):
+        covered_by = None
+        if category == "newly_broken" or category == "new_failing":
+            covered_by = _covered_by(cell, result, skiplists)
             again = rerun_results.get(cell)
             if again is not None and again.status not in _FAILING:
                 category = "flaky"
             elif category == "newly_broken" and again is None:
-                needs_rerun.append(line.cell)
-            line = _cover(line, cell, result, skiplists)
-        lines[category].append(line)
+                needs_rerun.append(cell)
+        # One line per head cell, shared by `cells` and its category.
+        line = _line(result, before, covered_by)
+        cells.append(line)
+        counts[cell.backend, cell.shape][result.status] += 1
+        if result.status is Status.ERROR and result.infrastructure:
+            infrastructure.append(line.cell)
+        if category is not None:
+            lines[category].append(line)
     for cell, before in base_results.items():
         if cell not in head.results:
             lines["not_run"].append(CellLine(cell.id, "missing", base_status=before.status.value))
@@ -63,7 +62,6 @@ def diff(
     for found in lines.values():
         found.sort(key=by_id)
     cells.sort(key=by_id)
-    needs_rerun.sort()
     infrastructure.sort()
 
     problems = tuple(head.problems) + tuple(base.problems if base is not None else ()) + tuple(
@@ -77,7 +75,7 @@ def diff(
         baseline=base is not None,
         categories=categories,
         infrastructure=tuple(infrastructure),
-        needs_rerun=tuple(needs_rerun),
+        needs_rerun=tuple(sorted(cell.id for cell in needs_rerun)),
         counts=_counts(counts),
         problems=problems,
         versions=head.versions,
@@ -119,12 +117,12 @@ def _category(result: CellResult, before: CellResult | None) -> str | None:
     return "newly_passing" if before.status in _FAILING else None
 
 
-def _cover(line: CellLine, cell: Cell, result: CellResult, skiplists: Skiplists) -> CellLine:
+def _covered_by(cell: Cell, result: CellResult, skiplists: Skiplists) -> str | None:
+    """The head skiplist scope that lists a failing cell, if any."""
     explanation = skiplists.explain(cell)
-    scope = explanation.scope
-    if scope is None and result.stage == "compare" and explanation.exactness_scope:
-        scope = explanation.exactness_scope  # only the comparison failed, and head drops it
-    return line if scope is None else line._replace(covered_by=scope)
+    if explanation.scope is None and result.stage == "compare" and explanation.exactness_scope:
+        return explanation.exactness_scope  # only the comparison failed, and head drops it
+    return explanation.scope
 
 
 def _judge(categories, problems, *, baseline: bool) -> tuple[str, str]:
@@ -141,16 +139,19 @@ def _judge(categories, problems, *, baseline: bool) -> tuple[str, str]:
     return "success", "no newly broken cells" if baseline else "no failing cells outside the skiplists (no baseline)"
 
 
-def _line(result: CellResult) -> CellLine:
+def _line(result: CellResult, before: CellResult | None, covered_by: str | None) -> CellLine:
+    message = result.message
     return CellLine(
-        cell=result.cell.id,
-        status=result.status.value,
-        stage=result.stage,
-        kind=result.kind,
-        message=excerpt(result.message) if result.message else "",
-        probe=result.probe,
-        skip_scope=result.skip_scope,
-        exactness_scope=result.exactness_scope,
+        result.cell.id,
+        result.status.value,
+        result.stage,
+        result.kind,
+        excerpt(message) if message else "",
+        result.probe,
+        result.skip_scope,
+        result.exactness_scope,
+        before.status.value if before is not None else None,
+        covered_by,
     )
 
 

@@ -45,7 +45,7 @@ class CellLine(NamedTuple):
     probe: bool = False
     skip_scope: str | None = None
     exactness_scope: str | None = None
-    base_status: str | None = None  # category lines: the cell's status on the base
+    base_status: str | None = None  # the cell's status on the base, when it has one
     covered_by: str | None = None  # a failing cell's head skiplist scope, when one lists it
 
     def to_json(self) -> dict:

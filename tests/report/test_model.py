@@ -31,7 +31,7 @@ def test_report_json_holds_what_the_proposal_and_publishing_steps_read(tmp_path)
     cells = {line["cell"]: line for line in data["cells"]}
     assert cells["BertModel::test_onnx_export_dynamic"] == {
         "cell": "BertModel::test_onnx_export_dynamic", "status": "failed", "stage": "export",
-        "message": "RuntimeError: boom | pipe @someone <b>",
+        "message": "RuntimeError: boom | pipe @someone <b>", "base_status": "passed",
     }
     assert cells["BertModel::test_torch_export_static"]["exactness_scope"] == "exactness"
     assert cells["CLIPModel::test_openvino_export_dynamic"]["probe"] is True

@@ -29,10 +29,10 @@ def testcase(case: Case) -> str:
     for key in ("stage", "kind", "skip_scope", "exactness"):
         if getattr(case, key):
             props[key] = getattr(case, key)
-    if case.probe:
-        props["probe"] = "true"
+    props["probe"] = "true" if case.probe else "false"
     if case.status == "uncompared" and "exactness" not in props:
         props["exactness"] = "exactness"
+    props.setdefault("time.export", "0.500")
     time = f" time={quoteattr(case.time)}" if case.time is not None else ""
     out = [f"<testcase classname={quoteattr(classname)} name={quoteattr(name)}{time}>"]
     if props:
@@ -51,7 +51,8 @@ def testcase(case: Case) -> str:
 def junit(cases, *, shard: str | None = None, sha: str | None = "abc123", versions: dict | None = None,
           name: str = "export-bot") -> str:
     """One `<testsuites>` with one suite holding `cases` and the runner's suite properties."""
-    props = {"transformers": "5.23.0", "torch": "2.13.0"} if versions is None else dict(versions)
+    versions = {"transformers": "5.23.0", "torch": "2.13.0"} if versions is None else versions
+    props = {f"version.{name}": value for name, value in versions.items()}  # as bot/run/junit.py writes them
     if sha:
         props["git_sha"] = sha
     if shard:

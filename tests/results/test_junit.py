@@ -74,6 +74,13 @@ def test_plain_pytest_junit_from_other_producers(tmp_path):
     assert len(results.suites) == 2 and results.versions == {} and results.git_sha is None
 
 
+def test_versions_in_every_spelling(tmp_path):
+    props = '<property name="version.torch" value="2.13.0"/><property name="onnx" value="1.20"/>' \
+        '<property name="openvino_version" value="2026.1"/>'
+    text = f'<testsuite><properties>{props}</properties></testsuite>'
+    assert read_results([write(tmp_path, "v.xml", text)]).versions == {"torch": "2.13.0", "onnx": "1.20", "openvino": "2026.1"}
+
+
 def test_plain_pytest_error_is_a_harness_error(tmp_path):
     text = '<testsuite><testcase classname="BertModel" name="test_onnx_export_static"><error message="x"/></testcase></testsuite>'
     result = read_results([write(tmp_path, "e.xml", text)]).results[Cell.parse("BertModel::test_onnx_export_static")]
