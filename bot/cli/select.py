@@ -23,33 +23,51 @@ from bot.cli.common import BotError, handle_errors
               help="pyproject.toml holding [tool.export-bot] (default: REPO/pyproject.toml).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the selection here: the file `export-bot run --selection FILE --shard I/N` reads.")
+@click.option("--request", "request_json", default=None,
+              help="A parsed `/export-check` request (JSON from `export-bot github command`): named models, "
+              "`full` or `probe` instead of, or on top of, the git selection.")
+@click.option("--github-output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Append `matrix=`, `count=` and `probe=` lines here ($GITHUB_OUTPUT) for the shard jobs.")
 @handle_errors
 def select(repo: Path, base: str, head: str, shards: int, durations: Path | None, config: Path | None,
-           json_out: Path | None) -> None:
+           json_out: Path | None, request_json: str | None, github_output: Path | None) -> None:
     """Print the cells a pull request must run, why, and the shard matrix, as JSON.
 
     Every shard job gets the same selection file and runs `export-bot run --selection FILE
     --shard I/N [--durations FILE]`; sharding is deterministic, so shard I there holds exactly
     the cells listed under `shards[I-1]` here.
     """
+    from bot.model_index import installed_index
     from bot.run.shard import ShardError, assign_shards, read_durations
     from bot.select import select_cells, write_selection
+    from bot.select.catalog import load_catalog
     from bot.select.changes import GitError, resolve
+    from bot.select.request import RequestError, parse_request, request_cells
     from bot.settings import SettingsError, load_settings
     from bot.skiplist.model import SkiplistError
 
     try:
+        request = parse_request(request_json)
         settings = load_settings(config or repo / "pyproject.toml")
         base_sha, head_sha = resolve(repo, base), resolve(repo, head)
-        selection = select_cells(repo, base_sha, head_sha, settings)
+        if request.uses_git:
+            selection = select_cells(repo, base_sha, head_sha, settings)
+            cells, described = list(selection.cells), selection.to_json()
+        else:
+            cells = request_cells(request, load_catalog(settings), installed_index())
+            described = {
+                "summary": f"{len(cells)} cells named by `/export-check {request.kind}`",
+                "request": request.kind,
+                "cells": [c.id for c in cells],
+            }
         times = read_durations(durations) if durations else None
-    except (GitError, SettingsError, SkiplistError, ShardError) as exc:
+    except (GitError, SettingsError, SkiplistError, ShardError, RequestError) as exc:
         raise BotError(str(exc)) from None
-    count = max(1, min(shards, len(selection.cells)))
-    parts = assign_shards(selection.cells, count, times) if selection.cells else []
+    count = max(1, min(shards, len(cells)))
+    parts = assign_shards(cells, count, times) if cells else []
     document = {
-        "base": base, "head": head, "base_sha": base_sha, "head_sha": head_sha,
-        **selection.to_json(),
+        "base": base, "head": head, "base_sha": base_sha, "head_sha": head_sha, "probe": request.probe,
+        **described,
         # `strategy.matrix: ${{ fromJSON(needs.select.outputs.matrix) }}`; an empty selection
         # has `shard: []` and the workflow skips the run jobs with `if: shard_count > 0`.
         "matrix": {"shard": list(range(1, len(parts) + 1))},
@@ -58,6 +76,10 @@ def select(repo: Path, base: str, head: str, shards: int, durations: Path | None
     }
     if json_out:
         extra = {k: v for k, v in document.items() if k != "cells"}
-        write_selection(json_out, selection.cells, **extra)
+        write_selection(json_out, cells, **extra)
+    if github_output:
+        with github_output.open("a", encoding="utf-8") as stream:
+            stream.write(f"matrix={json.dumps(document['matrix'])}\ncount={len(cells)}\nshards={len(parts)}\n"
+                         f"probe={'true' if request.probe else 'false'}\n")
     click.echo(json.dumps(document, indent=2))
 

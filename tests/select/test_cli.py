@@ -73,3 +73,26 @@ def test_selection_file_round_trip_and_errors(tmp_path):
     path.write_text("{")
     with pytest.raises(SelectionFileError, match=r"s.json:1:2"):
         read_selection(path)
+
+
+def test_a_models_request_replaces_the_git_selection_and_fills_github_output(repo, tmp_path):
+    (repo / "docs/source/en/export.md").write_text("# changed\n")
+    commit_all(repo, "docs")
+    output = tmp_path / "github_output"
+    request = json.dumps({"kind": "models", "models": ["LlamaForCausalLM"], "backends": ["dynamo"], "pr": 7})
+    result = run("--repo", str(repo), "--base", "main", "--head", "pr", "--shards", "2", "--request", request,
+                 "--github-output", str(output))
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert document["cells"] == ["LlamaForCausalLM::test_torch_export_static", "LlamaForCausalLM::test_torch_export_dynamic"]
+    assert output.read_text().splitlines() == ['matrix={"shard": [1, 2]}', "count=2", "shards=2", "probe=false"]
+
+
+def test_a_probe_request_keeps_the_git_selection_and_says_probe(repo, tmp_path):
+    (repo / "docs/source/en/export.md").write_text("# changed\n")
+    commit_all(repo, "docs")
+    output = tmp_path / "github_output"
+    result = run("--repo", str(repo), "--base", "main", "--head", "pr", "--request", '{"kind": "probe"}',
+                 "--github-output", str(output))
+    assert json.loads(result.output)["summary"] == "no export-relevant changes"
+    assert "probe=true" in output.read_text().splitlines()

@@ -1,0 +1,73 @@
+"""`/export-check` requests that name their own cells (models, full) instead of the PR's git selection."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from bot.cells import BACKENDS, SHAPES, Cell, cells_for
+from bot.model_index import ModelIndex
+from bot.select.catalog import Catalog
+
+
+class RequestError(ValueError):
+    """A request JSON the select step cannot use; says what is wrong."""
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """The parts of a parsed `/export-check` request that decide which cells run and how."""
+
+    kind: str = "rerun"  # rerun | models | full | probe (apply and help never reach a run)
+    models: tuple[str, ...] = ()
+    backends: tuple[str, ...] = ()
+    shapes: tuple[str, ...] = ()
+    generate: bool = False
+
+    @property
+    def probe(self) -> bool:
+        return self.kind == "probe"
+
+    @property
+    def uses_git(self) -> bool:
+        """Plain `/export-check` and `probe` rerun the PR's own selection."""
+        return self.kind in ("rerun", "probe")
+
+
+def parse_request(text: str | None) -> RunRequest:
+    """Read the request JSON `export-bot github command` wrote; empty means the PR's own selection."""
+    if not text or not text.strip() or text.strip() == "{}":
+        return RunRequest()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RequestError(f"--request is not JSON ({exc}); pass what `export-bot github command` wrote") from None
+    if not isinstance(data, dict) or data.get("kind") not in ("rerun", "models", "full", "probe"):
+        raise RequestError(f"--request kind {data.get('kind') if isinstance(data, dict) else data!r} names no run")
+    return RunRequest(
+        kind=data["kind"],
+        models=tuple(data.get("models") or ()),
+        backends=tuple(data.get("backends") or ()),
+        shapes=tuple(data.get("shapes") or ()),
+        generate=bool(data.get("generate")),
+    )
+
+
+def request_cells(request: RunRequest, catalog: Catalog, index: ModelIndex) -> list[Cell]:
+    """The cells of a `models` or `full` request (pure)."""
+    if request.kind == "full":
+        classes = sorted(catalog.buildable if catalog.buildable is not None else index.classes)
+        return [c for name in classes for c in cells_for(name, generative=catalog.is_generative(name))]
+    if request.kind != "models":
+        raise RequestError(f"a {request.kind!r} request runs the PR's own selection, not named cells")
+    classes: list[str] = []
+    for name in request.models:
+        # A model type (`llama`) stands for every class its modeling module exports.
+        classes += index.classes_by_type.get(name, (name,))
+    backends = request.backends or BACKENDS
+    shapes = request.shapes or SHAPES
+    cells = []
+    for name in dict.fromkeys(classes):
+        generative = request.generate and catalog.is_generative(name)
+        cells += [c for c in cells_for(name, generative=generative, backends=backends, shapes=shapes)]
+    return cells

@@ -1,0 +1,48 @@
+"""`/export-check` requests that name cells: models (classes or types), full, and the git-selection kinds."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.cells import Cell
+from bot.model_index import ModelIndex
+from bot.select.catalog import Catalog
+from bot.select.request import RequestError, RunRequest, parse_request, request_cells
+
+INDEX = ModelIndex({"llama": ("LlamaModel", "LlamaForCausalLM"), "bert": ("BertModel",)})
+CATALOG = Catalog({"LlamaForCausalLM": True, "LlamaModel": False, "BertModel": False},
+                  frozenset({"LlamaForCausalLM", "LlamaModel", "BertModel"}), core=("BertModel",))
+
+
+@pytest.mark.parametrize("text", [None, "", "{}", '{"kind": "rerun"}'])
+def test_no_request_or_a_plain_rerun_uses_the_git_selection(text):
+    request = parse_request(text)
+    assert request.uses_git and not request.probe
+
+
+def test_probe_uses_the_git_selection_and_probes():
+    request = parse_request('{"kind": "probe", "pr": 3}')
+    assert request.uses_git and request.probe
+
+
+@pytest.mark.parametrize("text", ["not json", '{"kind": "apply"}', '["models"]'])
+def test_a_request_that_names_no_run_is_refused(text):
+    with pytest.raises(RequestError):
+        parse_request(text)
+
+
+def test_a_model_type_stands_for_its_classes_and_generate_is_opt_in():
+    request = RunRequest("models", models=("llama",), backends=("onnx",), shapes=("dynamic",))
+    cells = request_cells(request, CATALOG, INDEX)
+    assert [c.id for c in cells] == ["LlamaModel::test_onnx_export_dynamic", "LlamaForCausalLM::test_onnx_export_dynamic"]
+    with_generate = request_cells(RunRequest("models", models=("LlamaForCausalLM",), backends=("onnx",),
+                                             shapes=("dynamic",), generate=True), CATALOG, INDEX)
+    assert Cell.parse("LlamaForCausalLM::test_onnx_export_generate_dynamic_static_cache") in with_generate
+
+
+def test_full_runs_every_buildable_class():
+    cells = request_cells(parse_request(json.dumps({"kind": "full"})), CATALOG, INDEX)
+    assert {c.model_class for c in cells} == {"BertModel", "LlamaModel", "LlamaForCausalLM"}
+    assert len(cells) == 8 + 8 + 24
