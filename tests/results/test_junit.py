@@ -166,3 +166,22 @@ def test_cells_read_are_the_cells_the_grammar_parses():
         assert made == cell and hash(made) == hash(cell) and made.id == cell.id
     assert _cell("tests.models.BertTest", "test_onnx_export_static") is None
     assert _cell("BertModel", "test_onnx_export_generate_static_static_cache_mlx") is None
+
+
+def test_reads_a_file_the_bots_runner_wrote():
+    # Written by `bot.run` (pytest + the plugin) on the misbehaving fixture checkout: a hung
+    # cell, a class the source cannot build, and a skiplisted cell, as shard 1/1.
+    path = Path(__file__).parent / "data" / "runner_sample.xml"
+    results = read_results([path], expect_shards=1)
+    assert results.problems == () and results.non_cells == ()
+    by_id = {cell.id: r for cell, r in results.results.items()}
+    ghost = by_id["GhostModel::test_torch_export_static"]
+    assert (ghost.status, ghost.kind, ghost.stage) == (Status.ERROR, "build", "build")
+    assert ghost.message.startswith("BuildError: ")
+    skipped = by_id["TinyModel::test_torch_export_static"]
+    assert (skipped.status, skipped.skip_scope, skipped.probe) == (Status.SKIPPED, "dynamo.static", False)
+    hung = by_id["HangingModel::test_torch_export_static"]
+    assert hung.status.failing and hung.stage == "eager" and "Traceback" in hung.details
+    assert dict(hung.properties)["time.eager"]
+    assert results.versions["torch"].startswith("2.13.0") and results.shards == ("1/1",)
+    assert results.git_sha and len(results.git_sha) == 40
