@@ -29,12 +29,25 @@ _ALL = 10**9  # no cut (in practice bounded by max_chars: see render_comment)
 _BUDGETS = (
     _Budget(_ALL, _ALL, 200, _ALL),
     _Budget(_ALL, 30, 200, _ALL),
-    _Budget(_ALL, 0, 200, _ALL),
-    _Budget(100, 0, 160, 800),
-    _Budget(25, 0, 120, 200),
-    _Budget(5, 0, 80, 50),
+    _Budget(_ALL, 0, 200, 400),
+    _Budget(_ALL, 0, 200, 100),
+    _Budget(100, 0, 160, 60),
+    _Budget(25, 0, 120, 30),
+    _Budget(5, 0, 80, 10),
     _Budget(0, 0, 0, 0),
 )
+# What a cut list's cells are called in "…and 1,234 more newly broken cells".
+_NOUNS = {
+    "newly_broken": ("newly broken cell", "newly broken cells"),
+    "new_failing": ("new failing cell", "new failing cells"),
+    "flaky": ("flaky cell", "flaky cells"),
+    "newly_passing": ("newly passing cell", "newly passing cells"),
+    "obsolete_skip": ("obsolete skip", "obsolete skips"),
+    "new_passing": ("new passing cell", "new passing cells"),
+    "still_failing": ("pre-existing failure", "pre-existing failures"),
+    "newly_skipped": ("newly skipped cell", "newly skipped cells"),
+    "not_run": ("cell not run", "cells not run"),
+}
 
 
 def render_comment(report: Report, *, max_chars: int = GITHUB_LIMIT) -> str:
@@ -104,9 +117,10 @@ def _list(name, lines, limit, excerpt, pending, where, left_out) -> list[str]:
             out += [f"- {_cell(line, pending)}{_aside(name, line)}" for line in shown]
     if len(shown) < len(lines):
         more = len(lines) - len(shown)
-        noun = f"{TITLES[name].split(' (')[0].lower()} cell"
-        out += ["", f"…and {n(more, noun)} more: see the {where}." if shown else f"{n(more, noun)}: see the {where}."]
-        left_out.append(n(more, noun))
+        one, many = _NOUNS[name]
+        counted = n(more, one, many)
+        out += ["", f"…and {more:,} more: see the {where}." if shown else f"{counted}: see the {where}."]
+        left_out.append(counted)
     return out
 
 
