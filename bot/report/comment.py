@@ -151,7 +151,7 @@ def _proposal(proposal: dict | None, budget: _Budget, left_out: list[str]) -> li
     out = ["", "### Proposed skiplist change", ""]
     entries = proposal.get("entries") or []
     for entry in entries[: max(budget.items, 0)]:
-        out.append(f"- {escape(cut(_entry(entry), 300))}")
+        out.append(f"- {_entry(entry)}")
     if len(entries) > budget.items:
         out.append(f"- …and {n(len(entries) - budget.items, 'more entry', 'more entries')} (see report.json)")
         left_out.append(n(len(entries) - budget.items, "proposed entry", "proposed entries"))
@@ -170,12 +170,23 @@ def _proposal(proposal: dict | None, budget: _Budget, left_out: list[str]) -> li
 
 
 def _entry(entry) -> str:
+    """One line per proposed edit, in the shape `export-bot propose` writes (bot/propose/edit.py)."""
     if not isinstance(entry, dict):
-        return str(entry)
-    action = entry.get("action", "")
-    what = " ".join(str(entry[k]) for k in ("scope", "model_class") if entry.get(k))
-    reason = entry.get("reason") or entry.get("evidence") or ""
-    return " ".join(part for part in (action, what, f"— {reason}" if reason else "") if part)
+        return escape(cut(str(entry), 300))
+    action, scope, model_class = entry.get("action", "change"), entry.get("scope", "?"), entry.get("model_class", "?")
+    evidence = entry.get("evidence") or ()
+    if action == "add":
+        text = f"**add** `{model_class}` to `{scope}`"
+        if entry.get("reason"):
+            text += f": {escape(cut(entry['reason'], 200))}"
+    elif action == "narrow":
+        targets = ", ".join(f"`{s}`" for s in entry.get("new_scopes", ())) or "narrower scopes"
+        text = f"**narrow** `{model_class}` from `{scope}` to {targets}"
+    else:
+        text = f"**{escape(str(action))}** `{model_class}` from `{scope}`"
+    if evidence:
+        text += f" ({n(len(evidence), 'failing cell')})" if action == "add" else f" ({n(len(evidence), 'cell')} passed in probe)"
+    return text
 
 
 def _backtick_runs(text: str) -> list[str]:

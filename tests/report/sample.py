@@ -69,7 +69,14 @@ def failure_report(folder: Path):
     report = diff(base, head, skiplists(folder), rerun, run_url="https://github.com/o/r/actions/runs/42")
     return report.with_proposal({
         "patch": PATCH,
-        "entries": [{"action": "add", "scope": "onnx.dynamic", "model_class": "BertModel", "reason": "RuntimeError: boom"}],
+        "entries": [
+            {"action": "add", "file": "export_skips.toml", "scope": "onnx.dynamic", "model_class": "BertModel",
+             "reason": "RuntimeError: boom", "evidence": ["BertModel::test_onnx_export_dynamic"]},
+            {"action": "narrow", "file": "export_skips.toml", "scope": "openvino", "model_class": "CLIPModel",
+             "new_scopes": ["openvino.static"], "evidence": ["CLIPModel::test_openvino_export_dynamic"]},
+            {"action": "remove", "file": "export_skips.toml", "scope": "onnx", "model_class": "ViTModel",
+             "evidence": ["ViTModel::test_onnx_export_static", "ViTModel::test_onnx_export_dynamic"]},
+        ],
     })
 
 
