@@ -52,7 +52,8 @@ def run(models, preset, selection, backends, shapes, generate, probe, shard, dur
     )
     click.echo(f"export-bot run: {len(plan.cells)} cells from {plan.source}"
                + (f", shard {plan.shard}" if plan.shard else "") + f" → {junit}", err=True)
-    code = run_session(plan, SessionOptions(junit=junit, workers=workers))
+    log = junit.with_name(junit.stem + ".pytest.log")  # pytest's own output, e.g. stack dumps of timed-out cells
+    code = run_session(plan, SessionOptions(junit=junit, workers=workers, log=log))
     if code not in COMPLETED:
         click.echo(f"error: the run did not complete (pytest exit status {code}); {junit} may be partial", err=True)
         raise SystemExit(EXIT_FAILURE)

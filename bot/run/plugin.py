@@ -234,6 +234,7 @@ class Controller:
         self.state = state
         self.kinds: dict[str, tuple[str, str]] = {}  # crashed nodeid → (kind, message)
         self.phase: dict[str, Status] = {}
+        self.started: dict[str, float] = {}
         self.writer = None
         if config.getoption("export_progress"):
             estimates = {cell.id: estimate(cell, plan.durations) for cell in plan.cells}
@@ -251,6 +252,9 @@ class Controller:
             source=self.plan.source, shard=self.plan.shard, versions=installed_versions(), git_sha=sha
         ):
             xml.add_global_property(name, value)
+
+    def pytest_runtest_logstart(self, nodeid: str, location) -> None:
+        self.started[nodeid] = time.monotonic()
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched) -> None:
@@ -282,6 +286,8 @@ class Controller:
             if xml is not None:
                 reporter = xml.node_reporter(report)
                 reporter.nodes[-1].set("message", message)
+                # No report carried a duration; the time until the death still balances later shards.
+                reporter.duration = time.monotonic() - self.started.get(report.nodeid, time.monotonic())
                 for name, value in cell_properties(cell, probe=self._probe(cell)) + [("kind", kind)]:
                     reporter.add_property(name, value)
             self._finish(cell, Status.ERROR)

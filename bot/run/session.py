@@ -27,6 +27,7 @@ class SessionOptions:
     junit: Path
     workers: int | str = "auto"  # 0: in-process, no isolation; N ≥ 1 or "auto": xdist workers
     progress: bool = True
+    log: Path | None = None  # pytest's own output (stack dumps of timed-out cells); None: inherited stdout
     extra_args: tuple[str, ...] = ()
 
 
@@ -42,7 +43,9 @@ def pytest_args(plan: RunPlan, plan_path: Path, options: SessionOptions) -> list
         "--export-plan", str(plan_path),
         "--junitxml", str(Path(options.junit).resolve()),
         "--timeout", f"{plan.cell_timeout:g}",
-        "-p", "no:terminal", "-p", "no:warnings",
+        # Quiet, but the terminal reporter stays: pytest-timeout's thread method writes its stack
+        # dump through it before killing the worker, and dies silently (no kill) without it.
+        "-qq", "--no-header", "--no-summary", "--tb=native", "-p", "no:warnings",
     ]
     if options.progress:
         args.append("--export-progress")
@@ -86,4 +89,8 @@ def run_session(plan: RunPlan, options: SessionOptions, *, folder: Path | None =
             return int(pytest.main(args))
         env = dict(os.environ)
         env.setdefault("TOKENIZERS_PARALLELISM", "false")
-        return subprocess.run([sys.executable, "-m", "pytest", *args], env=env, check=False).returncode
+        command = [sys.executable, "-m", "pytest", *args]
+        if options.log is None:
+            return subprocess.run(command, env=env, check=False).returncode
+        with open(options.log, "w", encoding="utf-8") as log:
+            return subprocess.run(command, env=env, stdout=log, check=False).returncode
