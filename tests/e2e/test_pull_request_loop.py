@@ -118,6 +118,7 @@ def test_a_pr_breaking_dynamic_shapes_is_reported_then_applied_and_green(tmp_pat
     commented = bot("comment", "--report", str(report_path), cwd=repo, fake=fake, event=opened, run_id=1)
     assert commented.exit_code == 0, commented.output
     [(sticky_id, body)] = stickies(fake).items()
+    assert "**failure**" in body
     assert all(cell in body for cell in DYNAMIC) and "```diff" in body
     assert next(line for line in patch.splitlines() if line.startswith("+ToyModel")) in body
     assert [(s["context"], s["state"]) for s in fake.state.statuses[head_sha]] == [("export-conformance", "failure")]
@@ -144,10 +145,13 @@ def test_a_pr_breaking_dynamic_shapes_is_reported_then_applied_and_green(tmp_pat
     # The dispatched re-run checks out the new head: its skiplists now cover the dynamic cells.
     (repo / SKIPS).write_text(applied[SKIPS], encoding="utf-8")
     commit_all(repo, "Apply export-bot's proposed skiplist edits")
-    reselected = bot("select", "--repo", str(repo), "--base", "main", "--head", "pr", "--json",
-                     str(out / "selection-2.json"), cwd=repo)
+    # Selection as the dispatched run makes it: the pinned request, the shard matrix on $GITHUB_OUTPUT.
+    request, outputs = fake.state.dispatches[-1]["inputs"]["request"], out / "github-output.txt"
+    reselected = bot("select", "--repo", str(repo), "--base", "main", "--head", "pr", "--request", request,
+                     "--json", str(out / "selection-2.json"), "--github-output", str(outputs), cwd=repo)
     assert reselected.exit_code == 0, reselected.output
     assert {r["kind"] for r in json.loads(reselected.stdout)["classes"]["ToyModel"]} == {"changed", "skiplist"}
+    assert "count=8\n" in outputs.read_text(encoding="utf-8")
     only_backends(out / "selection-2.json", BACKENDS)
     finish(start_run(repo, out / "head-2.xml", "--selection", str(out / "selection-2.json")))
     rerun = statuses(out / "head-2.xml")
