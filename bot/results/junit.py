@@ -24,6 +24,10 @@ log = logging.getLogger(__name__)
 # `<error>` beside the test's `<failure>`; the failure is what the cell did).
 _RESULT_RANK = {"failure": 0, "error": 1, "skipped": 2}
 _STATUS = {"failure": Status.FAILED, "error": Status.ERROR, "skipped": Status.SKIPPED}
+# Testcase properties that the cell id or a CellResult field already carries.
+_TYPED = frozenset(
+    ("backend", "shape", "path", "cache", "target", "probe", "stage", "kind", "skip_scope", "exactness", "components")
+)
 _AHEAD = 2  # files parsed ahead of the walk (bounds memory to a few trees)
 _RERUN = "re-run the job that wrote it, or pass the file it meant to write"
 
@@ -274,10 +278,18 @@ def _result(cell: Cell, outcome, props: dict[str, str], time: str | None, file: 
         exactness_scope=props.get("exactness") or None,
         probe=props.get("probe", "").lower() == "true",
         duration=duration,
-        components=tuple(c for c in components.split(",") if c) if components else (),
-        properties=tuple(props.items()),
+        components=_components(components) if components else (),
+        # Only what no typed field holds (per-stage timings, per-component status, toggles):
+        # the rest is in the cell and the fields above, and 30,000 copies of it cost ~80 MB.
+        properties=tuple(item for item in props.items() if item[0] not in _TYPED),
         source=file,
     )
+
+
+@lru_cache(maxsize=1024)
+def _components(text: str) -> tuple[str, ...]:
+    # A handful of distinct lists (`model`, `prefill,decode`, …): one shared tuple each.
+    return tuple(c for c in text.split(",") if c)
 
 
 # Every field of CellResult with its default, for `_build`.
