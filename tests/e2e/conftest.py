@@ -1,7 +1,4 @@
-"""Fixtures of the end-to-end tests: the GitHub-shaped server and the `export-bot` light commands in-process.
-
-`toy_checkout/` holds the files of the test repository, not tests to collect.
-"""
+"""Fixtures of the end-to-end tests: the GitHub-shaped server and the `export-bot` light commands in-process."""
 
 from __future__ import annotations
 
@@ -18,6 +15,7 @@ from tests.e2e.checkout import git
 from tests.github import openapi
 from tests.github.fake_github import FakeGitHub
 
+# `toy_checkout/` holds the files of the test repository (its own test_modeling_toy.py), not tests to collect.
 collect_ignore = ["toy_checkout"]
 
 # Tiny waits: the fake answers at once and injects no faults here.
