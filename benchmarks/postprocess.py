@@ -108,11 +108,11 @@ else:
     from bot.diff import diff
     from bot.report import render_comment, render_summary
     from bot.results import read_results
-    from bot.results.junit import _cell
+    from bot.results.convert import cell_of
     from bot.skiplist.model import load_skiplists
     skiplists = load_skiplists(sys.argv[5])
     def work():
-        _cell.cache_clear()
+        cell_of.cache_clear()
         report = diff(read_results(base), read_results(head, expect_shards=shards), skiplists)
         comment = render_comment(report)
         summary = render_summary(report) if step == "ours+summary" else ""

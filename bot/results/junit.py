@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import gc
 import logging
-import re
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import MISSING, fields
-from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence, Union
 
 from lxml import etree
 
-from bot.cells import Cell, CellIdError
+from bot.cells import Cell
 from bot.outcomes import CellResult, Status
-from bot.results.model import VERSION_KEYS, Problem, ResultSet, SuiteInfo
+from bot.results.convert import TYPED, build_result, cell_of, components_of, suite_info
+from bot.results.model import Problem, ResultSet
 
 log = logging.getLogger(__name__)
 
@@ -24,10 +22,6 @@ log = logging.getLogger(__name__)
 # `<error>` beside the test's `<failure>`; the failure is what the cell did).
 _RESULT_RANK = {"failure": 0, "error": 1, "skipped": 2}
 _STATUS = {"failure": Status.FAILED, "error": Status.ERROR, "skipped": Status.SKIPPED}
-# Testcase properties that the cell id or a CellResult field already carries.
-_TYPED = frozenset(
-    ("backend", "shape", "path", "cache", "target", "probe", "stage", "kind", "skip_scope", "exactness", "components")
-)
 _AHEAD = 2  # files parsed ahead of the walk (bounds memory to a few trees)
 _RERUN = "re-run the job that wrote it, or pass the file it meant to write"
 
@@ -111,33 +105,6 @@ def _expand(paths: Iterable[Path | str], reader: "_Reader") -> list[Path]:
     return files
 
 
-_CLASS_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-@lru_cache(maxsize=None)
-def _cell(classname: str, name: str) -> Cell | None:
-    # Cached: a base and a head set share nearly all ids, and parsing is most of the per-case cost.
-    if not _CLASS_NAME.fullmatch(classname or ""):
-        return None  # a dotted pytest classname, or none: a testcase that is not a cell
-    variant = _variant(name)
-    if variant is None:
-        return None
-    # The variant was parsed and validated by `Cell.from_testcase`; only the (checked) model
-    # class differs, so the cell is copied rather than re-validated for each of 30,000 ids.
-    cell = object.__new__(Cell)
-    cell.__dict__.update(variant.__dict__, model_class=classname)
-    return cell
-
-
-@lru_cache(maxsize=None)
-def _variant(name: str) -> Cell | None:
-    """The cell a testcase name denotes, for a placeholder model class (a few dozen distinct names)."""
-    try:
-        return Cell.from_testcase("_", name)
-    except CellIdError:
-        return None
-
-
 class _Reader:
     """Accumulates results over files; each file is streamed and its elements freed as read."""
 
@@ -174,7 +141,7 @@ class _Reader:
             for case in suite.iterchildren("testcase"):
                 self._read_case(case, name)
                 cases += 1
-            self.suites.append(_suite(name, suite.get("name", ""), _properties(props), cases))
+            self.suites.append(suite_info(name, suite.get("name", ""), _properties(props), cases))
 
     def _salvage(self, name: str, error: etree.XMLSyntaxError) -> None:
         """A truncated file (a shard job that died mid-write): keep every testcase that was closed."""
@@ -193,7 +160,7 @@ class _Reader:
 
     def _read_case(self, element, file: str) -> None:
         classname, case_name = element.get("classname", ""), element.get("name", "")
-        cell = _cell(classname, case_name)
+        cell = cell_of(classname, case_name)
         if cell is None:
             self.non_cells.append(f"{classname}::{case_name}")
             return
@@ -267,7 +234,7 @@ def _result(cell: Cell, outcome, props: dict[str, str], time: str | None, file: 
     if status is Status.ERROR and not kind:
         kind = "harness"  # a plain pytest `<error>`: setup or teardown broke, not the export
     components = props.get("components")
-    return _build(
+    return build_result(
         cell=cell,
         status=status,
         stage=props.get("stage") or None,
@@ -278,52 +245,11 @@ def _result(cell: Cell, outcome, props: dict[str, str], time: str | None, file: 
         exactness_scope=props.get("exactness") or None,
         probe=props.get("probe", "").lower() == "true",
         duration=duration,
-        components=_components(components) if components else (),
+        components=components_of(components) if components else (),
         # Only what no typed field holds (per-stage timings, per-component status, toggles):
         # the rest is in the cell and the fields above, and 30,000 copies of it cost ~80 MB.
-        properties=tuple(item for item in props.items() if item[0] not in _TYPED),
+        properties=tuple(item for item in props.items() if item[0] not in TYPED),
         source=file,
     )
 
 
-@lru_cache(maxsize=1024)
-def _components(text: str) -> tuple[str, ...]:
-    # A handful of distinct lists (`model`, `prefill,decode`, …): one shared tuple each.
-    return tuple(c for c in text.split(",") if c)
-
-
-# Every field of CellResult with its default, for `_build`.
-_DEFAULTS = {
-    f.name: f.default if f.default is not MISSING else f.default_factory()
-    for f in fields(CellResult)
-    if f.default is not MISSING or f.default_factory is not MISSING
-}
-
-
-def _build(**values) -> CellResult:
-    """A CellResult made without the frozen dataclass's field-by-field `__init__`.
-
-    `object.__setattr__` per field made construction a third of the reading time at 30,000
-    cells; filling `__dict__` at once is equivalent for a frozen dataclass without
-    `__post_init__` (CellResult has none), and the defaults keep fields added later correct.
-    """
-    result = object.__new__(CellResult)
-    result.__dict__.update(_DEFAULTS)
-    result.__dict__.update(values)
-    return result
-
-
-def _suite(file: str, name: str, props: dict[str, str], cases: int) -> SuiteInfo:
-    # The bot's runner writes `version.torch`; other producers `torch` or `torch_version`.
-    versions = {k: props[k] for k in VERSION_KEYS if props.get(k)}
-    versions.update({k[: -len("_version")]: v for k, v in props.items() if k.endswith("_version") and v})
-    versions.update({k[len("version."):]: v for k, v in props.items() if k.startswith("version.") and v})
-    return SuiteInfo(
-        file=file,
-        name=name,
-        shard=props.get("shard") or None,
-        source=props.get("source") or None,
-        git_sha=props.get("git_sha") or props.get("git-sha") or props.get("sha") or None,
-        versions=versions,
-        testcases=cases,
-    )

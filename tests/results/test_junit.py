@@ -148,7 +148,7 @@ def test_fast_construction_matches_the_dataclass_constructor():
     from dataclasses import fields
 
     from bot.outcomes import CellResult
-    from bot.results.junit import _build
+    from bot.results.convert import build_result as _build
 
     # `_build` skips CellResult.__init__; it is only right while CellResult has no __post_init__.
     assert not hasattr(CellResult, "__post_init__")
@@ -159,7 +159,7 @@ def test_fast_construction_matches_the_dataclass_constructor():
 
 def test_cells_read_are_the_cells_the_grammar_parses():
     from bot.cells import cells_for
-    from bot.results.junit import _cell
+    from bot.results.convert import cell_of as _cell
 
     for cell in cells_for("LlamaForCausalLM", generative=True, targets=("xnnpack", "mlx")):
         made = _cell(cell.model_class, cell.name)

@@ -1,0 +1,85 @@
+"""Pure conversions the JUnit reader uses: testcase names to cells, strings to results and suites."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import MISSING, fields
+from functools import lru_cache
+from typing import Mapping
+
+from bot.cells import Cell, CellIdError
+from bot.outcomes import CellResult
+from bot.results.model import VERSION_KEYS, SuiteInfo
+
+# Testcase properties that the cell id or a CellResult field already carries.
+TYPED = frozenset(
+    ("backend", "shape", "path", "cache", "target", "probe", "stage", "kind", "skip_scope", "exactness", "components")
+)
+_CLASS_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@lru_cache(maxsize=None)
+def cell_of(classname: str, name: str) -> Cell | None:
+    # Cached: a base and a head set share nearly all ids, and parsing is most of the per-case cost.
+    if not _CLASS_NAME.fullmatch(classname or ""):
+        return None  # a dotted pytest classname, or none: a testcase that is not a cell
+    variant = _variant(name)
+    if variant is None:
+        return None
+    # The variant was parsed and validated by `Cell.from_testcase`; only the (checked) model
+    # class differs, so the cell is copied rather than re-validated for each of 30,000 ids.
+    cell = object.__new__(Cell)
+    cell.__dict__.update(variant.__dict__, model_class=classname)
+    return cell
+
+
+@lru_cache(maxsize=None)
+def _variant(name: str) -> Cell | None:
+    """The cell a testcase name denotes, for a placeholder model class (a few dozen distinct names)."""
+    try:
+        return Cell.from_testcase("_", name)
+    except CellIdError:
+        return None
+
+
+@lru_cache(maxsize=1024)
+def components_of(text: str) -> tuple[str, ...]:
+    # A handful of distinct lists (`model`, `prefill,decode`, …): one shared tuple each.
+    return tuple(c for c in text.split(",") if c)
+
+
+# Every field of CellResult with its default, for `build_result`.
+_DEFAULTS = {
+    f.name: f.default if f.default is not MISSING else f.default_factory()
+    for f in fields(CellResult)
+    if f.default is not MISSING or f.default_factory is not MISSING
+}
+
+
+def build_result(**values) -> CellResult:
+    """A CellResult made without the frozen dataclass's field-by-field `__init__`.
+
+    `object.__setattr__` per field made construction a third of the reading time at 30,000
+    cells; filling `__dict__` at once is equivalent for a frozen dataclass without
+    `__post_init__` (CellResult has none), and the defaults keep fields added later correct.
+    """
+    result = object.__new__(CellResult)
+    result.__dict__.update(_DEFAULTS)
+    result.__dict__.update(values)
+    return result
+
+
+def suite_info(file: str, name: str, props: Mapping[str, str], cases: int) -> SuiteInfo:
+    # The bot's runner writes `version.torch`; other producers `torch` or `torch_version`.
+    versions = {k: props[k] for k in VERSION_KEYS if props.get(k)}
+    versions.update({k[: -len("_version")]: v for k, v in props.items() if k.endswith("_version") and v})
+    versions.update({k[len("version."):]: v for k, v in props.items() if k.startswith("version.") and v})
+    return SuiteInfo(
+        file=file,
+        name=name,
+        shard=props.get("shard") or None,
+        source=props.get("source") or None,
+        git_sha=props.get("git_sha") or props.get("git-sha") or props.get("sha") or None,
+        versions=versions,
+        testcases=cases,
+    )
