@@ -165,6 +165,7 @@ def test_cells_read_are_the_cells_the_grammar_parses():
         made = _cell(cell.model_class, cell.name)
         assert made == cell and hash(made) == hash(cell) and made.id == cell.id
     assert _cell("tests.models.BertTest", "test_onnx_export_static") is None
+    assert _cell("Bért", "test_onnx_export_static") is None and _cell("", "test_onnx_export_static") is None
     assert _cell("BertModel", "test_onnx_export_generate_static_static_cache_mlx") is None
 
 
