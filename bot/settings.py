@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 # Shared code every export goes through (SPEC §8): a change here runs the `core` preset.
@@ -38,10 +38,9 @@ class Settings:
     github_backoff: float = 1.0
     github_write_interval: float = 1.0
     github_rate_limit_wait: float = 60.0
-    extra: dict = field(default_factory=dict, compare=False)
-
-    def with_overrides(self, **changes) -> "Settings":
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+    # The keys the file set: a configured skiplist folder that is missing is an error, while
+    # an unconfigured one falls back to the bot's own skiplists.
+    configured: frozenset[str] = field(default=frozenset(), compare=False)
 
 
 def load_settings(pyproject: Path | str | None = None) -> Settings:
@@ -53,7 +52,7 @@ def load_settings(pyproject: Path | str | None = None) -> Settings:
         table = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get("export-bot", {})
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"{path}: {exc}") from exc
-    known = {f.name: f for f in fields(Settings) if f.name != "extra"}
+    known = {f.name: f for f in fields(Settings) if f.name != "configured"}
     values, extra = {}, {}
     for key, value in table.items():
         name = key.replace("-", "_")
@@ -69,10 +68,20 @@ def load_settings(pyproject: Path | str | None = None) -> Settings:
             value = (path.parent / value) if not Path(value).is_absolute() else Path(value)
         elif isinstance(default, bool) and not isinstance(value, bool):
             raise SettingsError(f"{path}: [tool.export-bot] {key} must be true or false")
+        elif name == "source":
+            value = _resolve_source(str(value), path.parent)
         values[name] = value
     if extra:
         raise SettingsError(
             f"{path}: unknown key(s) in [tool.export-bot]: {', '.join(sorted(extra))}; "
             f"known keys: {', '.join(k.replace('_', '-') for k in sorted(known))}"
         )
-    return Settings(**values)
+    return Settings(**values, configured=frozenset(values))
+
+
+def _resolve_source(spec: str, folder: Path) -> str:
+    """`transformers-tests:PATH` with a relative PATH means relative to the pyproject, not the cwd."""
+    kind, sep, where = spec.partition(":")
+    if sep and kind == "transformers-tests" and where and not Path(where).is_absolute():
+        return f"{kind}:{(folder / where).resolve()}"
+    return spec

@@ -43,14 +43,25 @@ def handle_errors(fn: Callable) -> Callable:
     return wrapper
 
 
-def resolve_skiplists(skiplists_dir: Path | None) -> Path:
-    """--skiplists, else `[tool.export-bot] skiplists` when that folder exists, else the bot's own."""
-    if skiplists_dir is not None:
-        return skiplists_dir
-    from bot.settings import SettingsError, load_settings
+def resolve_skiplists(skiplists_dir: Path | None, settings=None) -> Path:
+    """--skiplists, else `[tool.export-bot] skiplists`, else the bot's own skiplists/.
 
-    try:
-        configured = load_settings().skiplists
-    except SettingsError as exc:
-        raise BotError(str(exc)) from None
-    return configured if configured.is_dir() else DEFAULT_SKIPLISTS
+    A folder the configuration names but that does not exist is an error: falling back to
+    the bot's own lists there would judge a repository against the wrong skips.
+    """
+    if skiplists_dir is not None:
+        if not skiplists_dir.is_dir():
+            raise BotError(f"{skiplists_dir}: no such skiplist folder; pass --skiplists DIR")
+        return skiplists_dir
+    if settings is None:
+        from bot.settings import SettingsError, load_settings
+
+        try:
+            settings = load_settings()
+        except SettingsError as exc:
+            raise BotError(str(exc)) from None
+    if "skiplists" in settings.configured:
+        if not settings.skiplists.is_dir():
+            raise BotError(f"{settings.skiplists}: the skiplist folder [tool.export-bot] skiplists names does not exist")
+        return settings.skiplists
+    return settings.skiplists if settings.skiplists.is_dir() else DEFAULT_SKIPLISTS

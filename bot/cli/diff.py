@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import DEFAULT_SKIPLISTS, EXIT_FAILURE, EXIT_OK, BotError, handle_errors, skiplists_option
+from bot.cli.common import EXIT_FAILURE, EXIT_OK, BotError, handle_errors, resolve_skiplists, skiplists_option
 
 _files = dict(type=click.Path(path_type=Path), multiple=True, metavar="FILE|DIR")
 
@@ -37,7 +37,7 @@ def diff(base_files, head_files, rerun_files, skiplists_dir, expect_shards, json
     if len(missing) == len(head_files):
         raise BotError(f"no head results: {', '.join(missing)} not found; pass the JUnit files `export-bot run` wrote")
     try:
-        skiplists = load_skiplists(skiplists_dir or _configured_skiplists())
+        skiplists = load_skiplists(resolve_skiplists(skiplists_dir))
     except SkiplistError as exc:
         raise BotError(str(exc)) from exc
     head = read_results(head_files, expect_shards=expect_shards)
@@ -61,10 +61,3 @@ def diff(base_files, head_files, rerun_files, skiplists_dir, expect_shards, json
     if report.verdict == "neutral":
         click.echo(f"neutral: the results are incomplete ({len(report.problems)} problems); this is not a pass", err=True)
     raise SystemExit(EXIT_FAILURE if report.verdict == "failure" else EXIT_OK)
-
-
-def _configured_skiplists() -> Path:
-    from bot.settings import load_settings
-
-    configured = load_settings().skiplists
-    return configured if configured.is_dir() else DEFAULT_SKIPLISTS

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import DEFAULT_SKIPLISTS, EXIT_OK, BotError, handle_errors, skiplists_option
+from bot.cli.common import EXIT_OK, BotError, handle_errors, resolve_skiplists, skiplists_option
 
 
 @click.command()
@@ -38,9 +38,7 @@ def propose(report_path, history_paths, min_passes, skiplists_dir, apply_, write
         settings = load_settings()
         report = load_report(report_path)
         history = [_read_history(path) for path in history_paths if not _same_file(path, report_path)]
-        folder = skiplists_dir or _configured(settings.skiplists)
-        if not folder.is_dir():
-            raise BotError(f"{folder}: no such skiplist folder; pass --skiplists DIR")
+        folder = resolve_skiplists(skiplists_dir, settings)
         proposal = make_proposal(report, folder, history=history, min_passes=min_passes or settings.min_passes)
         written = apply_proposal(proposal, folder) if apply_ else []
     except (ReportError, SkiplistError, SettingsError) as exc:
@@ -84,7 +82,3 @@ def _read_history(path: Path):
 
 def _same_file(a: Path, b: Path) -> bool:
     return a.exists() and b.exists() and a.resolve() == b.resolve()
-
-
-def _configured(configured: Path) -> Path:
-    return configured if configured.is_dir() else DEFAULT_SKIPLISTS

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import DEFAULT_SKIPLISTS, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, BotError, handle_errors, skiplists_option
+from bot.cli.common import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, BotError, handle_errors, resolve_skiplists, skiplists_option
 
 
 @click.group()
@@ -24,7 +24,7 @@ def lint(paths: tuple[Path, ...], strict: bool) -> None:
     from bot.model_index import installed_index
     from bot.skiplist.lint import ERROR, Finding, LintResult, lint_text
 
-    files = _toml_files(paths or (_skiplists_dir(None),))
+    files = _toml_files(paths or (resolve_skiplists(None),))
     classes = installed_index().classes or None  # no Transformers installed: skip that check
     results = []
     for path in files:
@@ -61,7 +61,7 @@ def explain(cell_ids: tuple[str, ...], skiplists_dir: Path | None, as_json: bool
     except CellIdError as exc:
         raise BotError(f"bad cell id: {exc}") from None
     try:
-        skiplists = load_skiplists(_skiplists_dir(skiplists_dir))
+        skiplists = load_skiplists(resolve_skiplists(skiplists_dir))
     except SkiplistError as exc:
         raise BotError(str(exc)) from None
     explanations = [skiplists.explain(cell) for cell in cells]
@@ -110,15 +110,3 @@ def _toml_files(paths) -> list[Path]:
         else:
             raise BotError(f"{path}: no such file or folder")
     return files
-
-
-def _skiplists_dir(given: Path | None) -> Path:
-    if given is not None:
-        return given
-    from bot.settings import SettingsError, load_settings
-
-    try:
-        configured = load_settings().skiplists
-    except SettingsError as exc:
-        raise BotError(str(exc)) from None
-    return configured if configured.is_dir() else DEFAULT_SKIPLISTS
