@@ -155,6 +155,16 @@ def _proposal(proposal: dict | None, budget: _Budget, left_out: list[str]) -> li
     if len(entries) > budget.items:
         out.append(f"- …and {n(len(entries) - budget.items, 'more entry', 'more entries')} (see report.json)")
         left_out.append(n(len(entries) - budget.items, "proposed entry", "proposed entries"))
+    uncoverable = proposal.get("uncoverable") or []
+    if uncoverable:
+        out += ["", f"{n(len(uncoverable), 'failing cell')} no skiplist scope can cover without also skipping "
+                    "a passing cell (fix these, or skip them by hand):"]
+        for item in uncoverable[: budget.items]:
+            cell = item.get("cell", "?") if isinstance(item, dict) else str(item)
+            finest = item.get("finest_scope") if isinstance(item, dict) else None
+            out.append(f"- `{cell}`" + (f" (finest scope `{finest}`)" if finest else ""))
+        if len(uncoverable) > budget.items:
+            left_out.append(n(len(uncoverable) - budget.items, "uncoverable cell"))
     patch = (proposal.get("patch") or "").rstrip("\n")
     if patch:
         lines = patch.split("\n")
