@@ -30,7 +30,7 @@ def diff(
     base_results = base.results if base is not None else {}
     rerun_results = rerun.results if rerun is not None else {}
     lines: dict[str, list[CellLine]] = {name: [] for name in CATEGORIES}
-    needs_rerun: list[str] = []
+    needs_rerun: list[Cell] = []
     infrastructure: list[str] = []
     cells: list[CellLine] = []
     counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
