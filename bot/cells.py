@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterable, Iterator
 
 BACKENDS = ("dynamo", "onnx", "openvino", "executorch")
@@ -59,7 +60,9 @@ class Cell:
     def static_cache(self) -> bool:
         return self.cache == "static"
 
-    @property
+    # Cached: the reader and the diff ask for ids of 30,000 cells several times each; a frozen
+    # dataclass without slots lets cached_property store into the instance dict.
+    @cached_property
     def name(self) -> str:
         """The testcase name, following the seed's parameterized test names."""
         name = f"test_{_FN[self.backend]}_export"
@@ -72,7 +75,7 @@ class Cell:
             name += f"_{self.target}"
         return name
 
-    @property
+    @cached_property
     def id(self) -> str:
         """`ModelClass::test_name`: the key shared by JUnit classname and name."""
         return f"{self.model_class}::{self.name}"
