@@ -9,21 +9,17 @@ Under pytest-xdist a worker killed by a native crash is replaced and its cell be
 
 from __future__ import annotations
 
-import json
 import logging
-import sys
-import time
 from pathlib import Path
 
 import pytest
 from _pytest._code.code import ExceptionChainRepr, ReprFileLocation, ReprTracebackNative
-from _pytest.junitxml import xml_key
 
-from bot.cells import Cell, CellIdError
+from bot.cells import Cell
 from bot.outcomes import Status
-from bot.run.junit import cell_properties, installed_versions, read_git_sha, run_properties, source_checkout, suite_properties
+from bot.run.controller import Controller, WorkerState, timeout_message
+from bot.run.junit import cell_properties, run_properties
 from bot.run.plan import PLAN_SUFFIX, RunPlan, read_plan
-from bot.run.progress import Progress, ProgressWriter
 from bot.run.shard import estimate
 
 logger = logging.getLogger(__name__)
@@ -188,138 +184,3 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         seconds = item.runner.plan.cell_timeout
         report.longrepr = _longrepr(item.cell.id, timeout_message(seconds), str(report.longrepr))
     return report
-
-
-def timeout_message(seconds: float) -> str:
-    return f"Timeout: the cell ran longer than {seconds:g} s (--cell-timeout)"
-
-
-def crash_message(worker: str) -> str:
-    return f"WorkerCrash: worker {worker} died while running the cell (a native crash: segfault, abort or out of memory)"
-
-
-class WorkerState:
-    """Worker side: where the cell's timeout deadline is written, so the controller can tell a timeout kill from a crash."""
-
-    def __init__(self, directory: Path, worker: str):
-        self.path = directory / f"{worker}.json"
-        directory.mkdir(parents=True, exist_ok=True)
-
-    @pytest.hookimpl(optionalhook=True, tryfirst=True)
-    def pytest_timeout_set_timer(self, item: pytest.Item, settings) -> None:
-        # Returns None: pytest-timeout still installs its own timer after this records the deadline.
-        if settings.timeout and settings.timeout > 0:
-            deadline = time.time() + settings.timeout
-            self.path.write_text(json.dumps({"nodeid": item.nodeid, "deadline": deadline, "timeout": settings.timeout}))
-
-
-def crash_kind(state_file: Path, nodeid: str, now: float) -> tuple[str, float | None]:
-    """`timeout` when the dead worker was past its deadline on this very cell, else `crash`."""
-    try:
-        state = json.loads(state_file.read_text())
-    except (OSError, ValueError):
-        return "crash", None
-    # The thread method calls os._exit at the deadline: the death is seen at or after it.
-    if state.get("nodeid") == nodeid and now >= float(state["deadline"]) - 0.5:
-        return "timeout", float(state["timeout"])
-    return "crash", None
-
-
-class Controller:
-    """The process that writes the JUnit: testsuite properties, crash/timeout testcases, message tidying, progress."""
-
-    def __init__(self, config: pytest.Config, plan: RunPlan, state: Path):
-        self.config = config
-        self.plan = plan
-        self.state = state
-        self.kinds: dict[str, tuple[str, str]] = {}  # crashed nodeid → (kind, message)
-        self.phase: dict[str, Status] = {}
-        self.started: dict[str, float] = {}
-        self.writer = None
-        if config.getoption("export_progress"):
-            estimates = {cell.id: estimate(cell, plan.durations) for cell in plan.cells}
-            self.writer = ProgressWriter(Progress(plan.cells, estimates), sys.stderr)
-
-    def _xml(self):
-        return self.config.stash.get(xml_key, None)
-
-    def pytest_sessionstart(self, session: pytest.Session) -> None:
-        xml = self._xml()
-        if xml is None:
-            return
-        sha = read_git_sha(source_checkout(self.plan.source))
-        for name, value in suite_properties(
-            source=self.plan.source, shard=self.plan.shard, versions=installed_versions(), git_sha=sha
-        ):
-            xml.add_global_property(name, value)
-
-    def pytest_runtest_logstart(self, nodeid: str, location) -> None:
-        self.started[nodeid] = time.monotonic()
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched) -> None:
-        worker = report.node.gateway.id
-        kind, seconds = crash_kind(self.state / f"{worker}.json", crashitem, time.time())
-        message = timeout_message(seconds) if kind == "timeout" else crash_message(worker)
-        self.kinds[crashitem] = (kind, message)
-        report.longrepr = f"{message}\n\n{report.longrepr}"
-
-    def _probe(self, cell: Cell) -> bool:
-        if not self.plan.probe:
-            return False
-        try:
-            from bot.skiplist.model import load_skiplists
-
-            return load_skiplists(self.plan.skiplists).explain(cell).skipped
-        except ValueError:
-            return False
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        try:
-            cell = Cell.parse(report.nodeid)
-        except CellIdError:
-            return
-        xml = self._xml()
-        if report.when == "???":  # xdist's report for a cell whose worker died
-            kind, message = self.kinds.get(report.nodeid, ("crash", crash_message("?")))
-            if xml is not None:
-                reporter = xml.node_reporter(report)
-                reporter.nodes[-1].set("message", message)
-                # No report carried a duration; the time until the death still balances later shards.
-                reporter.duration = time.monotonic() - self.started.get(report.nodeid, time.monotonic())
-                for name, value in cell_properties(cell, probe=self._probe(cell)) + [("kind", kind)]:
-                    reporter.add_property(name, value)
-            self._finish(cell, Status.ERROR)
-            return
-        if report.failed and report.when == "setup" and xml is not None:
-            # junitxml writes `failed on setup with "..."`; SPEC §4 wants the cell's own message.
-            reprcrash = getattr(report.longrepr, "reprcrash", None)
-            if reprcrash is not None:
-                xml.node_reporter(report).nodes[-1].set("message", reprcrash.message)
-        self._track(cell, report)
-
-    def _track(self, cell: Cell, report: pytest.TestReport) -> None:
-        if report.when == "setup":
-            if report.skipped:
-                self.phase[report.nodeid] = Status.SKIPPED
-            elif report.failed:
-                self.phase[report.nodeid] = Status.ERROR
-        elif report.when == "call":
-            if report.failed:
-                self.phase[report.nodeid] = Status.FAILED
-            elif any(name == "exactness" for name, _ in report.user_properties):
-                self.phase[report.nodeid] = Status.PASSED_UNCOMPARED
-            else:
-                self.phase[report.nodeid] = Status.PASSED
-        elif report.when == "teardown":
-            self._finish(cell, self.phase.pop(report.nodeid, Status.ERROR))
-
-    def _finish(self, cell: Cell, status: Status) -> None:
-        if self.writer is not None:
-            self.writer.update(cell, status)
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.writer is not None:
-            self.writer.close()

@@ -14,7 +14,7 @@ from bot.outcomes import Status
 from bot.run.execute import CellRun, ComponentRun
 from bot.run.junit import cell_properties, read_timings, run_properties, suite_properties
 from bot.run.plan import PlanError, RunPlan, read_plan
-from bot.run.plugin import crash_kind
+from bot.run.controller import crash_kind
 from bot.run.progress import Progress, ProgressWriter, format_seconds, summary_table
 
 GENERATE = Cell("LlamaForCausalLM", "executorch", "dynamic", "generate", "static", "xnnpack")
