@@ -116,7 +116,7 @@ def _execute(run: CellRun, source: ModelSource, clock: _Clock, *, optimize: bool
             built = source.build(cell.model_class, generate=cell.generate)
         except Exception as exc:  # a source that cannot build a class is an error, never a drop
             if not isinstance(exc, BuildError):
-                logger.warning("%s: %s building %s (not a BuildError)", source.spec, describe(exc), cell.model_class)
+                logger.warning("%s: %s building %s (not a BuildError)", source.spec, describe(exc), cell.model_class, exc_info=True)
             failed = {"message": describe(exc), "details": _traceback(exc)}
             return _with(run, status=Status.ERROR, stage="build", kind="build", **failed)
     gate = gates.model_gate(cell, built.model_class, exportable=built.exportable)

@@ -159,7 +159,7 @@ def _checkout_tests_package(root: Path):
     """
     foreign = {n: m for n, m in sys.modules.items() if _is_tests(n) and not _inside(m, root)}
     for name in foreign:
-        del sys.modules[name]
+        sys.modules.pop(name, None)
     imported: dict[str, Any] = {}
     sys.path.insert(0, str(root))
     try:
@@ -169,7 +169,7 @@ def _checkout_tests_package(root: Path):
         imported.update({n: m for n, m in sys.modules.items() if _is_tests(n) and _inside(m, root)})
         if foreign:
             for name in imported:
-                del sys.modules[name]
+                sys.modules.pop(name, None)
             sys.modules.update(foreign)
 
 
@@ -178,7 +178,12 @@ def _is_tests(name: str) -> bool:
 
 
 def _inside(module: Any, root: Path) -> bool:
-    paths = list(getattr(module, "__path__", []) or []) + [getattr(module, "__file__", None) or ""]
+    try:
+        paths = list(getattr(module, "__path__", []) or []) + [getattr(module, "__file__", None) or ""]
+    except KeyError:
+        # A namespace package recomputes its path from its parent in sys.modules, which the
+        # loop that sets packages aside may already have removed: such a package is not the checkout's.
+        return False
     return any(p and Path(p).resolve().is_relative_to(root) for p in paths)
 
 
