@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import DEFAULT_SKIPLISTS, EXIT_FAILURE, EXIT_OK, BotError, handle_errors, skiplists_option
+from bot.cli.common import EXIT_FAILURE, EXIT_OK, BotError, handle_errors, resolve_skiplists, skiplists_option
 
 
 def _workers(value: str) -> int | str:
@@ -22,7 +22,10 @@ def _workers(value: str) -> int | str:
 @click.option("--models", multiple=True, help="Model classes (repeat or comma-separate); added to --preset.")
 @click.option("--preset", default=None, help="A preset of the model source: smoke, core, all (default: smoke when no --models).")
 @click.option("--selection", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The cells of `export-bot select --json FILE` instead of --models/--preset.")
+              help="The cells of `export-bot select --json FILE` instead of --models/--preset "
+              "(--backends, --shapes and --no-generate narrow them).")
+@click.option("--rerun-of", "rerun_of", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="A report.json: run its newly broken cells that still need their confirming re-run.")
 @click.option("--backends", multiple=True, help="dynamo, onnx, openvino, executorch (repeat or comma-separate; default all).")
 @click.option("--shapes", multiple=True, help="static, dynamic (default both).")
 @click.option("--generate/--no-generate", default=True, show_default=True, help="Include the generate path of generative classes.")
@@ -39,14 +42,14 @@ def _workers(value: str) -> int | str:
 @click.option("--cell-timeout", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Seconds before a cell is stopped as a timeout (default: [tool.export-bot] cell-timeout, 1000).")
 @handle_errors
-def run(models, preset, selection, backends, shapes, generate, probe, shard, durations, workers, source, junit,
+def run(models, preset, selection, rerun_of, backends, shapes, generate, probe, shard, durations, workers, source, junit,
         skiplists_dir, cell_timeout) -> None:
     """Run the conformance cells and write JUnit; exits 0 when every cell ran (failures are data)."""
     from bot.run.session import COMPLETED, SessionOptions, run_session
 
     workers = _workers(workers)
     plan = build_plan(
-        models=models, preset=preset, selection_file=selection, backends=backends, shapes=shapes, generate=generate,
+        models=models, preset=preset, selection_file=selection, rerun_of=rerun_of, backends=backends, shapes=shapes, generate=generate,
         probe=probe, shard=shard, durations_file=durations, source=source, skiplists_dir=skiplists_dir,
         cell_timeout=cell_timeout,
     )
@@ -61,7 +64,7 @@ def run(models, preset, selection, backends, shapes, generate, probe, shard, dur
 
 
 def build_plan(*, models, preset, selection_file, backends, shapes, generate, probe, shard, durations_file, source,
-               skiplists_dir, cell_timeout):
+               skiplists_dir, cell_timeout, rerun_of=None):
     """Options → a checked RunPlan; every usage problem becomes a BotError (exit 2) before anything runs."""
     from bot.cells import BACKENDS, SHAPES
     from bot.run.plan import RunPlan
@@ -74,7 +77,7 @@ def build_plan(*, models, preset, selection_file, backends, shapes, generate, pr
     try:
         settings = load_settings()
         spec = source or settings.source
-        skiplists = skiplists_dir or (settings.skiplists if settings.skiplists.is_dir() else DEFAULT_SKIPLISTS)
+        skiplists = resolve_skiplists(skiplists_dir, settings)
         load_skiplists(skiplists)  # fail on a broken skiplist here, not once per cell
         model_source = get_source(spec)
         shard_spec = parse_shard(shard) if shard else None
@@ -85,15 +88,10 @@ def build_plan(*, models, preset, selection_file, backends, shapes, generate, pr
             shapes=split_names(shapes) or SHAPES,
             generate=generate,
         )
-        if selection_file and (models or preset):
-            raise BotError("--selection already names the cells; leave out --models and --preset")
-        if selection_file:
-            from bot.select.selection_file import SelectionFileError, read_selection
-
-            try:
-                cells = read_selection(selection_file)
-            except SelectionFileError as exc:
-                raise BotError(str(exc)) from None
+        if (selection_file or rerun_of) and (models or preset):
+            raise BotError("--selection and --rerun-of already name the cells; leave out --models and --preset")
+        if selection_file or rerun_of:
+            cells = narrow(_named_cells(selection_file, rerun_of), chosen)
         else:
             cells = select_from_source(chosen, model_source)  # checks the options before the slow part
             if any(cell.backend == "executorch" for cell in cells):
@@ -113,3 +111,30 @@ def build_plan(*, models, preset, selection_file, backends, shapes, generate, pr
         cell_timeout=cell_timeout or settings.cell_timeout,
         durations=times,
     )
+
+
+def _named_cells(selection_file: Path | None, rerun_of: Path | None) -> list:
+    """The cells a selection file lists, or those a report says still need their confirming re-run."""
+    from bot.cells import Cell, CellIdError
+
+    if rerun_of:
+        from bot.report.model import ReportError, load_report
+
+        try:
+            return [Cell.parse(cell_id) for cell_id in load_report(rerun_of).needs_rerun]
+        except (ReportError, CellIdError) as exc:
+            raise BotError(f"{rerun_of}: {exc}") from None
+    from bot.select.selection_file import SelectionFileError, read_selection
+
+    try:
+        return read_selection(selection_file)
+    except SelectionFileError as exc:
+        raise BotError(str(exc)) from None
+
+
+def narrow(cells, chosen) -> list:
+    """Keep the named cells that --backends, --shapes and --no-generate allow (all, by default)."""
+    return [
+        c for c in cells
+        if c.backend in chosen.backends and c.shape in chosen.shapes and (chosen.generate or not c.generate)
+    ]

@@ -1,0 +1,57 @@
+"""`export-bot run` with named cells: --selection narrowed by --backends/--shapes/--no-generate, and --rerun-of a report."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.cells import Cell
+from bot.cli.common import BotError
+from bot.cli.run import build_plan
+from bot.diff import diff
+from bot.report import write_report
+from bot.results import read_results
+from bot.select.selection_file import write_selection
+from bot.skiplist.model import load_skiplists
+from tests.conftest import SKIPLISTS
+from tests.results.factory import Case, junit
+
+ROW = [
+    Cell.parse(i) for i in (
+        "LlamaForCausalLM::test_torch_export_static",
+        "LlamaForCausalLM::test_onnx_export_dynamic",
+        "LlamaForCausalLM::test_onnx_export_generate_dynamic_static_cache",
+        "LlamaForCausalLM::test_executorch_export_static_xnnpack",
+    )
+]
+
+
+def plan(**options):
+    defaults = dict(models=(), preset=None, selection_file=None, backends=(), shapes=(), generate=True, probe=False,
+                    shard=None, durations_file=None, source="zoo", skiplists_dir=SKIPLISTS, cell_timeout=None)
+    return build_plan(**{**defaults, **options})
+
+
+def test_a_selection_runs_as_written_unless_narrowed(tmp_path):
+    selection = tmp_path / "selection.json"
+    write_selection(selection, ROW)
+    assert list(plan(selection_file=selection).cells) == ROW
+    narrowed = plan(selection_file=selection, backends=("onnx",), shapes=("dynamic",), generate=False)
+    assert [c.id for c in narrowed.cells] == ["LlamaForCausalLM::test_onnx_export_dynamic"]
+
+
+def test_rerun_of_runs_the_cells_a_report_still_needs_confirmed(tmp_path):
+    base, head = tmp_path / "base.xml", tmp_path / "head.xml"
+    base.write_text(junit([Case(c.id) for c in ROW]))
+    head.write_text(junit([Case(ROW[0].id, "failed", "RuntimeError: boom", stage="export")]
+                          + [Case(c.id) for c in ROW[1:]]))
+    report = diff(read_results([base]), read_results([head]), load_skiplists(SKIPLISTS))
+    write_report(report, tmp_path / "report.json")
+    rerun = plan(rerun_of=tmp_path / "report.json")
+    assert list(rerun.cells) == [ROW[0]]
+
+
+def test_named_cells_and_a_preset_do_not_mix(tmp_path):
+    selection = tmp_path / "selection.json"
+    write_selection(selection, ROW)
+    with pytest.raises(BotError, match="leave out --models and --preset"):
+        plan(selection_file=selection, preset="smoke")
