@@ -13,7 +13,7 @@ _files = dict(type=click.Path(path_type=Path), multiple=True, metavar="FILE|DIR"
 
 @click.command()
 @click.option("--base", "base_files", **_files, help="Main's JUnit files or folders (repeat); none: no baseline.")
-@click.option("--head", "head_files", **_files, required=True, help="This run's JUnit files or folders (repeat).")
+@click.option("--head", "head_files", **_files, help="This run's JUnit files or folders (repeat).")
 @click.option("--rerun", "rerun_files", **_files, help="JUnit of the re-run of newly broken cells (repeat).")
 @skiplists_option
 @click.option("--expect-shards", type=click.IntRange(min=1), default=None, help="Head must hold shards 1/N … N/N.")
@@ -24,18 +24,25 @@ _files = dict(type=click.Path(path_type=Path), multiple=True, metavar="FILE|DIR"
 @click.option("--base-sha", default=None, help="Base commit (default: the base JUnit's git sha).")
 @click.option("--head-sha", default=None, help="Head commit (default: the head JUnit's git sha).")
 @click.option("--run-url", default=None, help="Link to this workflow run, shown in the comment.")
+@click.option("--selection", "selection_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="`export-bot select --json` output: its summary goes into the report; when it selected "
+              "nothing, no head results are needed and the comment says why.")
 @handle_errors
 def diff(base_files, head_files, rerun_files, skiplists_dir, expect_shards, json_out, markdown_out, summary_out,
-         base_sha, head_sha, run_url) -> None:
+         base_sha, head_sha, run_url, selection_file) -> None:
     """Diff head results against main's and judge them: exit 0 success or neutral, 1 failure, 2 bad input."""
     from bot.diff import diff as diff_results
     from bot.report import render_comment, render_summary, write_report
     from bot.results import read_results
     from bot.skiplist.model import SkiplistError, load_skiplists
 
-    missing = [str(p) for p in head_files if not p.exists()]
-    if len(missing) == len(head_files):
-        raise BotError(f"no head results: {', '.join(missing)} not found; pass the JUnit files `export-bot run` wrote")
+    summary, selected = _selection(selection_file)
+    if selected == 0:
+        # Nothing was selected, so no shard ran: an empty head is the complete result.
+        head_files, expect_shards = (), None
+    elif not any(p.exists() for p in head_files):
+        missing = ", ".join(map(str, head_files)) or "none given"
+        raise BotError(f"no head results ({missing}); pass the JUnit files `export-bot run` wrote with --head")
     try:
         skiplists = load_skiplists(resolve_skiplists(skiplists_dir))
     except SkiplistError as exc:
@@ -44,6 +51,7 @@ def diff(base_files, head_files, rerun_files, skiplists_dir, expect_shards, json
     base = read_results(base_files) if base_files else None
     rerun = read_results(rerun_files) if rerun_files else None
     report = diff_results(base, head, skiplists, rerun, base_sha=base_sha, head_sha=head_sha, run_url=run_url)
+    report = report.with_selection(summary)
 
     if json_out:
         write_report(report, json_out)
@@ -61,3 +69,16 @@ def diff(base_files, head_files, rerun_files, skiplists_dir, expect_shards, json
     if report.verdict == "neutral":
         click.echo(f"neutral: the results are incomplete ({len(report.problems)} problems); this is not a pass", err=True)
     raise SystemExit(EXIT_FAILURE if report.verdict == "failure" else EXIT_OK)
+
+
+def _selection(path: Path | None) -> tuple[str | None, int | None]:
+    """The selection's summary and cell count; (None, None) without --selection."""
+    if path is None:
+        return None, None
+    import json
+
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        return str(document.get("summary", "")) or None, len(document["cells"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise BotError(f"{path}: not a selection file ({exc}); write it with `export-bot select --json`") from None

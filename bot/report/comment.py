@@ -71,6 +71,8 @@ def _compose(report: Report, budget: _Budget) -> str:
     pending = set(report.needs_rerun)
     out = [COMMENT_MARKER, f"## {VERDICT_ICON.get(report.verdict, '')} Export conformance: **{report.verdict}**", ""]
     out.append(report.headline[:1].upper() + report.headline[1:] + ".")
+    if report.selection:
+        out.append(f"Selected: {escape(report.selection)}.")
     if not report.baseline:
         out.append("No baseline: judged against the head's skiplists alone.")
     if report.problems:

@@ -78,6 +78,7 @@ class Report:
     non_cells: int = 0  # head testcases that are not cells
     files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # base/head/rerun → files read
     proposal: dict | None = None  # written by `export-bot propose`; its content is the proposer's
+    selection: str | None = None  # why these cells ran (`export-bot select`'s summary), when known
     schema: str = SCHEMA
 
     def category(self, name: str) -> tuple[CellLine, ...]:
@@ -85,6 +86,9 @@ class Report:
 
     def with_proposal(self, proposal: dict | None) -> "Report":
         return replace(self, proposal=proposal)
+
+    def with_selection(self, summary: str | None) -> "Report":
+        return replace(self, selection=summary)
 
     def to_json(self) -> dict:
         return {
@@ -104,6 +108,7 @@ class Report:
             "non_cells": self.non_cells,
             "files": {key: list(value) for key, value in self.files.items()},
             "proposal": self.proposal,
+            "selection": self.selection,
             "cells": [line.to_json() for line in self.cells],
         }
 
@@ -130,6 +135,7 @@ class Report:
                 non_cells=int(data.get("non_cells", 0)),
                 files={k: tuple(v) for k, v in data.get("files", {}).items()},
                 proposal=data.get("proposal"),
+                selection=data.get("selection"),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ReportError(f"{where}: not a valid report ({exc!r}); regenerate it with `export-bot diff`") from exc

@@ -132,3 +132,22 @@ def test_diff_never_imports_torch_or_transformers(tmp_path, skiplists):
     done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert "HEAVY [] 1" in done.stdout, done.stdout + done.stderr
     assert json.loads((tmp_path / "r.json").read_text())["verdict"] == "failure"
+
+
+def test_an_empty_selection_needs_no_head_and_the_comment_says_why(tmp_path, skiplists):
+    selection = write(tmp_path / "selection.json", json.dumps({"summary": "no export-relevant changes", "cells": []}))
+    result = run(tmp_path, skiplists, [tmp_path / "head" / "missing.xml"], (), "--selection", str(selection),
+                 "--expect-shards", "4")
+    assert result.exit_code == 0, result.output
+    assert load_report(tmp_path / "report.json").verdict == "success"
+    assert "Selected: no export-relevant changes." in (tmp_path / "comment.md").read_text()
+
+
+def test_a_selection_with_cells_still_needs_their_results(tmp_path, skiplists):
+    selection = write(tmp_path / "selection.json", json.dumps({"summary": "2 cells of 1 model classes", "cells": [BERT]}))
+    result = run(tmp_path, skiplists, [tmp_path / "missing.xml"], (), "--selection", str(selection))
+    assert result.exit_code == 2 and "no head results" in result.output
+    head = write(tmp_path / "head.xml", junit([Case(BERT)]))
+    result = run(tmp_path, skiplists, [head], (), "--selection", str(selection))
+    assert result.exit_code == 0
+    assert load_report(tmp_path / "report.json").selection == "2 cells of 1 model classes"

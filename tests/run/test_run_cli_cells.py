@@ -55,3 +55,18 @@ def test_named_cells_and_a_preset_do_not_mix(tmp_path):
     write_selection(selection, ROW)
     with pytest.raises(BotError, match="leave out --models and --preset"):
         plan(selection_file=selection, preset="smoke")
+
+
+def test_nothing_to_rerun_writes_an_empty_junit_without_a_session(tmp_path):
+    from click.testing import CliRunner
+
+    from bot.cli import main
+    from bot.report import Report
+
+    write_report(Report(verdict="success", headline="fine", baseline=True), tmp_path / "report.json")
+    out = tmp_path / "rerun.xml"
+    result = CliRunner().invoke(main, ["run", "--rerun-of", str(tmp_path / "report.json"), "--junit", str(out),
+                                       "--skiplists", str(SKIPLISTS)])
+    assert result.exit_code == 0, result.output
+    results = read_results([out])
+    assert not results.results and not results.problems
