@@ -16,6 +16,9 @@ TYPED = frozenset(
 )
 
 
+_CELL_FIELDS = tuple(f.name for f in fields(Cell))
+
+
 @lru_cache(maxsize=None)
 def cell_of(classname: str, name: str) -> Cell | None:
     # Cached: a base and a head set share nearly all ids, and parsing is most of the per-case cost.
@@ -28,7 +31,8 @@ def cell_of(classname: str, name: str) -> Cell | None:
     # The variant was parsed and validated by `Cell.from_testcase`; only the (checked) model
     # class differs, so the cell is copied rather than re-validated for each of 30,000 ids.
     cell = object.__new__(Cell)
-    cell.__dict__.update(variant.__dict__, model_class=classname)
+    # Fields only: the placeholder's cached `id`/`name` (cached_property values) must not travel.
+    cell.__dict__.update({f: variant.__dict__[f] for f in _CELL_FIELDS}, model_class=classname)
     return cell
 
 

@@ -186,3 +186,11 @@ def test_reads_a_file_the_bots_runner_wrote():
     assert dict(hung.properties)["time.eager"]
     assert results.versions["torch"].startswith("2.13.0") and results.shards == ("1/1",)
     assert results.git_sha and len(results.git_sha) == 40
+
+
+def test_cells_read_from_names_carry_their_own_ids_even_after_the_placeholder_was_used():
+    from bot.results.convert import _variant, cell_of
+
+    assert _variant("test_onnx_export_dynamic").id == "_::test_onnx_export_dynamic"  # caches the placeholder's id
+    cell = cell_of("BertModel", "test_onnx_export_dynamic")
+    assert (cell.id, cell.name) == ("BertModel::test_onnx_export_dynamic", "test_onnx_export_dynamic")
