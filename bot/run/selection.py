@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import logging
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable, Sequence
 
 from bot.cells import BACKENDS, SHAPES, Cell, cells_for
@@ -83,11 +86,12 @@ def select_from_source(selection: Selection, source: ModelSource) -> list[Cell]:
     return select_cells(selection, source.classes(), source.presets())
 
 
-def executorch_targets() -> tuple[str, ...]:
+def executorch_targets(cache_dir: Path | None = None) -> tuple[str, ...]:
     """ExecuTorch delegates runnable here: `xnnpack`, plus `mlx` when the runtime registers MLXBackend.
 
     The seed's `_EXECUTORCH_BACKENDS`: the MLX Python package can be installed without the
-    native runtime, so the registry, not the import, decides.
+    native runtime, so the registry, not the import, decides. Asking the registry imports
+    torch and the runtime (about 10 s), so the answer is cached per installed ExecuTorch build.
     """
     targets = ("xnnpack",)
     try:
@@ -95,11 +99,34 @@ def executorch_targets() -> tuple[str, ...]:
             return targets
     except (ImportError, ValueError):
         return targets
+    cache = _targets_cache(cache_dir)
+    if cache is not None and cache.is_file():
+        cached = tuple(cache.read_text(encoding="utf-8").split())
+        if cached and cached[0] == "xnnpack":
+            return cached
     try:
         from executorch.runtime import Runtime
 
         if "MLXBackend" in Runtime.get().backend_registry.registered_backend_names:
             targets += ("mlx",)
     except ImportError:
-        pass
+        return targets
+    if cache is not None:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            cache.write_text(" ".join(targets) + "\n", encoding="utf-8")
+        except OSError:
+            pass  # a read-only home only costs the next run its 10 s
     return targets
+
+
+def _targets_cache(cache_dir: Path | None) -> Path | None:
+    """`~/.cache/export-bot/executorch-targets-<version>-<install mtime>`; None when ExecuTorch has no metadata."""
+    try:
+        dist = importlib.metadata.distribution("executorch")
+        origin = Path(str(dist.locate_file("executorch")))
+        stamp = f"{dist.version}-{int(origin.stat().st_mtime)}"
+    except (importlib.metadata.PackageNotFoundError, OSError):
+        return None
+    base = cache_dir or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "export-bot"
+    return base / f"executorch-targets-{stamp}"

@@ -80,3 +80,19 @@ def test_bad_options_are_named_with_the_choices(selection, words):
 
 def test_split_names_accepts_repeats_and_comma_lists():
     assert split_names(["onnx,dynamo", " onnx", "executorch,"]) == ("onnx", "dynamo", "executorch")
+
+
+def test_executorch_targets_are_asked_once_per_installed_build(tmp_path, monkeypatch):
+    import importlib.util
+
+    from bot.run import selection
+
+    if importlib.util.find_spec("executorch.backends.mlx") is None:
+        pytest.skip("the registry is only asked when the MLX package is installed")
+    first = selection.executorch_targets(tmp_path)
+    assert first[0] == "xnnpack"
+    (cached,) = tmp_path.iterdir()
+    assert cached.read_text().split() == list(first)
+    # A second call answers from the cache: it never reaches the runtime.
+    monkeypatch.setitem(__import__("sys").modules, "executorch.runtime", None)
+    assert selection.executorch_targets(tmp_path) == first
