@@ -92,7 +92,7 @@ def execute_cell(cell: Cell, source: ModelSource, skiplists: Skiplists, *, probe
     )
     clock = _Clock()
     with _hub_kernels_disabled():
-        run = _execute(base, source, clock, optimize=explanation.onnx_optimize)
+        run = _execute(base, source, clock, optimize=explanation.onnx_optimize, probe=probe)
     return _with(run, timings=dict(clock.timings))
 
 
@@ -106,7 +106,7 @@ def _skipped(run: CellRun, gate: gates.Gate) -> CellRun:
     return _with(run, status=Status.SKIPPED, message=gate.reason, skip_scope=gate.scope)
 
 
-def _execute(run: CellRun, source: ModelSource, clock: _Clock, *, optimize: bool | None) -> CellRun:
+def _execute(run: CellRun, source: ModelSource, clock: _Clock, *, optimize: bool | None, probe: bool) -> CellRun:
     cell = run.cell
     torch_gate = _torch_gate()
     if torch_gate:
@@ -129,13 +129,15 @@ def _execute(run: CellRun, source: ModelSource, clock: _Clock, *, optimize: bool
             eager = {name: _eager_outputs(name, model, inputs) for name, (model, inputs) in components.items()}
     except Exception as exc:
         return _with(run, status=Status.FAILED, stage=clock.stage, message=describe(exc), details=_traceback(exc))
-    return _export_and_judge(run, components, eager, clock, optimize=optimize)
+    return _export_and_judge(run, components, eager, clock, optimize=optimize, probe=probe)
 
 
-def _export_and_judge(run: CellRun, components: dict, eager: dict, clock: _Clock, *, optimize: bool | None) -> CellRun:
+def _export_and_judge(
+    run: CellRun, components: dict, eager: dict, clock: _Clock, *, optimize: bool | None, probe: bool
+) -> CellRun:
     """Each component in turn, like the seed's subTests: one failing does not stop the others."""
     from bot.run.backends import RuntimeLimit, load_backend
-    from bot.run.judge import judge, rule_for
+    from bot.run.judge import rule_for
 
     cell = run.cell
     rule = rule_for(cell)
@@ -155,7 +157,7 @@ def _export_and_judge(run: CellRun, components: dict, eager: dict, clock: _Clock
             with clock("run"):
                 outputs = backend.run(program, inputs)
             with clock("compare"):
-                verdict = judge(rule, outputs, eager[name], inputs, compare_values=compare_values)
+                verdict = _judge_component(rule, outputs, eager[name], inputs, compare_values, probe)
             done.append(ComponentRun(name, verdict))
         except RuntimeLimit as exc:
             # The seed moves on to the next component: a runtime limit, not an export defect.
@@ -173,6 +175,26 @@ def _export_and_judge(run: CellRun, components: dict, eager: dict, clock: _Clock
     if any(component.status == "uncompared" for component in done):
         return _with(run, status=Status.PASSED_UNCOMPARED)
     return run
+
+
+def _judge_component(rule, outputs, expected, inputs, compare_values: bool, probe: bool) -> str:
+    """The seed's judgement; a probe also compares a cell its exactness scope excuses.
+
+    That comparison is evidence about the exactness entry, not a verdict on the export: when
+    it passes the cell is `passed` (the entry may go), when it fails the cell stays
+    `passed-uncompared`, as it would have been without the probe.
+    """
+    from bot.run.judge import judge
+
+    if compare_values or not probe:
+        return judge(rule, outputs, expected, inputs, compare_values=compare_values)
+    verdict = judge(rule, outputs, expected, inputs, compare_values=False)
+    if verdict != "uncompared":
+        return verdict
+    try:
+        return judge(rule, outputs, expected, inputs, compare_values=True)
+    except AssertionError:
+        return "uncompared"
 
 
 def warm_up(backend_names: Iterable[str] = ()) -> None:

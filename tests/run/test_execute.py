@@ -200,6 +200,16 @@ def test_exactness_scope_runs_without_comparison(monkeypatch):
     assert [c.status for c in run.components] == ["uncompared"]
 
 
+@pytest.mark.parametrize("skew, status", [(0.0, Status.PASSED), (0.5, Status.PASSED_UNCOMPARED)])
+def test_a_probe_compares_an_exactness_cell_for_evidence_only(monkeypatch, skew, status):
+    # Agreeing outputs are evidence the exactness entry can go; disagreeing ones keep the
+    # cell where the entry puts it, never a failure.
+    monkeypatch.setattr(backends, "load_backend", lambda name: FakeBackend(skew=skew))
+    entries = skiplists({"openvino.exactness": {"BertModel": "samples noise"}})
+    run = execute_cell(Cell("BertModel", "openvino"), TinySource(), entries, probe=True)
+    assert (run.status, run.exactness_scope) == (status, "openvino.exactness")
+
+
 def test_runtime_limit_is_an_environment_skip(monkeypatch):
     monkeypatch.setattr(backends, "load_backend", lambda name: FakeBackend("limit"))
     run = execute_cell(Cell("BertModel", "executorch", target="xnnpack"), TinySource(), skiplists())
