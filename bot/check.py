@@ -82,28 +82,32 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> CheckOutcom
 
 
 def _plan(options: CheckOptions, out: Path, echo: Callable[[str], None]):
-    from bot.cli.run import build_plan
+    from bot.run.planning import build_plan
 
-    selection_file = None
+    named = None
     if options.base_ref:
-        from bot.select import select_cells
-        from bot.select.selection_file import write_selection
+        from bot.select import select_cells, write_selection
+        from bot.settings import load_settings
 
-        selection = select_cells(options.repo, options.base_ref, options.head_ref)
+        settings = load_settings(options.repo / "pyproject.toml")
+        selection = select_cells(options.repo, options.base_ref, options.head_ref, settings)
         echo(selection.summary)
-        selection_file = out / "selection.json"
-        write_selection(selection_file, selection.cells)
+        write_selection(out / "selection.json", selection.cells)
+        named = list(selection.cells)
     return build_plan(
-        models=options.models, preset=None if selection_file else options.preset, selection_file=selection_file,
-        backends=options.backends, shapes=options.shapes, generate=options.generate, probe=options.probe, shard=None,
-        durations_file=None, source=options.source, skiplists_dir=options.skiplists, cell_timeout=options.cell_timeout,
+        models=options.models, preset=None if named is not None else options.preset, named=named,
+        backends=options.backends, shapes=options.shapes, generate=options.generate, probe=options.probe,
+        source=options.source, skiplists=options.skiplists, cell_timeout=options.cell_timeout,
     )
 
 
+class CheckError(RuntimeError):
+    """The check could not finish (a run that did not complete); the message says where to look."""
+
+
 def _run(plan, junit: Path, workers: int | str) -> None:
-    from bot.cli.common import BotError
     from bot.run.session import COMPLETED, SessionOptions, run_session
 
     code = run_session(plan, SessionOptions(junit=junit, workers=workers))
     if code not in COMPLETED or not junit.exists():
-        raise BotError(f"the run did not complete (pytest exit status {code}); see the output above")
+        raise CheckError(f"the run did not complete (pytest exit status {code}); see the output above")

@@ -35,8 +35,11 @@ def check(models, preset, base_ref, head_ref, repo, base_junit, backends, shapes
 
     Exit 0 for success (or neutral: incomplete results, said loudly), 1 for failure, 2 for bad input.
     """
-    from bot.check import CheckOptions, run_check
+    from bot.check import CheckError, CheckOptions, run_check
     from bot.cli.run import _workers
+    from bot.run.plan import PlanError
+    from bot.select.changes import GitError
+    from bot.settings import SettingsError
 
     if base_ref and (models or preset):
         raise BotError("--base selects the cells from the git diff; leave out --models and --preset")
@@ -46,7 +49,13 @@ def check(models, preset, base_ref, head_ref, repo, base_junit, backends, shapes
         shapes=tuple(shapes), generate=generate, probe=probe, workers=_workers(workers), source=source,
         skiplists=resolve_skiplists(skiplists_dir), cell_timeout=cell_timeout, out=out,
     )
-    outcome = run_check(options, echo=lambda line: click.echo(line, err=True))
+    try:
+        outcome = run_check(options, echo=lambda line: click.echo(line, err=True))
+    except (PlanError, GitError, SettingsError) as exc:
+        raise BotError(str(exc)) from None
+    except CheckError as exc:
+        click.echo(f"error: {exc}", err=True)
+        raise SystemExit(EXIT_FAILURE) from None
     click.echo(outcome.comment)
     if outcome.patch:
         click.echo("\nProposed skiplist patch (`export-bot propose --report "

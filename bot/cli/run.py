@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -48,7 +47,7 @@ def run(models, preset, selection, rerun_of, backends, shapes, generate, probe, 
     from bot.run.session import COMPLETED, SessionOptions, run_session
 
     workers = _workers(workers)
-    plan = build_plan(
+    plan = plan_from_options(
         models=models, preset=preset, selection_file=selection, rerun_of=rerun_of, backends=backends, shapes=shapes, generate=generate,
         probe=probe, shard=shard, durations_file=durations, source=source, skiplists_dir=skiplists_dir,
         cell_timeout=cell_timeout,
@@ -69,54 +68,16 @@ def run(models, preset, selection, rerun_of, backends, shapes, generate, probe, 
     raise SystemExit(EXIT_OK)
 
 
-def build_plan(*, models, preset, selection_file, backends, shapes, generate, probe, shard, durations_file, source,
-               skiplists_dir, cell_timeout, rerun_of=None):
-    """Options → a checked RunPlan; every usage problem becomes a BotError (exit 2) before anything runs."""
-    from bot.cells import BACKENDS, SHAPES
-    from bot.run.plan import RunPlan
-    from bot.run.selection import Selection, SelectionError, executorch_targets, select_from_source, split_names
-    from bot.run.shard import ShardError, parse_shard, read_durations, select_shard
-    from bot.run.sources import SourceError, get_source
-    from bot.settings import SettingsError, load_settings
-    from bot.skiplist.model import SkiplistError, load_skiplists
+def plan_from_options(*, selection_file=None, rerun_of=None, skiplists_dir=None, **options):
+    """The CLI's edge of planning: read the named cells, resolve the skiplists, map errors to exit 2."""
+    from bot.run.plan import PlanError
+    from bot.run.planning import build_plan
 
+    named = _named_cells(selection_file, rerun_of) if (selection_file or rerun_of) else None
     try:
-        settings = load_settings()
-        spec = source or settings.source
-        skiplists = resolve_skiplists(skiplists_dir, settings)
-        load_skiplists(skiplists)  # fail on a broken skiplist here, not once per cell
-        model_source = get_source(spec)
-        shard_spec = parse_shard(shard) if shard else None
-        chosen = Selection(
-            models=split_names(models),
-            preset=preset,
-            backends=split_names(backends) or BACKENDS,
-            shapes=split_names(shapes) or SHAPES,
-            generate=generate,
-        )
-        if (selection_file or rerun_of) and (models or preset):
-            raise BotError("--selection and --rerun-of already name the cells; leave out --models and --preset")
-        if selection_file or rerun_of:
-            cells = narrow(_named_cells(selection_file, rerun_of), chosen)
-        else:
-            cells = select_from_source(chosen, model_source)  # checks the options before the slow part
-            if any(cell.backend == "executorch" for cell in cells):
-                # Asking the ExecuTorch runtime for its delegates imports torch: only when it matters.
-                cells = select_from_source(replace(chosen, targets=executorch_targets()), model_source)
-        times = read_durations(durations_file) if durations_file else {}
-        if shard_spec:
-            cells = select_shard(cells, shard_spec, times)
-    except (SelectionError, ShardError, SourceError, SettingsError, SkiplistError) as exc:
+        return build_plan(named=named, skiplists=resolve_skiplists(skiplists_dir), **options)
+    except PlanError as exc:
         raise BotError(str(exc)) from None
-    return RunPlan(
-        cells=tuple(cells),
-        source=model_source.spec if hasattr(model_source, "spec") else spec,
-        skiplists=str(Path(skiplists).resolve()),
-        probe=probe,
-        shard=shard,
-        cell_timeout=cell_timeout or settings.cell_timeout,
-        durations=times,
-    )
 
 
 def _named_cells(selection_file: Path | None, rerun_of: Path | None) -> list:
@@ -136,11 +97,3 @@ def _named_cells(selection_file: Path | None, rerun_of: Path | None) -> list:
         return read_selection(selection_file)
     except SelectionFileError as exc:
         raise BotError(str(exc)) from None
-
-
-def narrow(cells, chosen) -> list:
-    """Keep the named cells that --backends, --shapes and --no-generate allow (all, by default)."""
-    return [
-        c for c in cells
-        if c.backend in chosen.backends and c.shape in chosen.shapes and (chosen.generate or not c.generate)
-    ]

@@ -6,7 +6,7 @@ import pytest
 
 from bot.cells import Cell
 from bot.cli.common import BotError
-from bot.cli.run import build_plan
+from bot.cli.run import plan_from_options
 from bot.diff import diff
 from bot.report import write_report
 from bot.results import read_results
@@ -28,7 +28,7 @@ ROW = [
 def plan(**options):
     defaults = dict(models=(), preset=None, selection_file=None, backends=(), shapes=(), generate=True, probe=False,
                     shard=None, durations_file=None, source="zoo", skiplists_dir=SKIPLISTS, cell_timeout=None)
-    return build_plan(**{**defaults, **options})
+    return plan_from_options(**{**defaults, **options})
 
 
 def test_a_selection_runs_as_written_unless_narrowed(tmp_path):

@@ -1,0 +1,70 @@
+"""Run options → a checked RunPlan: which cells, from which source, under which skiplists and shard."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Sequence
+
+from bot.cells import BACKENDS, SHAPES, Cell
+from bot.run.plan import PlanError, RunPlan
+
+
+def build_plan(*, models=(), preset=None, named: Sequence[Cell] | None = None, backends=(), shapes=(), generate=True,
+               probe=False, shard=None, durations_file=None, source=None, skiplists: Path, cell_timeout=None,
+               settings=None) -> RunPlan:
+    """Every usage problem becomes a PlanError naming the option, before anything runs.
+
+    `named` are cells chosen elsewhere (a selection file, a report's re-runs); --backends,
+    --shapes and --no-generate narrow them, and --models/--preset cannot be added to them.
+    """
+    from bot.run.selection import Selection, SelectionError, executorch_targets, select_from_source, split_names
+    from bot.run.shard import ShardError, parse_shard, read_durations, select_shard
+    from bot.run.sources import SourceError, get_source
+    from bot.settings import Settings, SettingsError, load_settings
+    from bot.skiplist.model import SkiplistError, load_skiplists
+
+    try:
+        settings = settings or load_settings()
+        spec = source or settings.source
+        load_skiplists(skiplists)  # fail on a broken skiplist here, not once per cell
+        model_source = get_source(spec)
+        shard_spec = parse_shard(shard) if shard else None
+        chosen = Selection(
+            models=split_names(models),
+            preset=preset,
+            backends=split_names(backends) or BACKENDS,
+            shapes=split_names(shapes) or SHAPES,
+            generate=generate,
+        )
+        if named is not None and (models or preset):
+            raise PlanError("--selection and --rerun-of already name the cells; leave out --models and --preset")
+        if named is not None:
+            cells = narrow(named, chosen)
+        else:
+            cells = select_from_source(chosen, model_source)  # checks the options before the slow part
+            if any(cell.backend == "executorch" for cell in cells):
+                # Asking the ExecuTorch runtime for its delegates imports torch: only when it matters.
+                cells = select_from_source(replace(chosen, targets=executorch_targets()), model_source)
+        times = read_durations(durations_file) if durations_file else {}
+        if shard_spec:
+            cells = select_shard(cells, shard_spec, times)
+    except (SelectionError, ShardError, SourceError, SettingsError, SkiplistError) as exc:
+        raise PlanError(str(exc)) from None
+    return RunPlan(
+        cells=tuple(cells),
+        source=model_source.spec,
+        skiplists=str(Path(skiplists).resolve()),
+        probe=probe,
+        shard=shard,
+        cell_timeout=cell_timeout or settings.cell_timeout,
+        durations=times,
+    )
+
+
+def narrow(cells: Sequence[Cell], chosen) -> list[Cell]:
+    """Keep the named cells that --backends, --shapes and --no-generate allow (all, by default)."""
+    return [
+        c for c in cells
+        if c.backend in chosen.backends and c.shape in chosen.shapes and (chosen.generate or not c.generate)
+    ]
