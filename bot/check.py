@@ -108,6 +108,9 @@ class CheckError(RuntimeError):
 def _run(plan, junit: Path, workers: int | str) -> None:
     from bot.run.session import COMPLETED, SessionOptions, run_session
 
-    code = run_session(plan, SessionOptions(junit=junit, workers=workers))
+    # pytest's own output (dots, timeout stack dumps) goes to a log beside the JUnit: stdout
+    # carries the comment, so that `export-bot check > comment.md` is the comment alone.
+    log = junit.with_name(junit.stem + ".pytest.log")
+    code = run_session(plan, SessionOptions(junit=junit, workers=workers, log=log))
     if code not in COMPLETED or not junit.exists():
         raise CheckError(f"the run did not complete (pytest exit status {code}); see the output above")
