@@ -37,7 +37,7 @@ def diff(base_files, head_files, rerun_files, skiplists_dir, expect_shards, json
     from bot.skiplist.model import SkiplistError, load_skiplists
 
     summary, selected = _selection(selection_file)
-    if selected == 0:
+    if selected == set():
         # Nothing was selected, so no shard ran: an empty head is the complete result.
         head_files, expect_shards = (), None
     elif not any(p.exists() for p in head_files):
@@ -49,6 +49,8 @@ def diff(base_files, head_files, rerun_files, skiplists_dir, expect_shards, json
         raise BotError(str(exc)) from exc
     head = read_results(head_files, expect_shards=expect_shards)
     base = read_results(base_files) if base_files else None
+    if base is not None and selected:
+        base = base.restricted_to(selected)
     rerun = read_results(rerun_files) if rerun_files else None
     report = diff_results(base, head, skiplists, rerun, base_sha=base_sha, head_sha=head_sha, run_url=run_url)
     report = report.with_selection(summary)
@@ -71,14 +73,16 @@ def diff(base_files, head_files, rerun_files, skiplists_dir, expect_shards, json
     raise SystemExit(EXIT_FAILURE if report.verdict == "failure" else EXIT_OK)
 
 
-def _selection(path: Path | None) -> tuple[str | None, int | None]:
-    """The selection's summary and cell count; (None, None) without --selection."""
+def _selection(path: Path | None) -> tuple[str | None, set | None]:
+    """The selection's summary and cells; (None, None) without --selection."""
     if path is None:
         return None, None
     import json
 
     try:
+        from bot.cells import Cell
+
         document = json.loads(path.read_text(encoding="utf-8"))
-        return str(document.get("summary", "")) or None, len(document["cells"])
+        return str(document.get("summary", "")) or None, {Cell.parse(cell_id) for cell_id in document["cells"]}
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise BotError(f"{path}: not a selection file ({exc}); write it with `export-bot select --json`") from None

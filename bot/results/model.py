@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Mapping
 
 from bot.cells import Cell
 from bot.outcomes import CellResult
@@ -60,6 +60,12 @@ class ResultSet:
     @property
     def complete(self) -> bool:
         return not self.problems
+
+    def restricted_to(self, cells: Iterable[Cell]) -> "ResultSet":
+        """Only the results of `cells`: main's full-sweep baseline seen through a PR's selection,
+        so the cells the PR never meant to run are not reported as "not run"."""
+        wanted = set(cells)
+        return replace(self, results={cell: r for cell, r in self.results.items() if cell in wanted})
 
     @property
     def versions(self) -> dict[str, str]:

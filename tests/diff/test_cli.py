@@ -151,3 +151,14 @@ def test_a_selection_with_cells_still_needs_their_results(tmp_path, skiplists):
     result = run(tmp_path, skiplists, [head], (), "--selection", str(selection))
     assert result.exit_code == 0
     assert load_report(tmp_path / "report.json").selection == "2 cells of 1 model classes"
+
+
+def test_a_full_baseline_is_seen_through_the_selection(tmp_path, skiplists):
+    # Main's baseline holds every cell; a PR runs its selection only. The rest is not "not run".
+    base = write(tmp_path / "base.xml", junit([Case(BERT), Case(VIT)]))
+    head = write(tmp_path / "head.xml", junit([Case(BERT)]))
+    selection = write(tmp_path / "selection.json", json.dumps({"summary": "1 cell", "cells": [BERT]}))
+    assert run(tmp_path, skiplists, [head], [base], "--selection", str(selection)).exit_code == 0
+    assert load_report(tmp_path / "report.json").category("not_run") == ()
+    assert run(tmp_path, skiplists, [head], [base]).exit_code == 0  # without it, the base's extra cell shows
+    assert [line.cell for line in load_report(tmp_path / "report.json").category("not_run")] == [VIT]
