@@ -38,6 +38,7 @@ class Settings:
     github_backoff: float = 1.0
     github_write_interval: float = 1.0
     github_rate_limit_wait: float = 60.0
+    github_timeout: int = 30  # seconds one request may take before it is retried (PyGithub wants an int)
     # The keys the file set: a configured skiplist folder that is missing is an error, while
     # an unconfigured one falls back to the bot's own skiplists.
     configured: frozenset[str] = field(default=frozenset(), compare=False)

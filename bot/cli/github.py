@@ -31,7 +31,7 @@ class Context:
         if not self.repository or not self.token:
             raise BotError("no repository or token: set GITHUB_REPOSITORY and GITHUB_TOKEN (or pass --repo and --token)")
         policy = RetryPolicy(total=s.github_retries, backoff=s.github_backoff, write_interval=s.github_write_interval,
-                             secondary_rate_wait=s.github_rate_limit_wait)
+                             secondary_rate_wait=s.github_rate_limit_wait, timeout=int(s.github_timeout))
         return GitHubClient(self.repository, self.token, api_url=self.api_url, policy=policy)
 
     def event(self) -> dict:
