@@ -82,7 +82,8 @@ def create_comment(fake, query, body, issue_number):
     if n not in fake.state.issues:
         return not_found()
     cid = fake.new_id()
-    fake.created_comments += 1
+    with fake.lock:  # racing POSTs run in two handler threads: `+=` alone can lose one
+        fake.created_comments += 1
     fake.state.comments[cid] = {"issue": n, "body": body["body"], "user": BOT, "created": STAMP_NOW()}
     return 201, fake.comment_obj(cid), {"Location": fake.api(f"/issues/comments/{cid}")}
 

@@ -34,8 +34,8 @@ def _subprocess(fake, config, tmp_path, n, run_id):
 
 
 def test_twenty_runs_two_concurrent_leave_one_comment_with_the_latest_report(fake, gh, config, tmp_path):
-    # The racers are subprocesses that may start tens of seconds apart on a loaded machine: the
-    # first one's held request must not time out (and be retried into the barrier alone).
+    # The racers are subprocesses that may start far apart on a loaded machine: the first one's
+    # held request must not time out (and be retried into the barrier alone).
     config.write_text(config.read_text() + "github-timeout = 300\n", encoding="utf-8")
     for n in range(1, 19):
         result = gh("comment", "--report", str(_report(fake, tmp_path, n)), event=_event(fake, n), env={"GITHUB_RUN_ID": str(n)})
