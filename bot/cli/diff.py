@@ -77,12 +77,10 @@ def _selection(path: Path | None) -> tuple[str | None, set | None]:
     """The selection's summary and cells; (None, None) without --selection."""
     if path is None:
         return None, None
-    import json
+    from bot.select.selection_file import SelectionFileError, read_selection_document
 
     try:
-        from bot.cells import Cell
-
-        document = json.loads(path.read_text(encoding="utf-8"))
-        return str(document.get("summary", "")) or None, {Cell.parse(cell_id) for cell_id in document["cells"]}
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise BotError(f"{path}: not a selection file ({exc}); write it with `export-bot select --json`") from None
+        cells, document = read_selection_document(path)
+    except SelectionFileError as exc:
+        raise BotError(str(exc)) from None
+    return str(document.get("summary") or "") or None, set(cells)

@@ -23,6 +23,11 @@ def write_selection(path: Path | str, cells: Iterable[Cell], **extra) -> None:
 
 def read_selection(path: Path | str) -> list[Cell]:
     """The cells of a selection file, in file order; every id is checked."""
+    return read_selection_document(path)[0]
+
+
+def read_selection_document(path: Path | str) -> tuple[list[Cell], dict]:
+    """The checked cells and the whole document (summary, reasons, matrix) of a selection file."""
     path = Path(path)
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
@@ -38,4 +43,4 @@ def read_selection(path: Path | str) -> list[Cell]:
             cells.append(Cell.parse(cell_id))
         except (CellIdError, AttributeError) as exc:
             raise SelectionFileError(f"{path}: cells[{i}]: {exc}") from None
-    return cells
+    return cells, document

@@ -162,3 +162,10 @@ def test_a_full_baseline_is_seen_through_the_selection(tmp_path, skiplists):
     assert load_report(tmp_path / "report.json").category("not_run") == ()
     assert run(tmp_path, skiplists, [head], [base]).exit_code == 0  # without it, the base's extra cell shows
     assert [line.cell for line in load_report(tmp_path / "report.json").category("not_run")] == [VIT]
+
+
+def test_a_broken_selection_file_is_one_line_and_exit_2(tmp_path, skiplists):
+    head = write(tmp_path / "head.xml", junit([Case(BERT)]))
+    selection = write(tmp_path / "selection.json", json.dumps({"summary": "x", "cells": ["BertModel::nope"]}))
+    result = run(tmp_path, skiplists, [head], (), "--selection", str(selection))
+    assert result.exit_code == 2 and "cells[0]" in result.output
