@@ -83,6 +83,11 @@ class Cell:
     def __str__(self) -> str:
         return self.id
 
+    # Equal cells have equal ids, and a str caches its own hash: a set or dict of 30,000 cells
+    # then hashes each one once, not a six-field tuple at every lookup.
+    def __hash__(self) -> int:
+        return hash(self.id)
+
     @classmethod
     def parse(cls, cell_id: str) -> "Cell":
         """Read `ModelClass::test_name` (or `classname` and `name` joined by `::`) back into a cell."""

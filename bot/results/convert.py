@@ -29,20 +29,22 @@ def cell_of(classname: str, name: str) -> Cell | None:
     if variant is None:
         return None
     # The variant was parsed and validated by `Cell.from_testcase`; only the (checked) model
-    # class differs, so the cell is copied rather than re-validated for each of 30,000 ids.
+    # class differs, so the cell is filled in rather than re-validated for each of 30,000 ids.
+    # Its cached `name` and `id` (cached_property values) are set here too: the diff, the
+    # report and every hash ask for the id, and formatting it per cell adds up.
     cell = object.__new__(Cell)
-    # Fields only: the placeholder's cached `id`/`name` (cached_property values) must not travel.
-    cell.__dict__.update({f: variant.__dict__[f] for f in _CELL_FIELDS}, model_class=classname)
+    cell.__dict__.update(variant, model_class=classname, id=f"{classname}::{variant['name']}")
     return cell
 
 
 @lru_cache(maxsize=None)
-def _variant(name: str) -> Cell | None:
-    """The cell a testcase name denotes, for a placeholder model class (a few dozen distinct names)."""
+def _variant(name: str) -> dict | None:
+    """A testcase name's cell fields and canonical name, for any model class (a few dozen names)."""
     try:
-        return Cell.from_testcase("_", name)
+        placeholder = Cell.from_testcase("_", name)
     except CellIdError:
         return None
+    return {**{f: getattr(placeholder, f) for f in _CELL_FIELDS}, "name": placeholder.name}
 
 
 @lru_cache(maxsize=1024)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
+import threading
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence, Union
+from typing import Iterable, Sequence, Union
 
 from lxml import etree
 
@@ -22,7 +21,7 @@ log = logging.getLogger(__name__)
 # `<error>` beside the test's `<failure>`; the failure is what the cell did).
 _RESULT_RANK = {"failure": 0, "error": 1, "skipped": 2}
 _STATUS = {"failure": Status.FAILED, "error": Status.ERROR, "skipped": Status.SKIPPED}
-_AHEAD = 2  # files parsed ahead of the walk (bounds memory to a few trees)
+_PARSERS = threading.local()  # lxml parser objects must not be shared between threads
 _RERUN = "re-run the job that wrote it, or pass the file it meant to write"
 
 
@@ -38,8 +37,11 @@ def read_results(paths: Sequence[Path | str], expect_shards: int | None = None) 
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for path, loaded in _parsed(_expand(paths, reader)):
-            reader.read_file(path, loaded)
+        # One file at a time, parsed and walked in this thread. Parsing ahead in a second
+        # thread was measured slower: walking a tree libxml2 built in another thread costs
+        # about as much again as the parse it overlapped (benchmarks/postprocess.py).
+        for path in _expand(paths, reader):
+            reader.read_file(path, _load(path))
     finally:
         if collecting:
             gc.enable()
@@ -57,38 +59,23 @@ def read_results(paths: Sequence[Path | str], expect_shards: int | None = None) 
 _Loaded = Union[etree._Element, etree.XMLSyntaxError, OSError, None]
 
 
-def _parsed(files: list[Path]) -> Iterator[tuple[Path, _Loaded]]:
-    """Each file's parsed root, in order; the next files are parsed in a thread meanwhile.
-
-    libxml2 parses without the GIL, so parsing file n+1 overlaps walking file n in Python:
-    on two cores that hides most of the parse. At most `_AHEAD` trees are held at once.
-    """
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="junit-parse") as pool:
-        pending: deque = deque()
-        queue = iter(files)
-        for path in queue:
-            pending.append((path, pool.submit(_load, path)))
-            if len(pending) >= _AHEAD:
-                break
-        while pending:
-            path, future = pending.popleft()
-            following = next(queue, None)
-            if following is not None:
-                pending.append((following, pool.submit(_load, following)))
-            yield path, future.result()
-
-
 def _load(path: Path) -> _Loaded:
     """Parse one file; expected failures are returned as values for the reader to report."""
     try:
-        with path.open("rb") as stream:
-            if not stream.read(4096).strip():
-                return None
-        # A parser per call: lxml parsers must not be shared between threads. huge_tree: a long
-        # traceback in one text node must not trip libxml2's size guard.
-        parser = etree.XMLParser(huge_tree=True, resolve_entities=False, no_network=True)
+        # huge_tree: a long traceback in one text node must not trip libxml2's size guard.
+        parser = getattr(_PARSERS, "parser", None)
+        if parser is None:
+            parser = _PARSERS.parser = etree.XMLParser(huge_tree=True, resolve_entities=False, no_network=True)
         return etree.parse(str(path), parser).getroot()
-    except (OSError, etree.XMLSyntaxError) as exc:
+    except etree.XMLSyntaxError as exc:
+        try:
+            with path.open("rb") as stream:
+                if not stream.read(4096).strip():
+                    return None  # an empty file says more than libxml2's "Document is empty"
+        except OSError as unreadable:
+            return unreadable
+        return exc
+    except OSError as exc:
         return exc
 
 
@@ -219,9 +206,15 @@ def _properties(element) -> dict[str, str]:
     return {prop.get("name"): prop.get("value", prop.text or "") for prop in element.iterchildren("property")}
 
 
+# Enum members as plain module constants: `Status.X` goes through the enum's descriptor,
+# a visible cost when it runs twice per cell for 60,000 cells.
+_PASSED, _UNCOMPARED, _ERROR = Status.PASSED, Status.PASSED_UNCOMPARED, Status.ERROR
+
+
 def _result(cell: Cell, outcome, props: dict[str, str], time: str | None, file: str) -> CellResult:
+    get = props.get
     if outcome is None:
-        status, message, details = (Status.PASSED_UNCOMPARED if props.get("exactness") else Status.PASSED), "", ""
+        status, message, details = (_UNCOMPARED if get("exactness") else _PASSED), "", ""
     else:
         status = _STATUS[outcome.tag]
         details = outcome.text or ""
@@ -230,26 +223,25 @@ def _result(cell: Cell, outcome, props: dict[str, str], time: str | None, file: 
         duration = float(time) if time else None
     except ValueError:
         duration = None
-    kind = props.get("kind")
-    if status is Status.ERROR and not kind:
-        kind = "harness"  # a plain pytest `<error>`: setup or teardown broke, not the export
-    components = props.get("components")
+    kind = None
+    if status is _ERROR:
+        kind = get("kind") or "harness"  # a plain pytest `<error>`: setup or teardown broke, not the export
+    components = get("components")
+    probe = get("probe")
     return build_result(
         cell=cell,
         status=status,
-        stage=props.get("stage") or None,
-        kind=kind if status is Status.ERROR else None,
+        stage=get("stage") or None,
+        kind=kind,
         message=message,
         details=details,
-        skip_scope=props.get("skip_scope") or None,
-        exactness_scope=props.get("exactness") or None,
-        probe=props.get("probe", "").lower() == "true",
+        skip_scope=get("skip_scope") or None,
+        exactness_scope=get("exactness") or None,
+        probe=probe is not None and probe.lower() == "true",
         duration=duration,
         components=components_of(components) if components else (),
         # Only what no typed field holds (per-stage timings, per-component status, toggles):
         # the rest is in the cell and the fields above, and 30,000 copies of it cost ~80 MB.
-        properties=tuple(item for item in props.items() if item[0] not in TYPED),
+        properties=tuple([item for item in props.items() if item[0] not in TYPED]),
         source=file,
     )
-
-

@@ -188,9 +188,13 @@ def test_reads_a_file_the_bots_runner_wrote():
     assert results.git_sha and len(results.git_sha) == 40
 
 
-def test_cells_read_from_names_carry_their_own_ids_even_after_the_placeholder_was_used():
-    from bot.results.convert import _variant, cell_of
+def test_cells_read_from_names_carry_their_own_ids_and_equal_parsed_cells():
+    from bot.results.convert import cell_of
 
-    assert _variant("test_onnx_export_dynamic").id == "_::test_onnx_export_dynamic"  # caches the placeholder's id
-    cell = cell_of("BertModel", "test_onnx_export_dynamic")
-    assert (cell.id, cell.name) == ("BertModel::test_onnx_export_dynamic", "test_onnx_export_dynamic")
+    for name in ("test_onnx_export_dynamic", "test_executorch_export_generate_static_static_cache_xnnpack"):
+        first, second = cell_of("BertModel", name), cell_of("LlamaModel", name)  # one cached variant
+        assert (first.id, first.name) == (f"BertModel::{name}", name)
+        assert (second.id, second.name) == (f"LlamaModel::{name}", name)
+        parsed = Cell.parse(f"BertModel::{name}")
+        assert first == parsed and hash(first) == hash(parsed) and {parsed: 1}[first] == 1
+        assert vars(first).keys() >= {"model_class", "backend", "shape", "path", "cache", "target"}
