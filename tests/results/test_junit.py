@@ -198,3 +198,48 @@ def test_cells_read_from_names_carry_their_own_ids_and_equal_parsed_cells():
         parsed = Cell.parse(f"BertModel::{name}")
         assert first == parsed and hash(first) == hash(parsed) and {parsed: 1}[first] == 1
         assert vars(first).keys() >= {"model_class", "backend", "shape", "path", "cache", "target"}
+
+
+def test_odd_but_valid_shapes_read_as_the_document_says(tmp_path):
+    from bot.results.junit import read_file
+
+    text = """<testsuites><properties><property name="stray" value="1"/></properties>
+<testsuite name="outer"><testcase classname="A" name="test_onnx_export_static">
+  <failure message="E: boom">first<b>inner</b>last</failure><error message="teardown">later</error>
+  <properties><property name="stage">export</property><property name="kind" value="k"/></properties>
+ </testcase>
+ <properties><property name="shard" value="1/2"/></properties>
+ <testsuite name="inner"><testcase classname="B" name="test_onnx_export_static"><skipped message="s"/></testcase></testsuite>
+</testsuite></testsuites>"""
+    read = read_file(write(tmp_path, "odd.xml", text))
+    assert read.problems == []
+    first, second = read.cases
+    # The failure outranks the teardown error; its whole text is the traceback; a property may hold its value as text.
+    assert (first.outcome, first.message, first.details, first.stage) == ("failure", "E: boom", "firstinnerlast", "export")
+    assert (second.outcome, second.message) == ("skipped", "s")
+    # Suites in document order, each counting its own testcases; suite properties may follow the cases.
+    assert [(s.name, s.testcases, s.shard) for s in read.suites] == [("outer", 1, "1/2"), ("inner", 1, None)]
+
+
+def test_a_truncated_file_keeps_its_open_suite(tmp_path):
+    from bot.results.junit import read_file
+
+    text = junit([Case(BERT_TORCH), Case(BERT_ONNX)], shard="2/4")
+    read = read_file(write(tmp_path, "cut.xml", text[: text.index("</testsuite>")]))
+    assert [c.name for c in read.cases] == ["test_torch_export_static", "test_onnx_export_dynamic"]
+    assert [(s.shard, s.testcases) for s in read.suites] == [("2/4", 2)]
+    [problem] = read.problems
+    assert "truncated" in problem.what and "the 2 testcases before it are kept" in problem.what
+
+
+def test_a_root_that_is_not_junit_stops_at_once(tmp_path):
+    from bot.results.junit import read_file
+
+    for root in ("<property name='a' value='b'/>", "<testcase classname='A' name='test_onnx_export_static'/>"):
+        read = read_file(write(tmp_path, "x.xml", root))
+        assert read.cases == [] and len(read.problems) == 1 and "not JUnit XML" in read.problems[0].what
+
+
+def test_whitespace_only_file_is_empty(tmp_path):
+    [problem] = read_results([write(tmp_path, "blank.xml", "  \n\t\n")]).problems
+    assert problem.what == "empty file: no JUnit XML in it"
