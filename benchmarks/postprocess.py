@@ -3,6 +3,8 @@
 Run: `.venv/bin/python benchmarks/postprocess.py [--cells 30000] [--shards 32] [--rounds 3]`.
 Targets (issue 4): ≤ 1 s, ≤ 300 MB peak RSS, ≤ 1.5× the bare junitparser parse of the same files.
 Each measurement runs in its own fresh interpreter so peak memory is that step's alone.
+`ours` reads as the commands do (a forked worker takes part of the files on two cores);
+`ours-1core` reads in one process, for the ratio on one core. CPU s adds the worker's CPU.
 """
 
 from __future__ import annotations
