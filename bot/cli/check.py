@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import EXIT_FAILURE, EXIT_OK, BotError, handle_errors, resolve_skiplists, skiplists_option
+from bot.cli.common import (
+    EXIT_FAILURE, EXIT_OK, BotError, handle_errors, resolve_skiplists, skiplists_option, workers_option,
+)
 
 
 @click.command()
@@ -22,7 +24,7 @@ from bot.cli.common import EXIT_FAILURE, EXIT_OK, BotError, handle_errors, resol
 @click.option("--shapes", multiple=True, help="static, dynamic (default both).")
 @click.option("--generate/--no-generate", default=True, show_default=True, help="Include the generate path.")
 @click.option("--probe", is_flag=True, help="Also run skiplisted cells, to find skips that are no longer needed.")
-@click.option("-n", "workers", default="2", show_default=True, help="pytest-xdist workers (0: in-process).")
+@workers_option(default="2")
 @click.option("--source", default=None, help="Model source: zoo or transformers-tests:PATH.")
 @skiplists_option
 @click.option("--cell-timeout", type=click.FloatRange(min=0, min_open=True), default=None, help="Seconds per cell.")
@@ -36,7 +38,6 @@ def check(models, preset, base_ref, head_ref, repo, base_junit, backends, shapes
     Exit 0 for success (or neutral: incomplete results, said loudly), 1 for failure, 2 for bad input.
     """
     from bot.check import CheckError, CheckOptions, run_check
-    from bot.cli.run import _workers
     from bot.run.plan import PlanError
     from bot.select.changes import GitError
     from bot.settings import SettingsError
@@ -46,7 +47,7 @@ def check(models, preset, base_ref, head_ref, repo, base_junit, backends, shapes
     options = CheckOptions(
         models=tuple(models), preset=preset if (preset or models or base_ref) else "smoke",
         base_ref=base_ref, head_ref=head_ref, repo=repo, base_junit=tuple(base_junit), backends=tuple(backends),
-        shapes=tuple(shapes), generate=generate, probe=probe, workers=_workers(workers), source=source,
+        shapes=tuple(shapes), generate=generate, probe=probe, workers=workers, source=source,
         skiplists=resolve_skiplists(skiplists_dir), cell_timeout=cell_timeout, out=out,
     )
     try:

@@ -23,6 +23,20 @@ skiplists_option = click.option(
 )
 
 
+def _workers(ctx, param, value: str) -> int | str:
+    if value == "auto":
+        return value
+    if value.isdigit():
+        return int(value)
+    raise click.BadParameter(f"{value!r}: a number of workers (0 runs in-process, without crash isolation) or 'auto'")
+
+
+def workers_option(default: str) -> Callable:
+    """`-n`: pytest-xdist workers, a number or `auto`; `run` and `check` differ only in the default."""
+    return click.option("-n", "workers", default=default, show_default=True, callback=_workers,
+                        help="pytest-xdist workers, or auto; 0 runs in-process (no crash isolation).")
+
+
 class BotError(Exception):
     """Expected bad input or a refused operation: shown as one line, exit 2 unless said otherwise."""
 

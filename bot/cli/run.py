@@ -6,15 +6,9 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import EXIT_FAILURE, EXIT_OK, BotError, handle_errors, resolve_skiplists, skiplists_option
-
-
-def _workers(value: str) -> int | str:
-    if value == "auto":
-        return value
-    if value.isdigit():
-        return int(value)
-    raise click.BadParameter(f"{value!r}: a number of workers (0 runs in-process, without crash isolation) or 'auto'")
+from bot.cli.common import (
+    EXIT_FAILURE, EXIT_OK, BotError, handle_errors, resolve_skiplists, skiplists_option, workers_option,
+)
 
 
 @click.command()
@@ -32,8 +26,7 @@ def _workers(value: str) -> int | str:
 @click.option("--shard", default=None, metavar="I/N", help="Run only shard I of N (balanced, deterministic).")
 @click.option("--durations", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="An earlier JUnit file: its testcase times balance --shard and order the cells.")
-@click.option("-n", "workers", default="auto", show_default=True,
-              help="pytest-xdist workers; 0 runs in-process (no crash isolation).")
+@workers_option(default="auto")
 @click.option("--source", default=None, help="Model source: zoo or transformers-tests:PATH (default: [tool.export-bot] source).")
 @click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), default=Path("export-junit.xml"),
               show_default=True, help="Where to write the JUnit XML.")
@@ -46,7 +39,6 @@ def run(models, preset, selection, rerun_of, backends, shapes, generate, probe, 
     """Run the conformance cells and write JUnit; exits 0 when every cell ran (failures are data)."""
     from bot.run.session import COMPLETED, SessionOptions, run_session
 
-    workers = _workers(workers)
     plan = plan_from_options(
         models=models, preset=preset, selection_file=selection, rerun_of=rerun_of, backends=backends, shapes=shapes, generate=generate,
         probe=probe, shard=shard, durations_file=durations, source=source, skiplists_dir=skiplists_dir,
