@@ -93,3 +93,25 @@ def test_zizmor_offline_finds_nothing():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "No findings to report" in result.stdout + result.stderr
+
+
+def test_the_command_dispatches_exactly_the_inputs_the_workflow_declares_and_its_title_names_the_comment():
+    from bot.publish.command import Request
+    from bot.publish.events import RunEvent
+    from bot.publish.respond import _dispatch
+
+    sent = []
+
+    class Client:
+        def dispatch(self, workflow, ref, inputs):
+            sent.append(inputs)
+
+    _dispatch(Client(), "export-conformance.yml", "main", Request("rerun", pr=12, head_sha="a" * 40, comment_id=345))
+    workflow = load(ROOT / ".github" / "workflows" / "export-conformance.yml")
+    declared = workflow["on"]["workflow_dispatch"]["inputs"]
+    assert set(sent[0]) == set(declared)
+    # The run-name GitHub would give this run, rendered from its format string: RunEvent reads the comment back.
+    fmt = re.search(r"format\('([^']*)', inputs\.pr, inputs\.comment\)", workflow["run-name"])[1]
+    title = fmt.replace("{0}", sent[0]["pr"]).replace("{1}", sent[0]["comment"])
+    event = {"workflow_run": {"event": "workflow_dispatch", "display_title": title, "head_sha": "b" * 40}}
+    assert RunEvent.from_payload(event).command_comment == 345

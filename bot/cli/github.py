@@ -96,16 +96,19 @@ def comment(obj: Context, report_path: Path, pr: int | None, run_id: int, bot_lo
     """Post or update the sticky comment and the export-conformance status from report.json."""
     from bot.publish.comment import MAX_COMMENT, stamp_length, status_description, upsert_sticky
     from bot.publish.events import RunEvent
+    from bot.publish.respond import finish_command
     from bot.report import COMMENT_MARKER, ReportError, load_report, render_comment, render_summary
 
+    event = RunEvent.from_payload(obj.event()) if obj.event_path else RunEvent(None, (), None)
     try:
         report = load_report(report_path)
     except ReportError as exc:
-        raise BotError(str(exc)) from None
+        if event.command_comment:  # the command's run ended without a report: say so where it was asked
+            click.echo(finish_command(obj.client(), event.command_comment, reported=False))
+        raise BotError(f"{exc}; the run's log says why it wrote none: {event.run_url or 'see the run'}") from None
     actions = _actions()
     # The summary first: it must be there even when GitHub refuses what follows.
     actions.write_summary(render_summary(report))
-    event = RunEvent.from_payload(obj.event()) if obj.event_path else RunEvent(None, (), None)
     client = obj.client()
     # The PR and commit come from the event, not from the report a PR's code wrote.
     sha = event.head_sha or report.head_sha
@@ -126,6 +129,8 @@ def comment(obj: Context, report_path: Path, pr: int | None, run_id: int, bot_lo
         client.set_status(sha, report.verdict, status_description(report.verdict, report.headline),
                           event.run_url or report.run_url)
         click.echo(f"status {report.verdict} on {sha}")
+    if event.command_comment:
+        click.echo(finish_command(client, event.command_comment, reported=True, pulls=numbers))
 
 
 def _comment_event(obj: Context):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,6 +67,10 @@ class CommentEvent:
         return None
 
 
+# The run-name export-conformance.yml gives a run dispatched for an `/export-check` comment.
+_COMMAND_RUN = re.compile(r"\(comment (\d+)\)\s*$")
+
+
 @dataclass(frozen=True)
 class RunEvent:
     """A `workflow_run` event (or the `pull_request` event of a direct run): which PR and commit it was for."""
@@ -73,13 +78,18 @@ class RunEvent:
     head_sha: str | None
     pr_numbers: tuple[int, ...]
     run_url: str | None
+    # The `/export-check` comment a dispatched run answers, read from the run's title. Only a
+    # `workflow_dispatch` run counts: its workflow file is the default branch's, while a
+    # `pull_request` run's title comes from the PR's own copy and could name any comment.
+    command_comment: int | None = None
 
     @classmethod
     def from_payload(cls, event: dict) -> "RunEvent":
         run = event.get("workflow_run")
         if isinstance(run, dict):
             numbers = tuple(int(p["number"]) for p in run.get("pull_requests") or () if "number" in p)
-            return cls(run.get("head_sha"), numbers, run.get("html_url"))
+            found = _COMMAND_RUN.search(run.get("display_title") or "") if run.get("event") == "workflow_dispatch" else None
+            return cls(run.get("head_sha"), numbers, run.get("html_url"), int(found[1]) if found else None)
         pull = event.get("pull_request")
         if isinstance(pull, dict):
             return cls((pull.get("head") or {}).get("sha"), (int(pull["number"]),), None)

@@ -184,6 +184,19 @@ class GitHubClient:
             raise
         return True
 
+    @_guard("read comment {0}")
+    def issue_comment(self, comment_id: int) -> tuple[int, Comment] | None:
+        """The issue (or PR) number comment `comment_id` is on, and the comment; None when it is gone."""
+        try:
+            # The number is not part of the comment's URL: any issue object reaches it.
+            found = self._repo.get_issue(1).get_comment(comment_id)
+            number = int(found.issue_url.rstrip("/").rsplit("/", 1)[-1])
+        except GithubException as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return number, _comment(found)
+
     @_guard("react {2!r} to comment {1}")
     def react(self, number: int, comment_id: int, content: str) -> None:
         if content not in REACTIONS:

@@ -64,7 +64,30 @@ def handle_command(client: GitHubClient, event: CommentEvent, *, model_classes: 
 
 
 def _dispatch(client: GitHubClient, workflow: str, ref: str, request: Request) -> None:
-    client.dispatch(workflow, ref, {"pr": str(request.pr), "sha": request.head_sha, "request": request.to_json()})
+    # `comment` names the run (`run-name`), so the job that posts its report can finish the
+    # command with 🚀 or 😕: a workflow_run event carries the run's title, not its inputs.
+    inputs = {"pr": str(request.pr), "sha": request.head_sha, "request": request.to_json(),
+              "comment": str(request.comment_id or "")}
+    client.dispatch(workflow, ref, inputs)
+
+
+def finish_command(client: GitHubClient, comment_id: int, *, reported: bool, pulls: tuple[int, ...] = ()) -> str:
+    """React 🚀 (the run reported) or 😕 (it left no report) to the `/export-check` comment a run answered.
+
+    The id comes from the dispatched run's title, so it is checked before any reaction: the
+    comment must still exist, be a command, and be on one of `pulls` when they are known.
+    """
+    found = client.issue_comment(comment_id)
+    if found is None:
+        return f"command comment {comment_id} is gone: no reaction"
+    number, comment = found
+    if pulls and number not in pulls:
+        return f"comment {comment_id} is on #{number}, not on #{', #'.join(map(str, pulls))}: no reaction"
+    if not comment.body.lstrip().startswith("/export-check"):
+        return f"comment {comment_id} is not an /export-check command: no reaction"
+    reaction = "rocket" if reported else "confused"
+    client.react(number, comment_id, reaction)
+    return f"#{number}: {reaction} on command comment {comment_id}"
 
 
 def head_moved(client: GitHubClient, number: int, pinned: str) -> str | None:

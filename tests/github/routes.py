@@ -88,6 +88,14 @@ def create_comment(fake, query, body, issue_number):
     return 201, fake.comment_obj(cid), {"Location": fake.api(f"/issues/comments/{cid}")}
 
 
+@route("GET", R + "/issues/comments/{comment_id}")
+def get_comment(fake, query, body, comment_id):
+    cid = int(comment_id)
+    if cid not in fake.state.comments:
+        return not_found()
+    return 200, fake.comment_obj(cid)
+
+
 @route("PATCH", R + "/issues/comments/{comment_id}")
 def edit_comment(fake, query, body, comment_id):
     cid = int(comment_id)

@@ -41,6 +41,7 @@ def test_a_writer_is_acknowledged_and_the_request_pinned_and_dispatched(fake, gh
     [dispatch] = fake.state.dispatches
     assert dispatch["workflow"] == "export-conformance.yml" and dispatch["ref"] == "main"
     assert dispatch["inputs"]["sha"] == head and Request.from_json(dispatch["inputs"]["request"]) == request
+    assert dispatch["inputs"]["comment"] == "500"  # the run is named after it, to finish with 🚀 or 😕
     found = outputs(gh.output)
     assert found["accepted"] == "true" and found["sha"] == head and json.loads(found["request"])["kind"] == "models"
     assert fake.bot_comments(1) == []  # acknowledged with 👀, no reply

@@ -119,3 +119,43 @@ def test_a_direct_pull_request_run_posts_on_its_pr(fake, gh, tmp_path):
         assert result.exit_code == 0, result.output
     [comment] = fake.bot_comments(1)
     assert "report number 2" in comment["body"].lower()
+
+
+def _dispatched(fake, run_id, comment_id, event="workflow_dispatch"):
+    # Dispatched on main: GitHub lists no pull request; the title is export-conformance.yml's run-name.
+    found = workflow_run_event(repo=fake.repo, run_id=run_id, head_sha="0" * 40, pr_numbers=[])
+    found["workflow_run"].update(event=event, display_title=f"export-conformance #1: /export-check (comment {comment_id})")
+    return found
+
+
+def _command_comment(fake, cid, issue=1, body="/export-check BertModel"):
+    fake.state.comments[cid] = {"issue": issue, "body": body, "user": "Codertocat", "created": "2026-01-01T00:00:00Z"}
+
+
+def test_a_dispatched_run_finishes_its_command_with_a_rocket(fake, gh, tmp_path):
+    _command_comment(fake, 900)
+    result = gh("comment", "--report", str(_report(fake, tmp_path, 1, "failure")), event=_dispatched(fake, 7, 900))
+    assert result.exit_code == 0, result.output
+    assert len(fake.bot_comments(1)) == 1  # the PR found from the report's head SHA
+    assert fake.state.reactions[900] == ["rocket"]  # the command was carried out, whatever the verdict
+
+
+def test_a_dispatched_run_without_a_report_finishes_its_command_confused(fake, gh, tmp_path):
+    _command_comment(fake, 901)
+    result = gh("comment", "--report", str(tmp_path / "missing" / "report.json"), event=_dispatched(fake, 8, 901))
+    assert result.exit_code == 2
+    assert "cannot read the report" in result.output and "/actions/runs/8" in result.output
+    assert fake.state.reactions[901] == ["confused"] and fake.bot_comments(1) == []
+
+
+def test_a_run_title_is_trusted_only_from_dispatched_runs_and_for_commands_on_the_pr(fake, gh, tmp_path):
+    _command_comment(fake, 902)
+    _command_comment(fake, 903, body="thanks!")
+    fake.open_pull(7, "patch-1", fork="someone/Hello-World", head_sha="f" * 40)
+    _command_comment(fake, 904, issue=7)
+    # A pull_request run's title comes from the PR's own workflow file: it names nothing.
+    assert gh("comment", "--report", str(_report(fake, tmp_path, 1)), event=_dispatched(fake, 9, 902, "pull_request")).exit_code == 0
+    for cid in (903, 904):  # not a command; a command on another PR than the report's
+        assert gh("comment", "--report", str(_report(fake, tmp_path, 1)), event=_dispatched(fake, 10, cid)).exit_code == 0
+    assert gh("comment", "--report", str(_report(fake, tmp_path, 1)), event=_dispatched(fake, 11, 999)).exit_code == 0  # gone
+    assert fake.state.reactions == {}
