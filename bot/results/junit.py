@@ -83,14 +83,22 @@ class _NotJUnit(Exception):
     """Raised from the parser target to stop at a root element that is not JUnit's."""
 
 
+class _OpenSuite:
+    """A `<testsuite>` being read: its direct testcases are counted, its place in the list kept."""
+
+    __slots__ = ("name", "props", "cases", "place")
+
+    def __init__(self, name: str, place: int) -> None:
+        self.name, self.props, self.cases, self.place = name, {}, 0, place
+
+
 class _Events:
     """lxml parser target: testcase records made from start/end events as libxml2 parses."""
 
     def __init__(self, read: FileRead) -> None:
         self.read = read
         self.root: str | None = None  # the root element's tag, once seen
-        # Open suites, innermost last: [name, properties, direct testcases, place in read.suites].
-        self.suites: list[list] = []
+        self.suites: list[_OpenSuite] = []  # innermost last
         self.case: dict | None = None  # the open testcase's attributes
         self.props: dict[str, str] | None = None  # where `<property>`s go: the open case's or suite's
         self.case_props: dict[str, str] = {}
@@ -119,13 +127,13 @@ class _Events:
         if tag == "testcase":
             self.case, self.case_props, self.outcome, self.outcome_text = attrib, {}, None, ""
         elif tag == "properties":
-            self.props = self.case_props if self.case is not None else (self.suites[-1][1] if self.suites else None)
+            self.props = self.case_props if self.case is not None else (self.suites[-1].props if self.suites else None)
         elif tag in _RESULT_RANK:
             if self.case is not None and (self.outcome is None or _RESULT_RANK[tag] < _RESULT_RANK[self.outcome[0]]):
                 self.outcome, self.text = (tag, attrib), []
         elif tag == "testsuite":
             # Listed in document order, as the suites start; filled in as each one ends.
-            self.suites.append([attrib.get("name", ""), {}, 0, len(self.read.suites)])
+            self.suites.append(_OpenSuite(attrib.get("name", ""), place=len(self.read.suites)))
             self.read.suites.append(None)
 
     def data(self, text: str) -> None:
@@ -141,7 +149,7 @@ class _Events:
             if self.case is not None:
                 self.read.cases.append(_record(self.case, self.case_props, self.outcome, self.outcome_text))
                 if self.suites:
-                    self.suites[-1][2] += 1
+                    self.suites[-1].cases += 1
             self.case = None
         elif tag == "properties":
             self.props = None
@@ -160,8 +168,8 @@ class _Events:
             self._close_suite()
 
     def _close_suite(self) -> None:
-        name, props, cases, place = self.suites.pop()
-        self.read.suites[place] = suite_info(self.read.file, name, props, cases)
+        suite = self.suites.pop()
+        self.read.suites[suite.place] = suite_info(self.read.file, suite.name, suite.props, suite.cases)
 
 
 def _record(case, props: dict[str, str], outcome: tuple[str, dict] | None, details: str) -> CaseRecord:

@@ -15,7 +15,7 @@ import pickle
 import sys
 import threading
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from bot.results.junit import FileRead, read_file
 
@@ -34,15 +34,15 @@ def read_files(files: Sequence[Path], parallel: bool | None = None) -> Iterator[
     A generator, so the caller can turn one file's records into results before the next
     file is read, and the records do not all wait in memory at once.
     """
-    sizes = [_size(path) for path in files]
+    sizes = [_size(path) for path in files] if parallel is not False and len(files) >= 2 else []
     if parallel is None:
         parallel = sum(sizes) >= PARALLEL_BYTES and can_fork()
-    split = _split(sizes) if parallel and len(files) >= 2 else len(files)
-    if split == len(files):
+    if not sizes or not parallel:
         yield from map(read_file, files)
         return
     # The worker takes a tail of the list, so the order is kept by reading the head here
     # first and then taking the worker's files as they were listed.
+    split = _split(sizes)
     theirs = list(files[split:])
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
@@ -53,15 +53,20 @@ def read_files(files: Sequence[Path], parallel: bool | None = None) -> Iterator[
         yield from map(read_file, files[:split])
         # Nothing is read from the pipe until this process is done with its own files: a
         # thread receiving meanwhile would contend for the GIL with the parse callbacks.
-        reads = pickle.loads(receiver.recv_bytes())
-    except (EOFError, OSError):
-        # The worker died (killed, out of memory): read its files here rather than lose them.
-        log.warning("the JUnit reading worker died; reading its %d files in this process", len(theirs))
-        reads = map(read_file, theirs)
+        reads = _received(receiver, theirs)
     finally:
         receiver.close()
         worker.join()
     yield from reads
+
+
+def _received(receiver, theirs: list[Path]) -> Iterable[FileRead]:
+    try:
+        return pickle.loads(receiver.recv_bytes())
+    except (EOFError, OSError):
+        # The worker died (killed, out of memory): read its files here rather than lose them.
+        log.warning("the JUnit reading worker died; reading its %d files in this process", len(theirs))
+        return map(read_file, theirs)
 
 
 def can_fork() -> bool:
