@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from bot.cli.common import (
-    EXIT_FAILURE, EXIT_OK, BotError, handle_errors, resolve_skiplists, skiplists_option, workers_option,
+    EXIT_FAILURE, EXIT_OK, BotError, handle_errors, resolve_skiplists, skiplists_option, matrix_options,
+    workers_option,
 )
 
 
@@ -20,10 +21,7 @@ from bot.cli.common import (
               help="With --base: the Transformers-layout git repository to select from.")
 @click.option("--base-junit", "base_junit", type=click.Path(path_type=Path), multiple=True, metavar="FILE|DIR",
               help="Main's JUnit to diff against (repeat); without it the skiplists alone judge the run.")
-@click.option("--backends", multiple=True, help="dynamo, onnx, openvino, executorch (default: all installed).")
-@click.option("--shapes", multiple=True, help="static, dynamic (default both).")
-@click.option("--generate/--no-generate", default=True, show_default=True, help="Include the generate path.")
-@click.option("--probe", is_flag=True, help="Also run skiplisted cells, to find skips that are no longer needed.")
+@matrix_options
 @workers_option(default="2")
 @click.option("--source", default=None, help="Model source: zoo or transformers-tests:PATH.")
 @skiplists_option

@@ -23,6 +23,26 @@ skiplists_option = click.option(
 )
 
 
+# The slice of the matrix `run` and `check` both take, spelled and explained once.
+_MATRIX_OPTIONS = (
+    click.option("--backends", multiple=True,
+                 help="dynamo, onnx, openvino, executorch (repeat or comma-separate; default all)."),
+    click.option("--shapes", multiple=True, help="static, dynamic (repeat or comma-separate; default both)."),
+    click.option("--generate/--no-generate", default=True, show_default=True,
+                 help="Include the generate path of generative classes."),
+    click.option("--probe", is_flag=True,
+                 help="Also run skiplisted cells, recording probe=true and their real outcome "
+                 "(finds skips that are no longer needed)."),
+)
+
+
+def matrix_options(fn: Callable) -> Callable:
+    """--backends, --shapes, --generate/--no-generate and --probe, in that order."""
+    for option in reversed(_MATRIX_OPTIONS):
+        fn = option(fn)
+    return fn
+
+
 def _workers(ctx, param, value: str) -> int | str:
     if value == "auto":
         return value

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from bot.cli.common import (
-    EXIT_FAILURE, EXIT_OK, BotError, handle_errors, resolve_skiplists, skiplists_option, workers_option,
+    EXIT_FAILURE, EXIT_OK, BotError, handle_errors, resolve_skiplists, skiplists_option, matrix_options,
+    workers_option,
 )
 
 
@@ -19,10 +20,7 @@ from bot.cli.common import (
               "(--backends, --shapes and --no-generate narrow them).")
 @click.option("--rerun-of", "rerun_of", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A report.json: run its newly broken cells that still need their confirming re-run.")
-@click.option("--backends", multiple=True, help="dynamo, onnx, openvino, executorch (repeat or comma-separate; default all).")
-@click.option("--shapes", multiple=True, help="static, dynamic (default both).")
-@click.option("--generate/--no-generate", default=True, show_default=True, help="Include the generate path of generative classes.")
-@click.option("--probe", is_flag=True, help="Also run skiplisted cells, recording probe=true and their real outcome.")
+@matrix_options
 @click.option("--shard", default=None, metavar="I/N", help="Run only shard I of N (balanced, deterministic).")
 @click.option("--durations", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="An earlier JUnit file: its testcase times balance --shard and order the cells.")
