@@ -79,6 +79,9 @@ def can_fork() -> bool:
 def _read_all(files: list[Path], sender) -> None:
     sender.send_bytes(pickle.dumps([read_file(path) for path in files], protocol=pickle.HIGHEST_PROTOCOL))
     sender.close()
+    # Out at once: the normal exit flushes the standard streams, whose locks a forked copy may
+    # hold for a thread that does not exist in it (when a caller forced `parallel=True`).
+    os._exit(0)
 
 
 def _split(sizes: list[int]) -> int:
