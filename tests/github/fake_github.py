@@ -23,7 +23,7 @@ BOT = "github-actions[bot]"
 
 @dataclass
 class Fault:
-    kind: str  # "status", "rate_limit", "reset", "slow"
+    kind: str  # "status", "rate_limit", "reset", "slow", "gate"
     method: str
     path: re.Pattern
     times: int
@@ -97,7 +97,11 @@ class FakeGitHub:
         self.faults.append(Fault(kind, method, re.compile(path), times, status, seconds, after=after))
 
     def gate(self, *, method: str, path: str, parties: int) -> None:
-        """Hold the next `parties` matching requests until all have arrived: a deterministic race."""
+        """Hold the answers to the next `parties` matching requests until all have arrived: a deterministic race.
+
+        Each is answered from the state it arrived to, so none of them sees what another
+        client does once released.
+        """
         barrier = threading.Barrier(parties, timeout=120)
         self.faults.append(Fault("gate", method, re.compile(path), parties, barrier=barrier))
 
@@ -267,8 +271,6 @@ def _handler(fake: FakeGitHub):
             if fault and fault.kind == "reset":
                 self.close_connection = True  # no response at all: the client sees the connection drop
                 return
-            if fault and fault.kind == "gate":
-                fault.barrier.wait()
             if fault and fault.kind == "slow":
                 time.sleep(fault.seconds)
             refused = fault is not None and fault.kind in ("status", "rate_limit") and not fault.after
@@ -289,6 +291,10 @@ def _handler(fake: FakeGitHub):
                 body = {"message": SECONDARY_RATE_LIMIT,
                         "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"}
             data = body if isinstance(body, bytes) else (json.dumps(body).encode() if body is not None else b"")
+            if fault and fault.kind == "gate":
+                # Answered first, held after: every gated request sees the state it arrived to,
+                # whichever of the released clients the scheduler lets act first.
+                fault.barrier.wait()
             if template:
                 fake.sent.append(Sent(self.command, template, status, data if not isinstance(body, bytes) else b""))
             self.send_response(status)
