@@ -52,7 +52,7 @@ def matrix(count: int) -> list:
 
 def outcome(rng: random.Random, cell, flip: bool) -> Case:
     case = _outcome(rng, cell, flip)
-    # Every case carries what the runner's own property functions write (SPEC §4): the cell's
+    # Every case carries what the runner's own property functions write (docs/outcomes.md): the cell's
     # coordinates, its components (with each one's status when it did not pass), the ONNX
     # optimize toggle, and one timing per stage it reached.
     props = dict(cell_properties(cell, probe=case.probe))
@@ -83,8 +83,13 @@ def _outcome(rng: random.Random, cell, flip: bool) -> Case:
         error = rng.choice(ERRORS)
         body = "Traceback (most recent call last):\n" + "".join(TRACEBACK_FRAME.format(n=n) for n in range(30)) + error
         return Case(cell.id, "failed", error, body, stage=rng.choice(("export", "run", "compare")))
-    return Case(cell.id, "error", "worker 'gw1' crashed while running", "Fatal Python error: Segmentation fault",
-                kind=rng.choice(("crash", "timeout")))
+    return Case(
+        cell.id,
+        "error",
+        "worker 'gw1' crashed while running",
+        "Fatal Python error: Segmentation fault",
+        kind=rng.choice(("crash", "timeout")),
+    )
 
 
 def write_matrix(folder: Path, cells: list, shards: int, seed: int, flips: float) -> list[Path]:
@@ -145,8 +150,16 @@ print(json.dumps({"seconds": seconds, "cpu": cpu, "rss_mb": rss[0], "worker_rss_
 
 
 def measure(step: str, base: list[Path], head: list[Path], shards: int) -> dict:
-    args = [sys.executable, "-c", CHILD, step, json.dumps(list(map(str, base))), json.dumps(list(map(str, head))),
-            str(shards), str(ROOT / "skiplists")]
+    args = [
+        sys.executable,
+        "-c",
+        CHILD,
+        step,
+        json.dumps(list(map(str, base))),
+        json.dumps(list(map(str, head))),
+        str(shards),
+        str(ROOT / "skiplists"),
+    ]
     done = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -163,8 +176,10 @@ def main() -> None:
         base = write_matrix(Path(tmp) / "base", cells, args.shards, seed=7, flips=0.0)
         head = write_matrix(Path(tmp) / "head", cells, args.shards, seed=7, flips=0.01)
         size = sum(p.stat().st_size for p in base + head) / 1e6
-        print(f"{len(cells):,} cells × 2 (base, head) in {2 * args.shards} files, {size:.1f} MB "
-              f"(generated in {time.perf_counter() - start:.1f} s)")
+        print(
+            f"{len(cells):,} cells × 2 (base, head) in {2 * args.shards} files, {size:.1f} MB "
+            f"(generated in {time.perf_counter() - start:.1f} s)"
+        )
         runs: dict[str, list[dict]] = {"lxml": [], "junitparser": [], "ours": [], "ours-1core": [], "ours+summary": []}
         for _ in range(args.rounds):  # interleaved, so load on the machine hits both alike
             for step in runs:
@@ -184,11 +199,15 @@ def main() -> None:
     for step in runs:
         print(f"{labels[step]:<58}{best[step]:>8.3f}{cpu[step]:>8.3f}{peak[step]:>13.0f}{worker[step]:>11.0f}")
     ratio = best["ours"] / best["junitparser"]
-    print(f"ratio to bare junitparser: {ratio:.2f}× wall, {cpu['ours'] / cpu['junitparser']:.2f}× CPU (target ≤ 1.5×); "
-          f"verdict {runs['ours'][0]['out'][1]}, {runs['ours'][0]['out'][2]:,} head cells, "
-          f"comment + summary {runs['ours+summary'][0]['out'][0]:,} chars")
-    print(f"one process: {best['ours-1core'] / best['junitparser']:.2f}× bare junitparser; CPU s counts the "
-          f"reading worker too, and its peak RSS (worker MB) is its own, shared pages included")
+    print(
+        f"ratio to bare junitparser: {ratio:.2f}× wall, {cpu['ours'] / cpu['junitparser']:.2f}× CPU (target ≤ 1.5×); "
+        f"verdict {runs['ours'][0]['out'][1]}, {runs['ours'][0]['out'][2]:,} head cells, "
+        f"comment + summary {runs['ours+summary'][0]['out'][0]:,} chars"
+    )
+    print(
+        f"one process: {best['ours-1core'] / best['junitparser']:.2f}× bare junitparser; CPU s counts the "
+        f"reading worker too, and its peak RSS (worker MB) is its own, shared pages included"
+    )
     checks = {"≤ 1 s": best["ours"] <= 1.0, "≤ 300 MB": peak["ours"] <= 300, "≤ 1.5× junitparser": ratio <= 1.5}
     print("targets: " + ", ".join(f"{name} {'met' if ok else 'NOT met'}" for name, ok in checks.items()))
 

@@ -48,7 +48,17 @@ class Measurement:
 
 def measure(preset: str, workers: int, folder: Path, extra: list[str]) -> Measurement:
     junit = folder / f"n{workers}.xml"
-    command = [str(ROOT / ".venv" / "bin" / "export-bot"), "run", "--preset", preset, "-n", str(workers), "--junit", str(junit), *extra]
+    command = [
+        str(ROOT / ".venv" / "bin" / "export-bot"),
+        "run",
+        "--preset",
+        preset,
+        "-n",
+        str(workers),
+        "--junit",
+        str(junit),
+        *extra,
+    ]
     start = time.perf_counter()
     code = subprocess.run(command, cwd=ROOT, check=False).returncode
     wall = time.perf_counter() - start
@@ -73,7 +83,9 @@ def report(runs: list[Measurement]) -> str:
     for m in runs:
         stages = " ".join(f"{k}={v:.1f}" for k, v in sorted(m.stages.items()))
         outcomes = " ".join(f"{k}={v}" for k, v in sorted(m.outcomes.items()))
-        lines.append(f"{m.workers:>7}  {m.cells:>5}  {m.wall:>8.1f}  {m.inside:>8.1f}  {m.overhead:>7.1%}  {stages}  {outcomes}")
+        lines.append(
+            f"{m.workers:>7}  {m.cells:>5}  {m.wall:>8.1f}  {m.inside:>8.1f}  {m.overhead:>7.1%}  {stages}  {outcomes}"
+        )
     if len(runs) == 2:
         speedup = runs[0].wall / runs[1].wall
         lines.append(f"speed-up -n {runs[1].workers} vs -n {runs[0].workers}: {speedup:.2f}× (target ≥ 1.7×)")

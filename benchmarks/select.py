@@ -67,12 +67,16 @@ def main() -> None:
     types = len({c for c in selection.reasons})
     print(f"model types in tree: {len(list(installed_models_dir().glob('*/modeling_*.py')))} modeling modules")
     print(f"change: models/{args.model_type}/modeling_{args.model_type}.py → {selection.summary}")
-    print(f"selected cells: {len(selection.cells)} of {selection.full_sweep_cells} in the full sweep "
-          f"({100 * len(selection.cells) / selection.full_sweep_cells:.2f} %); "
-          f"classes {types} of {selection.full_sweep_classes}")
+    print(
+        f"selected cells: {len(selection.cells)} of {selection.full_sweep_cells} in the full sweep "
+        f"({100 * len(selection.cells) / selection.full_sweep_cells:.2f} %); "
+        f"classes {types} of {selection.full_sweep_classes}"
+    )
     print(f"modular descendants listed: {len(selection.modular_descendants)}")
-    print(f"selection time over {args.repeat} runs: best {min(times):.3f} s, median {sorted(times)[len(times) // 2]:.3f} s "
-          f"(target < 2 s)")
+    print(
+        f"selection time over {args.repeat} runs: best {min(times):.3f} s, median {sorted(times)[len(times) // 2]:.3f} s "
+        f"(target < 2 s)"
+    )
 
 
 if __name__ == "__main__":

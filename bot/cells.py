@@ -1,11 +1,13 @@
-"""Cells of the export matrix and their JUnit ids (SPEC §1), in both directions."""
+"""Cells of the export matrix and their JUnit ids (docs/cells.md), in both directions."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable, Iterator
+
+from bot.errors import BotError
 
 BACKENDS = ("dynamo", "onnx", "openvino", "executorch")
 SHAPES = ("static", "dynamic")
@@ -28,7 +30,7 @@ _NAME = re.compile(
 )
 
 
-class CellIdError(ValueError):
+class CellIdError(BotError, ValueError):
     """A JUnit id that names no cell of the matrix; the message says which part is wrong."""
 
 
@@ -89,7 +91,7 @@ class Cell:
         return hash(self.id)
 
     @classmethod
-    def parse(cls, cell_id: str) -> "Cell":
+    def parse(cls, cell_id: str) -> Cell:
         """Read `ModelClass::test_name` (or `classname` and `name` joined by `::`) back into a cell."""
         model_class, sep, name = cell_id.partition("::")
         if not sep:
@@ -97,7 +99,7 @@ class Cell:
         return cls.from_testcase(model_class, name)
 
     @classmethod
-    def from_testcase(cls, classname: str, name: str) -> "Cell":
+    def from_testcase(cls, classname: str, name: str) -> Cell:
         """Build a cell from a JUnit testcase's `classname` and `name`."""
         # pytest writes dotted classnames (`tests.models.bert.test_modeling_bert.BertModelTest`);
         # the bot's own runner writes the bare model class. Only the bare form is a cell.

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 from bot.cells import Cell
+from bot.errors import BotError
 from bot.report.model import Report
 
 
@@ -60,7 +61,7 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> CheckOutcom
     report = diff(base, head, skiplists)
     rerun_junit = None
     if report.needs_rerun:
-        # SPEC §5: a newly broken cell is re-run once before it is reported; disagreement is flaky.
+        # docs/diff.md: a newly broken cell is re-run once before it is reported; disagreement is flaky.
         rerun_junit = out / "rerun.xml"
         cells = tuple(Cell.parse(cell_id) for cell_id in report.needs_rerun)
         echo(f"re-running {len(cells)} newly broken cells once to confirm them → {rerun_junit}")
@@ -96,13 +97,20 @@ def _plan(options: CheckOptions, out: Path, echo: Callable[[str], None]):
         write_selection(out / "selection.json", selection.cells)
         named = list(selection.cells)
     return build_plan(
-        models=options.models, preset=None if named is not None else options.preset, named=named,
-        backends=options.backends, shapes=options.shapes, generate=options.generate, probe=options.probe,
-        source=options.source, skiplists=options.skiplists, cell_timeout=options.cell_timeout,
+        models=options.models,
+        preset=None if named is not None else options.preset,
+        named=named,
+        backends=options.backends,
+        shapes=options.shapes,
+        generate=options.generate,
+        probe=options.probe,
+        source=options.source,
+        skiplists=options.skiplists,
+        cell_timeout=options.cell_timeout,
     )
 
 
-class CheckError(RuntimeError):
+class CheckError(BotError, RuntimeError):
     """The check could not finish (a run that did not complete); the message says where to look."""
 
 

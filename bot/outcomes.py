@@ -1,4 +1,4 @@
-"""What a cell did (SPEC §4): the outcome vocabulary shared by the runner, the reader and the diff."""
+"""What a cell did (docs/outcomes.md): the outcome vocabulary shared by the runner, the reader and the diff."""
 
 from __future__ import annotations
 
@@ -53,5 +53,5 @@ class CellResult:
     def infrastructure(self) -> bool:
         return self.status is Status.ERROR and self.kind in INFRASTRUCTURE_KINDS
 
-    def with_source(self, source: str) -> "CellResult":
+    def with_source(self, source: str) -> CellResult:
         return replace(self, source=source)

@@ -1,4 +1,4 @@
-"""The scope walk of SPEC §2, defined once: which skiplist scopes apply to a cell, broad to specific."""
+"""The scope walk of docs/skiplists.md, defined once: which skiplist scopes apply to a cell, broad to specific."""
 
 from __future__ import annotations
 

@@ -1,12 +1,14 @@
-"""Settings built once from `[tool.export-bot]` in pyproject.toml (defaults per SPEC §8) and passed in."""
+"""Settings built once from `[tool.export-bot]` in pyproject.toml (defaults per docs/selection.md) and passed in."""
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-# Shared code every export goes through (SPEC §8): a change here runs the `core` preset.
+from bot import toml as tomllib
+from bot.errors import BotError
+
+# Shared code every export goes through (docs/selection.md): a change here runs the `core` preset.
 DEFAULT_SHARED_PATHS = (
     "src/transformers/exporters/**",
     "src/transformers/modeling_utils.py",
@@ -17,7 +19,7 @@ DEFAULT_SHARED_PATHS = (
 )
 
 
-class SettingsError(ValueError):
+class SettingsError(BotError, ValueError):
     """`[tool.export-bot]` has a key or value the bot cannot use; the message says which."""
 
 

@@ -1,4 +1,4 @@
-"""Cell ids: the JUnit grammar of SPEC §1 in both directions, and clear rejections."""
+"""Cell ids: the JUnit grammar of docs/cells.md in both directions, and clear rejections."""
 
 from __future__ import annotations
 
@@ -26,13 +26,19 @@ def test_id_round_trip(cell):
     [
         ("BertModel::test_onnx_export_dynamic", Cell("BertModel", "onnx", "dynamic")),
         ("BertModel::test_torch_export_static", Cell("BertModel", "dynamo", "static")),
-        ("LlamaForCausalLM::test_torch_export_generate_static_static_cache",
-         Cell("LlamaForCausalLM", "dynamo", "static", "generate", "static")),
+        (
+            "LlamaForCausalLM::test_torch_export_generate_static_static_cache",
+            Cell("LlamaForCausalLM", "dynamo", "static", "generate", "static"),
+        ),
         ("ViTModel::test_executorch_export_static_xnnpack", Cell("ViTModel", "executorch", "static", target="xnnpack")),
-        ("GPT2LMHeadModel::test_executorch_export_generate_dynamic_xnnpack",
-         Cell("GPT2LMHeadModel", "executorch", "dynamic", "generate", "dynamic", "xnnpack")),
-        ("GPT2LMHeadModel::test_openvino_export_generate_dynamic",
-         Cell("GPT2LMHeadModel", "openvino", "dynamic", "generate", "dynamic")),
+        (
+            "GPT2LMHeadModel::test_executorch_export_generate_dynamic_xnnpack",
+            Cell("GPT2LMHeadModel", "executorch", "dynamic", "generate", "dynamic", "xnnpack"),
+        ),
+        (
+            "GPT2LMHeadModel::test_openvino_export_generate_dynamic",
+            Cell("GPT2LMHeadModel", "openvino", "dynamic", "generate", "dynamic"),
+        ),
     ],
 )
 def test_spec_examples(cell_id, cell):

@@ -32,8 +32,24 @@ def test_check_runs_diffs_confirms_and_writes_its_files(tmp_path):
     base = tmp_path / "base.xml"
     base.write_text(junit([Case("BertModel::test_torch_export_static", "failed", "RuntimeError: old", stage="export")]))
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "bot", "check", "--models", "BertModel", "--backends", "dynamo", "--shapes",
-               "static", "-n", "0", "--base-junit", str(base), "--out", str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "bot",
+        "check",
+        "--models",
+        "BertModel",
+        "--backends",
+        "dynamo",
+        "--shapes",
+        "static",
+        "-n",
+        "0",
+        "--base-junit",
+        str(base),
+        "--out",
+        str(out),
+    ]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.startswith("<!-- export-bot:conformance -->")

@@ -1,4 +1,4 @@
-"""The scope walk for every cell kind, checked against the seed's own rules and quirks (SPEC §2)."""
+"""The scope walk for every cell kind, checked against the seed's own rules and quirks (docs/skiplists.md)."""
 
 from __future__ import annotations
 
@@ -64,19 +64,33 @@ def test_walk_matches_the_seed_for_every_cell_kind(cell):
     "cell_name, skips, exact",
     [
         ("test_torch_export_static", "all static dynamo dynamo.static", "exactness static.exactness"),
-        ("test_torch_export_generate_dynamic",
-         "all generate generate.dynamic dynamic dynamo dynamo.generate dynamo.dynamic",
-         "exactness generate.exactness generate.dynamic.exactness dynamic.exactness dynamo.exactness "
-         "dynamo.generate.exactness dynamo.dynamic.exactness"),
-        ("test_onnx_export_dynamic", "all dynamic onnx onnx.dynamic",
-         "exactness dynamic.exactness onnx.exactness onnx.dynamic.exactness"),
-        ("test_openvino_export_generate_static_static_cache",
-         "all generate static static-cache openvino openvino.generate openvino.static openvino.static-cache", None),
-        ("test_executorch_export_dynamic_xnnpack",
-         "all dynamic executorch executorch.dynamic xnnpack xnnpack.dynamic", None),
-        ("test_executorch_export_generate_static_static_cache_xnnpack",
-         "all generate static static-cache executorch executorch.generate executorch.static executorch.static-cache "
-         "xnnpack xnnpack.generate xnnpack.static xnnpack.static-cache", None),
+        (
+            "test_torch_export_generate_dynamic",
+            "all generate generate.dynamic dynamic dynamo dynamo.generate dynamo.dynamic",
+            "exactness generate.exactness generate.dynamic.exactness dynamic.exactness dynamo.exactness "
+            "dynamo.generate.exactness dynamo.dynamic.exactness",
+        ),
+        (
+            "test_onnx_export_dynamic",
+            "all dynamic onnx onnx.dynamic",
+            "exactness dynamic.exactness onnx.exactness onnx.dynamic.exactness",
+        ),
+        (
+            "test_openvino_export_generate_static_static_cache",
+            "all generate static static-cache openvino openvino.generate openvino.static openvino.static-cache",
+            None,
+        ),
+        (
+            "test_executorch_export_dynamic_xnnpack",
+            "all dynamic executorch executorch.dynamic xnnpack xnnpack.dynamic",
+            None,
+        ),
+        (
+            "test_executorch_export_generate_static_static_cache_xnnpack",
+            "all generate static static-cache executorch executorch.generate executorch.static executorch.static-cache "
+            "xnnpack xnnpack.generate xnnpack.static xnnpack.static-cache",
+            None,
+        ),
     ],
 )
 def test_walk_rows(cell_name, skips, exact):

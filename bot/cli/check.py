@@ -7,30 +7,69 @@ from pathlib import Path
 import click
 
 from bot.cli.common import (
-    EXIT_FAILURE, EXIT_OK, BotError, handle_errors, resolve_skiplists, skiplists_option, matrix_options,
+    EXIT_FAILURE,
+    EXIT_OK,
+    BotError,
+    handle_errors,
+    matrix_options,
+    resolve_skiplists,
+    skiplists_option,
     workers_option,
 )
 
 
 @click.command()
 @click.option("--models", multiple=True, help="Model classes (repeat or comma-separate) instead of the preset.")
-@click.option("--preset", default=None, help="A preset of the model source (default: smoke, unless --models or --base).")
+@click.option(
+    "--preset", default=None, help="A preset of the model source (default: smoke, unless --models or --base)."
+)
 @click.option("--base", "base_ref", default=None, help="Select the cells from the git diff BASE...HEAD of --repo.")
 @click.option("--head", "head_ref", default="HEAD", show_default=True, help="With --base: the head ref.")
-@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
-              help="With --base: the Transformers-layout git repository to select from.")
-@click.option("--base-junit", "base_junit", type=click.Path(path_type=Path), multiple=True, metavar="FILE|DIR",
-              help="Main's JUnit to diff against (repeat); without it the skiplists alone judge the run.")
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="With --base: the Transformers-layout git repository to select from.",
+)
+@click.option(
+    "--base-junit",
+    "base_junit",
+    type=click.Path(path_type=Path),
+    multiple=True,
+    metavar="FILE|DIR",
+    help="Main's JUnit to diff against (repeat); without it the skiplists alone judge the run.",
+)
 @matrix_options
 @workers_option(default="2")
 @click.option("--source", default=None, help="Model source: zoo or transformers-tests:PATH.")
 @skiplists_option
 @click.option("--cell-timeout", type=click.FloatRange(min=0, min_open=True), default=None, help="Seconds per cell.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("export-bot-out"),
-              show_default=True, help="Where report.json, the markdown, the patch and the JUnit go.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("export-bot-out"),
+    show_default=True,
+    help="Where report.json, the markdown, the patch and the JUnit go.",
+)
 @handle_errors
-def check(models, preset, base_ref, head_ref, repo, base_junit, backends, shapes, generate, probe, workers, source,
-          skiplists_dir, cell_timeout, out) -> None:
+def check(
+    models,
+    preset,
+    base_ref,
+    head_ref,
+    repo,
+    base_junit,
+    backends,
+    shapes,
+    generate,
+    probe,
+    workers,
+    source,
+    skiplists_dir,
+    cell_timeout,
+    out,
+) -> None:
     """Run the conformance check locally, as the PR workflow does, and print the verdict.
 
     Exit 0 for success (or neutral: incomplete results, said loudly), 1 for failure, 2 for bad input.
@@ -43,10 +82,21 @@ def check(models, preset, base_ref, head_ref, repo, base_junit, backends, shapes
     if base_ref and (models or preset):
         raise BotError("--base selects the cells from the git diff; leave out --models and --preset")
     options = CheckOptions(
-        models=tuple(models), preset=preset if (preset or models or base_ref) else "smoke",
-        base_ref=base_ref, head_ref=head_ref, repo=repo, base_junit=tuple(base_junit), backends=tuple(backends),
-        shapes=tuple(shapes), generate=generate, probe=probe, workers=workers, source=source,
-        skiplists=resolve_skiplists(skiplists_dir), cell_timeout=cell_timeout, out=out,
+        models=tuple(models),
+        preset=preset if (preset or models or base_ref) else "smoke",
+        base_ref=base_ref,
+        head_ref=head_ref,
+        repo=repo,
+        base_junit=tuple(base_junit),
+        backends=tuple(backends),
+        shapes=tuple(shapes),
+        generate=generate,
+        probe=probe,
+        workers=workers,
+        source=source,
+        skiplists=resolve_skiplists(skiplists_dir),
+        cell_timeout=cell_timeout,
+        out=out,
     )
     try:
         outcome = run_check(options, echo=lambda line: click.echo(line, err=True))
@@ -57,8 +107,9 @@ def check(models, preset, base_ref, head_ref, repo, base_junit, backends, shapes
         raise SystemExit(EXIT_FAILURE) from None
     click.echo(outcome.comment)
     if outcome.patch:
-        click.echo("\nProposed skiplist patch (`export-bot propose --report "
-                   f"{outcome.report_path} --apply` writes it):\n")
+        click.echo(
+            f"\nProposed skiplist patch (`export-bot propose --report {outcome.report_path} --apply` writes it):\n"
+        )
         click.echo(outcome.patch, nl=False)
     click.echo(f"\nverdict: {outcome.report.verdict}: {outcome.report.headline}", err=True)
     click.echo(f"wrote {', '.join(str(p) for p in outcome.written)}", err=True)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import click
 
-# Exit codes (SPEC §11): 0 success, 1 verdict failure, 2 usage or input error.
-EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+from bot.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, BotError
+
+__all__ = ["EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "BotError", "handle_errors"]
 
 DEFAULT_SKIPLISTS = Path(__file__).resolve().parents[2] / "skiplists"
 
@@ -25,14 +26,22 @@ skiplists_option = click.option(
 
 # The slice of the matrix `run` and `check` both take, spelled and explained once.
 _MATRIX_OPTIONS = (
-    click.option("--backends", multiple=True,
-                 help="dynamo, onnx, openvino, executorch (repeat or comma-separate; default all)."),
+    click.option(
+        "--backends", multiple=True, help="dynamo, onnx, openvino, executorch (repeat or comma-separate; default all)."
+    ),
     click.option("--shapes", multiple=True, help="static, dynamic (repeat or comma-separate; default both)."),
-    click.option("--generate/--no-generate", default=True, show_default=True,
-                 help="Include the generate path of generative classes."),
-    click.option("--probe", is_flag=True,
-                 help="Also run skiplisted cells, recording probe=true and their real outcome "
-                 "(finds skips that are no longer needed)."),
+    click.option(
+        "--generate/--no-generate",
+        default=True,
+        show_default=True,
+        help="Include the generate path of generative classes.",
+    ),
+    click.option(
+        "--probe",
+        is_flag=True,
+        help="Also run skiplisted cells, recording probe=true and their real outcome "
+        "(finds skips that are no longer needed).",
+    ),
 )
 
 
@@ -53,14 +62,14 @@ def _workers(ctx, param, value: str) -> int | str:
 
 def workers_option(default: str) -> Callable:
     """`-n`: pytest-xdist workers, a number or `auto`; `run` and `check` differ only in the default."""
-    return click.option("-n", "workers", default=default, show_default=True, callback=_workers,
-                        help="pytest-xdist workers, or auto; 0 runs in-process (no crash isolation).")
-
-
-class BotError(Exception):
-    """Expected bad input or a refused operation: shown as one line, exit 2 unless said otherwise."""
-
-    exit_code = EXIT_USAGE
+    return click.option(
+        "-n",
+        "workers",
+        default=default,
+        show_default=True,
+        callback=_workers,
+        help="pytest-xdist workers, or auto; 0 runs in-process (no crash isolation).",
+    )
 
 
 def handle_errors(fn: Callable) -> Callable:
@@ -96,6 +105,8 @@ def resolve_skiplists(skiplists_dir: Path | None, settings=None) -> Path:
             raise BotError(str(exc)) from None
     if "skiplists" in settings.configured:
         if not settings.skiplists.is_dir():
-            raise BotError(f"{settings.skiplists}: the skiplist folder [tool.export-bot] skiplists names does not exist")
+            raise BotError(
+                f"{settings.skiplists}: the skiplist folder [tool.export-bot] skiplists names does not exist"
+            )
         return settings.skiplists
     return settings.skiplists if settings.skiplists.is_dir() else DEFAULT_SKIPLISTS

@@ -18,18 +18,41 @@ _files = dict(type=click.Path(path_type=Path), multiple=True, metavar="FILE|DIR"
 @skiplists_option
 @click.option("--expect-shards", type=click.IntRange(min=1), default=None, help="Head must hold shards 1/N … N/N.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), help="Write report.json here.")
-@click.option("--markdown", "markdown_out", type=click.Path(dir_okay=False, path_type=Path), help="Write the PR comment here.")
-@click.option("--summary", "summary_out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the job summary here (e.g. $GITHUB_STEP_SUMMARY; appended to).")
+@click.option(
+    "--markdown", "markdown_out", type=click.Path(dir_okay=False, path_type=Path), help="Write the PR comment here."
+)
+@click.option(
+    "--summary",
+    "summary_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the job summary here (e.g. $GITHUB_STEP_SUMMARY; appended to).",
+)
 @click.option("--base-sha", default=None, help="Base commit (default: the base JUnit's git sha).")
 @click.option("--head-sha", default=None, help="Head commit (default: the head JUnit's git sha).")
 @click.option("--run-url", default=None, help="Link to this workflow run, shown in the comment.")
-@click.option("--selection", "selection_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="`export-bot select --json` output: its summary goes into the report; when it selected "
-              "nothing, no head results are needed and the comment says why.")
+@click.option(
+    "--selection",
+    "selection_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="`export-bot select --json` output: its summary goes into the report; when it selected "
+    "nothing, no head results are needed and the comment says why.",
+)
 @handle_errors
-def diff(base_files, head_files, rerun_files, skiplists_dir, expect_shards, json_out, markdown_out, summary_out,
-         base_sha, head_sha, run_url, selection_file) -> None:
+def diff(
+    base_files,
+    head_files,
+    rerun_files,
+    skiplists_dir,
+    expect_shards,
+    json_out,
+    markdown_out,
+    summary_out,
+    base_sha,
+    head_sha,
+    run_url,
+    selection_file,
+) -> None:
     """Diff head results against main's and judge them: exit 0 success or neutral, 1 failure, 2 bad input."""
     from bot.diff import diff as diff_results
     from bot.report import render_comment, render_summary, write_report
@@ -69,7 +92,9 @@ def diff(base_files, head_files, rerun_files, skiplists_dir, expect_shards, json
     for problem in report.problems:
         click.echo(f"problem: {problem}", err=True)
     if report.verdict == "neutral":
-        click.echo(f"neutral: the results are incomplete ({len(report.problems)} problems); this is not a pass", err=True)
+        click.echo(
+            f"neutral: the results are incomplete ({len(report.problems)} problems); this is not a pass", err=True
+        )
     raise SystemExit(EXIT_FAILURE if report.verdict == "failure" else EXIT_OK)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,9 +28,16 @@ class Context:
         except SettingsError as exc:
             raise BotError(str(exc)) from None
         if not self.repository or not self.token:
-            raise BotError("no repository or token: set GITHUB_REPOSITORY and GITHUB_TOKEN (or pass --repo and --token)")
-        policy = RetryPolicy(total=s.github_retries, backoff=s.github_backoff, write_interval=s.github_write_interval,
-                             secondary_rate_wait=s.github_rate_limit_wait, timeout=int(s.github_timeout))
+            raise BotError(
+                "no repository or token: set GITHUB_REPOSITORY and GITHUB_TOKEN (or pass --repo and --token)"
+            )
+        policy = RetryPolicy(
+            total=s.github_retries,
+            backoff=s.github_backoff,
+            write_interval=s.github_write_interval,
+            secondary_rate_wait=s.github_rate_limit_wait,
+            timeout=int(s.github_timeout),
+        )
         return GitHubClient(self.repository, self.token, api_url=self.api_url, policy=policy)
 
     def event(self) -> dict:
@@ -76,11 +82,19 @@ def _github_errors(fn):
 @click.option("--repo", envvar="GITHUB_REPOSITORY", default=None, help="owner/name (GITHUB_REPOSITORY).")
 @click.option("--token", envvar="GITHUB_TOKEN", default=None, show_envvar=True, help="API token (GITHUB_TOKEN).")
 @click.option("--api-url", envvar="GITHUB_API_URL", default="https://api.github.com", help="GITHUB_API_URL.")
-@click.option("--event", "event_path", envvar="GITHUB_EVENT_PATH", default=None, help="Event payload (GITHUB_EVENT_PATH).")
-@click.option("--config", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="pyproject.toml with [tool.export-bot] (default: ./pyproject.toml).")
+@click.option(
+    "--event", "event_path", envvar="GITHUB_EVENT_PATH", default=None, help="Event payload (GITHUB_EVENT_PATH)."
+)
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="pyproject.toml with [tool.export-bot] (default: ./pyproject.toml).",
+)
 @click.pass_context
-def github(ctx: click.Context, repo: str | None, token: str | None, api_url: str, event_path: str | None, config: Path | None) -> None:
+def github(
+    ctx: click.Context, repo: str | None, token: str | None, api_url: str, event_path: str | None, config: Path | None
+) -> None:
     """Entry points of the workflows: comment, command, apply, verify-sha, baseline, obsolete-skips."""
     ctx.obj = Context(repo, token, api_url, event_path, config)
 
@@ -126,8 +140,9 @@ def comment(obj: Context, report_path: Path, pr: int | None, run_id: int, bot_lo
         comment_id = upsert_sticky(client, number, body, marker=COMMENT_MARKER, run_id=run_id, bot_login=bot_login)
         click.echo(f"#{number}: comment {comment_id}")
     if sha:
-        client.set_status(sha, report.verdict, status_description(report.verdict, report.headline),
-                          event.run_url or report.run_url)
+        client.set_status(
+            sha, report.verdict, status_description(report.verdict, report.headline), event.run_url or report.run_url
+        )
         click.echo(f"status {report.verdict} on {sha}")
     if event.command_comment:
         click.echo(finish_command(client, event.command_comment, reported=True, pulls=numbers))
@@ -148,8 +163,12 @@ def _emit(outcome, out: Path | None) -> None:
     actions.set_output("accepted", "true" if outcome.accepted else "false")
     if outcome.request is not None:
         text = outcome.request.to_json()
-        for name, value in (("request", text), ("kind", outcome.request.kind), ("pr", str(outcome.request.pr)),
-                            ("sha", outcome.request.head_sha or "")):
+        for name, value in (
+            ("request", text),
+            ("kind", outcome.request.kind),
+            ("pr", str(outcome.request.pr)),
+            ("sha", outcome.request.head_sha or ""),
+        ):
             actions.set_output(name, value)
         if out:
             out.write_text(text + "\n", encoding="utf-8")
@@ -157,7 +176,9 @@ def _emit(outcome, out: Path | None) -> None:
 
 @github.command()
 @click.option("--dispatch", "workflow", default=None, help="Workflow file to dispatch with the request.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the request JSON here.")
+@click.option(
+    "--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the request JSON here."
+)
 @click.pass_obj
 @_github_errors
 def command(obj: Context, workflow: str | None, out: Path | None) -> None:
@@ -171,13 +192,20 @@ def command(obj: Context, workflow: str | None, out: Path | None) -> None:
         _actions().set_output("accepted", "false")
         return
     index = installed_index()
-    outcome = handle_command(obj.client(), event, model_classes=index.classes,
-                             model_types=frozenset(index.classes_by_type), dispatch=workflow)
+    outcome = handle_command(
+        obj.client(),
+        event,
+        model_classes=index.classes,
+        model_types=frozenset(index.classes_by_type),
+        dispatch=workflow,
+    )
     _emit(outcome, out)
 
 
 @github.command()
-@click.option("--workflow", default="export-conformance.yml", show_default=True, help="Workflow whose report is applied.")
+@click.option(
+    "--workflow", default="export-conformance.yml", show_default=True, help="Workflow whose report is applied."
+)
 @click.option("--dispatch", default=None, help="Workflow to dispatch on the new commit.")
 @click.option("--skiplists-path", default="skiplists", show_default=True, help="Skiplist folder in the repository.")
 @click.pass_obj
@@ -197,8 +225,14 @@ def apply(obj: Context, workflow: str, dispatch: str | None, skiplists_path: str
     if permission not in ALLOWED_PERMISSIONS:
         _emit(Outcome(False, f"ignored: {event.author} has {permission} (refused by `github command`)"), None)
         return
-    outcome = apply_command(client, event, client.pull_request(event.number), workflow=workflow,
-                            skiplists_path=skiplists_path, dispatch=dispatch)
+    outcome = apply_command(
+        client,
+        event,
+        client.pull_request(event.number),
+        workflow=workflow,
+        skiplists_path=skiplists_path,
+        dispatch=dispatch,
+    )
     _emit(outcome, None)
     if not outcome.accepted:
         raise SystemExit(EXIT_FAILURE)
@@ -246,30 +280,61 @@ def baseline(obj: Context, workflow: str, artifact: str, branch: str, out: Path)
 @github.command("obsolete-skips")
 @click.option("--workflow", default="export-baseline.yml", show_default=True)
 @click.option("--artifact", default="export-baseline", show_default=True)
-@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="This sweep's report.json (default: the artifact of this run, GITHUB_RUN_ID).")
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="This sweep's report.json (default: the artifact of this run, GITHUB_RUN_ID).",
+)
 @click.option("--run-id", type=int, envvar="GITHUB_RUN_ID", default=0)
 @click.option("--min-passes", type=int, default=None, help="Consecutive passing probes (default: settings, 3).")
 @click.option("--branch", default="main", show_default=True)
-@click.option("--skiplists", "skiplists_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("skiplists"),
-              show_default=True, help="The checkout's skiplist folder the proposal starts from.")
+@click.option(
+    "--skiplists",
+    "skiplists_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("skiplists"),
+    show_default=True,
+    help="The checkout's skiplist folder the proposal starts from.",
+)
 @click.option("--skiplists-path", default="skiplists", show_default=True, help="That folder's path in the repository.")
 @click.pass_obj
 @_github_errors
-def obsolete_skips(obj: Context, workflow: str, artifact: str, report_path: Path | None, run_id: int,
-                   min_passes: int | None, branch: str, skiplists_dir: Path, skiplists_path: str) -> None:
+def obsolete_skips(
+    obj: Context,
+    workflow: str,
+    artifact: str,
+    report_path: Path | None,
+    run_id: int,
+    min_passes: int | None,
+    branch: str,
+    skiplists_dir: Path,
+    skiplists_path: str,
+) -> None:
     """Propose with the probe history, then open, update or close the one obsolete-skip PR."""
-    from bot.publish.obsolete_skips import current_report_json, history_json, obsolete_files, render_body, sync_pull_request
+    from bot.publish.obsolete_skips import (
+        current_report_json,
+        history_json,
+        obsolete_files,
+        render_body,
+        sync_pull_request,
+    )
     from bot.report import Report, ReportError, load_report
     from bot.settings import load_settings
 
     k = min_passes or load_settings(obj.config).min_passes
     client = obj.client()
     try:
-        report = load_report(report_path) if report_path else Report.from_json(
-            current_report_json(client, run_id, artifact), where=f"run {run_id}'s {artifact}")
-        history = [Report.from_json(d, where=f"{artifact} history") for d in
-                   history_json(client, workflow, artifact, branch=branch, count=k - 1, exclude_run=run_id)]
+        report = (
+            load_report(report_path)
+            if report_path
+            else Report.from_json(current_report_json(client, run_id, artifact), where=f"run {run_id}'s {artifact}")
+        )
+        history = [
+            Report.from_json(d, where=f"{artifact} history")
+            for d in history_json(client, workflow, artifact, branch=branch, count=k - 1, exclude_run=run_id)
+        ]
     except ReportError as exc:
         raise BotError(str(exc)) from None
     edits, files = obsolete_files(report, history, skiplists_dir, min_passes=k, repo_folder=skiplists_path)

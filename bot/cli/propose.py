@@ -10,13 +10,28 @@ from bot.cli.common import EXIT_OK, BotError, handle_errors, resolve_skiplists, 
 
 
 @click.command()
-@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="The report.json `export-bot diff` wrote.")
-@click.option("--history", "history_paths", type=click.Path(path_type=Path), multiple=True, metavar="FILE",
-              help="Earlier probe runs, oldest first (report.json or JUnit; repeat). The report is the newest.")
-@click.option("--min-passes", type=click.IntRange(min=1), default=None,
-              help="Consecutive passing probe runs a removal needs when --history is given "
-              "(default: [tool.export-bot] min-passes, 3).")
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="The report.json `export-bot diff` wrote.",
+)
+@click.option(
+    "--history",
+    "history_paths",
+    type=click.Path(path_type=Path),
+    multiple=True,
+    metavar="FILE",
+    help="Earlier probe runs, oldest first (report.json or JUnit; repeat). The report is the newest.",
+)
+@click.option(
+    "--min-passes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Consecutive passing probe runs a removal needs when --history is given "
+    "(default: [tool.export-bot] min-passes, 3).",
+)
 @skiplists_option
 @click.option("--apply", "apply_", is_flag=True, help="Write the proposed edits into the skiplist files.")
 @click.option("--write-report", is_flag=True, help="Store the proposal in the report's `proposal` slot.")

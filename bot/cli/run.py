@@ -7,48 +7,112 @@ from pathlib import Path
 import click
 
 from bot.cli.common import (
-    EXIT_FAILURE, EXIT_OK, BotError, handle_errors, resolve_skiplists, skiplists_option, matrix_options,
+    EXIT_FAILURE,
+    EXIT_OK,
+    BotError,
+    handle_errors,
+    matrix_options,
+    resolve_skiplists,
+    skiplists_option,
     workers_option,
 )
 
 
 @click.command()
 @click.option("--models", multiple=True, help="Model classes (repeat or comma-separate); added to --preset.")
-@click.option("--preset", default=None, help="A preset of the model source: smoke, core, all (default: smoke when no --models).")
-@click.option("--selection", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The cells of `export-bot select --json FILE` instead of --models/--preset "
-              "(--backends, --shapes and --no-generate narrow them).")
-@click.option("--rerun-of", "rerun_of", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="A report.json: run its newly broken cells that still need their confirming re-run.")
+@click.option(
+    "--preset", default=None, help="A preset of the model source: smoke, core, all (default: smoke when no --models)."
+)
+@click.option(
+    "--selection",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The cells of `export-bot select --json FILE` instead of --models/--preset "
+    "(--backends, --shapes and --no-generate narrow them).",
+)
+@click.option(
+    "--rerun-of",
+    "rerun_of",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A report.json: run its newly broken cells that still need their confirming re-run.",
+)
 @matrix_options
 @click.option("--shard", default=None, metavar="I/N", help="Run only shard I of N (balanced, deterministic).")
-@click.option("--durations", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="An earlier JUnit file: its testcase times balance --shard and order the cells.")
+@click.option(
+    "--durations",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="An earlier JUnit file: its testcase times balance --shard and order the cells.",
+)
 @workers_option(default="auto")
-@click.option("--source", default=None, help="Model source: zoo or transformers-tests:PATH (default: [tool.export-bot] source).")
-@click.option("--junit", type=click.Path(dir_okay=False, path_type=Path), default=Path("export-junit.xml"),
-              show_default=True, help="Where to write the JUnit XML.")
+@click.option(
+    "--source", default=None, help="Model source: zoo or transformers-tests:PATH (default: [tool.export-bot] source)."
+)
+@click.option(
+    "--junit",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("export-junit.xml"),
+    show_default=True,
+    help="Where to write the JUnit XML.",
+)
 @skiplists_option
-@click.option("--cell-timeout", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Seconds before a cell is stopped as a timeout (default: [tool.export-bot] cell-timeout, 1000).")
+@click.option(
+    "--cell-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Seconds before a cell is stopped as a timeout (default: [tool.export-bot] cell-timeout, 1000).",
+)
 @handle_errors
-def run(models, preset, selection, rerun_of, backends, shapes, generate, probe, shard, durations, workers, source, junit,
-        skiplists_dir, cell_timeout) -> None:
+def run(
+    models,
+    preset,
+    selection,
+    rerun_of,
+    backends,
+    shapes,
+    generate,
+    probe,
+    shard,
+    durations,
+    workers,
+    source,
+    junit,
+    skiplists_dir,
+    cell_timeout,
+) -> None:
     """Run the conformance cells and write JUnit; exits 0 when every cell ran (failures are data)."""
     from bot.run.session import COMPLETED, SessionOptions, run_session
 
     plan = plan_from_options(
-        models=models, preset=preset, selection_file=selection, rerun_of=rerun_of, backends=backends, shapes=shapes, generate=generate,
-        probe=probe, shard=shard, durations_file=durations, source=source, skiplists_dir=skiplists_dir,
+        models=models,
+        preset=preset,
+        selection_file=selection,
+        rerun_of=rerun_of,
+        backends=backends,
+        shapes=shapes,
+        generate=generate,
+        probe=probe,
+        shard=shard,
+        durations_file=durations,
+        source=source,
+        skiplists_dir=skiplists_dir,
         cell_timeout=cell_timeout,
     )
-    click.echo(f"export-bot run: {len(plan.cells)} cells from {plan.source}"
-               + (f", shard {plan.shard}" if plan.shard else "") + f" → {junit}", err=True)
+    click.echo(
+        f"export-bot run: {len(plan.cells)} cells from {plan.source}"
+        + (f", shard {plan.shard}" if plan.shard else "")
+        + f" → {junit}",
+        err=True,
+    )
     if not plan.cells:
         # An empty shard or a report with nothing to confirm: a valid, empty JUnit, without
         # paying for a pytest session that imports torch and every backend.
-        junit.write_text('<?xml version="1.0" encoding="utf-8"?>\n<testsuites><testsuite name="export-bot" '
-                         'tests="0" errors="0" failures="0" skipped="0"/></testsuites>\n', encoding="utf-8")
+        junit.write_text(
+            '<?xml version="1.0" encoding="utf-8"?>\n<testsuites><testsuite name="export-bot" '
+            'tests="0" errors="0" failures="0" skipped="0"/></testsuites>\n',
+            encoding="utf-8",
+        )
         raise SystemExit(EXIT_OK)
     log = junit.with_name(junit.stem + ".pytest.log")  # pytest's own output, e.g. stack dumps of timed-out cells
     code = run_session(plan, SessionOptions(junit=junit, workers=workers, log=log))

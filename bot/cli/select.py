@@ -11,26 +11,66 @@ from bot.cli.common import BotError, handle_errors
 
 
 @click.command()
-@click.option("--repo", type=click.Path(file_okay=False, exists=True, path_type=Path), default=Path("."),
-              show_default=True, help="The Transformers-layout git repository.")
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The Transformers-layout git repository.",
+)
 @click.option("--base", required=True, help="The ref the pull request merges into (e.g. origin/main).")
 @click.option("--head", required=True, help="The pull request's head ref or SHA.")
-@click.option("--shards", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Split the cells into N shards for the GitHub Actions job matrix.")
-@click.option("--durations", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
-              help="An earlier JUnit file whose testcase times balance the shards.")
-@click.option("--config", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="pyproject.toml holding [tool.export-bot] (default: REPO/pyproject.toml).")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write the selection here: the file `export-bot run --selection FILE --shard I/N` reads.")
-@click.option("--request", "request_json", default=None,
-              help="A parsed `/export-check` request (JSON from `export-bot github command`): named models, "
-              "`full` or `probe` instead of, or on top of, the git selection.")
-@click.option("--github-output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Append `matrix=`, `count=` and `probe=` lines here ($GITHUB_OUTPUT) for the shard jobs.")
+@click.option(
+    "--shards",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Split the cells into N shards for the GitHub Actions job matrix.",
+)
+@click.option(
+    "--durations",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="An earlier JUnit file whose testcase times balance the shards.",
+)
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="pyproject.toml holding [tool.export-bot] (default: REPO/pyproject.toml).",
+)
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the selection here: the file `export-bot run --selection FILE --shard I/N` reads.",
+)
+@click.option(
+    "--request",
+    "request_json",
+    default=None,
+    help="A parsed `/export-check` request (JSON from `export-bot github command`): named models, "
+    "`full` or `probe` instead of, or on top of, the git selection.",
+)
+@click.option(
+    "--github-output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Append `matrix=`, `count=` and `probe=` lines here ($GITHUB_OUTPUT) for the shard jobs.",
+)
 @handle_errors
-def select(repo: Path, base: str, head: str, shards: int, durations: Path | None, config: Path | None,
-           json_out: Path | None, request_json: str | None, github_output: Path | None) -> None:
+def select(
+    repo: Path,
+    base: str,
+    head: str,
+    shards: int,
+    durations: Path | None,
+    config: Path | None,
+    json_out: Path | None,
+    request_json: str | None,
+    github_output: Path | None,
+) -> None:
     """Print the cells a pull request must run, why, and the shard matrix, as JSON.
 
     Every shard job gets the same selection file and runs `export-bot run --selection FILE
@@ -66,7 +106,11 @@ def select(repo: Path, base: str, head: str, shards: int, durations: Path | None
     count = max(1, min(shards, len(cells)))
     parts = assign_shards(cells, count, times) if cells else []
     document = {
-        "base": base, "head": head, "base_sha": base_sha, "head_sha": head_sha, "probe": request.probe,
+        "base": base,
+        "head": head,
+        "base_sha": base_sha,
+        "head_sha": head_sha,
+        "probe": request.probe,
         **described,
         # `strategy.matrix: ${{ fromJSON(needs.select.outputs.matrix) }}`; an empty selection
         # has `shard: []` and the workflow skips the run jobs with `if: shard_count > 0`.
@@ -79,7 +123,8 @@ def select(repo: Path, base: str, head: str, shards: int, durations: Path | None
         write_selection(json_out, cells, **extra)
     if github_output:
         with github_output.open("a", encoding="utf-8") as stream:
-            stream.write(f"matrix={json.dumps(document['matrix'])}\ncount={len(cells)}\nshards={len(parts)}\n"
-                         f"probe={'true' if request.probe else 'false'}\n")
+            stream.write(
+                f"matrix={json.dumps(document['matrix'])}\ncount={len(cells)}\nshards={len(parts)}\n"
+                f"probe={'true' if request.probe else 'false'}\n"
+            )
     click.echo(json.dumps(document, indent=2))
-

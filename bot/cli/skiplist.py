@@ -7,7 +7,15 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, BotError, handle_errors, resolve_skiplists, skiplists_option
+from bot.cli.common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_USAGE,
+    BotError,
+    handle_errors,
+    resolve_skiplists,
+    skiplists_option,
+)
 
 
 @click.group()

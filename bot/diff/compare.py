@@ -1,4 +1,4 @@
-"""The pure diff of SPEC §5: base and head result sets in, a `Report` with a verdict out."""
+"""The pure diff of docs/diff.md: base and head result sets in, a `Report` with a verdict out."""
 
 from __future__ import annotations
 
@@ -64,8 +64,10 @@ def diff(
     cells.sort(key=by_id)
     infrastructure.sort()
 
-    problems = tuple(head.problems) + tuple(base.problems if base is not None else ()) + tuple(
-        rerun.problems if rerun is not None else ()
+    problems = (
+        tuple(head.problems)
+        + tuple(base.problems if base is not None else ())
+        + tuple(rerun.problems if rerun is not None else ())
     )
     categories = {name: tuple(found) for name, found in lines.items()}
     verdict, headline = _judge(categories, problems, baseline=base is not None)
@@ -85,9 +87,7 @@ def diff(
         cells=tuple(cells),
         non_cells=len(head.non_cells),
         files={
-            key: tuple(rs.files)
-            for key, rs in (("base", base), ("head", head), ("rerun", rerun))
-            if rs is not None
+            key: tuple(rs.files) for key, rs in (("base", base), ("head", head), ("rerun", rerun)) if rs is not None
         },
     )
 
@@ -97,7 +97,7 @@ _PASSING = frozenset((Status.PASSED, Status.PASSED_UNCOMPARED))
 
 
 def _category(result: CellResult, before: CellResult | None) -> str | None:
-    """SPEC §5's table; None for a cell that did what it did before (passing, or skipped)."""
+    """docs/diff.md's table; None for a cell that did what it did before (passing, or skipped)."""
     status = result.status
     if result.probe:
         # A probe runs a skiplisted cell anyway: passing means the skip is obsolete, failing

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from bot.cells import BACKENDS, Cell, cells_for
 from bot.outcomes import CellResult, Status
@@ -28,7 +28,7 @@ class Uncoverable:
         return {"cell": self.cell, "finest_scope": self.finest_scope, "would_skip": list(self.would_skip)}
 
     @classmethod
-    def from_json(cls, data: Mapping) -> "Uncoverable":
+    def from_json(cls, data: Mapping) -> Uncoverable:
         return cls(data["cell"], data.get("finest_scope", ""), tuple(data.get("would_skip", ())))
 
 
@@ -71,7 +71,8 @@ def _cover_class(model_class: str, must: list[Cell], row: Run, skiplists: Skipli
     forbid = [c for c, r in row.items() if r.status.passing or skiplists.explain(c).skipped]
     drift = [c for c in must if row[c].stage == "compare" and exactness_scopes(c) is not None]
     compared = [
-        c for c, r in row.items()
+        c
+        for c, r in row.items()
         if exactness_scopes(c) is not None and (r.status is Status.PASSED or skiplists.explain(c).exactness_scope)
     ]
     exact_only = set(drift) - set(minimal_scopes(drift, compared, walk=exactness_scopes).uncoverable)
@@ -80,9 +81,7 @@ def _cover_class(model_class: str, must: list[Cell], row: Run, skiplists: Skipli
     left = [c for c in exact_only if not any(s in skip_scopes(c) for s in skips.scopes)]
     exact = minimal_scopes(left, compared, unknown=unknown, walk=exactness_scopes)
     drafts = [
-        (scope, model_class, [row[c] for c in cover.cells(scope)])
-        for cover in (skips, exact)
-        for scope in cover.scopes
+        (scope, model_class, [row[c] for c in cover.cells(scope)]) for cover in (skips, exact) for scope in cover.scopes
     ]
     return drafts, [_uncoverable(cell, forbid) for cell in skips.uncoverable]
 

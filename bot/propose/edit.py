@@ -32,7 +32,7 @@ class ProposedEdit:
         return data
 
     @classmethod
-    def from_json(cls, data: dict) -> "ProposedEdit":
+    def from_json(cls, data: dict) -> ProposedEdit:
         return cls(
             action=data["action"],
             file=data["file"],

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Callable, Iterable, Sequence
+from functools import cache, lru_cache
 
 from bot.cells import BACKENDS, TARGETS, Cell, cells_for
 from bot.scopes import skip_scopes, walk_rank
@@ -54,9 +54,7 @@ def minimal_scopes(
         for scope in scopes_of[cell]:
             if scope not in banned and (allowed is None or allowed(scope)):
                 candidates.setdefault(scope, frozenset(c for c in must if scope in scopes_of[c]))
-    unknown_reach = {
-        scope: sum(1 for cell in unknown_set if scope in (walk(cell) or ())) for scope in candidates
-    }
+    unknown_reach = {scope: sum(1 for cell in unknown_set if scope in (walk(cell) or ())) for scope in candidates}
     key = {scope: (unknown_reach[scope], walk_rank(scope)) for scope in candidates}
     candidates = _drop_dominated(candidates, key)
     coverable = frozenset().union(*candidates.values()) if candidates else frozenset()
@@ -135,7 +133,7 @@ def _greedy_cover(universe: frozenset[Cell], candidates: dict[str, frozenset[Cel
     return frozenset(chosen)
 
 
-@lru_cache(maxsize=None)
+@cache
 def template_coverage(scope: str, walk: Walk = skip_scopes) -> frozenset[Cell]:
     """The cells of a model-agnostic full row (every backend, target, variant) that `scope` covers."""
     return frozenset(cell for cell in _template_row() if scope in (walk(cell) or ()))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from bot.cells import Cell
 from bot.outcomes import CellResult, Status
@@ -101,7 +101,9 @@ def _judge(entry: Entry, cells: set[Cell], runs: Sequence[Run], k: int, listed: 
     if entry.scope in scopes or _same_cells(scopes, entry.scope, walk):
         log.info(
             "%s in %s: %d cells pass, but no narrower scope keeps the failing ones",
-            entry.model_class, entry.scope, len(passed),
+            entry.model_class,
+            entry.scope,
+            len(passed),
         )
         return None
     new_scopes = tuple(sorted((s for s in scopes if (s, entry.model_class) not in listed), key=walk_rank))

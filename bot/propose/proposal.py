@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import difflib
 import logging
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence, Union
 
 from bot.cells import Cell, CellIdError
 from bot.outcomes import CellResult, Status
@@ -19,7 +19,7 @@ from bot.skiplist.model import load_skiplists
 
 log = logging.getLogger(__name__)
 
-History = Union[Report, Run]
+History = Report | Run
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class Proposal:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping) -> "Proposal":
+    def from_json(cls, data: Mapping) -> Proposal:
         return cls(
             entries=tuple(ProposedEdit.from_json(e) for e in data.get("entries", ())),
             patch=data.get("patch", ""),
@@ -61,14 +61,12 @@ class Proposal:
         )
 
 
-def propose(
-    report: Report, skiplists_dir: Path, *, history: Sequence[History] = (), min_passes: int = 3
-) -> Proposal:
+def propose(report: Report, skiplists_dir: Path, *, history: Sequence[History] = (), min_passes: int = 3) -> Proposal:
     """Edits for the report's uncovered new failures and for skips its probes (and `history`) show obsolete.
 
     `history` holds earlier probe runs, oldest first; the report is the newest. A single run
     (no history) decides alone, as on a PR's `/export-check probe`. With history, an entry is
-    removed only when its cells passed in `min_passes` consecutive runs (SPEC §7, for main).
+    removed only when its cells passed in `min_passes` consecutive runs (docs/proposals.md, for main).
     """
     skiplists_dir = Path(skiplists_dir)
     skiplists = load_skiplists(skiplists_dir)
@@ -133,8 +131,10 @@ def apply_proposal(proposal: Proposal, skiplists_dir: Path) -> list[Path]:
     skiplists_dir = Path(skiplists_dir)
     written = []
     names = {edit.file for edit in proposal.entries}
-    if names and names <= set(proposal.files) and all(
-        _read(skiplists_dir / name) == proposal.bases.get(name) for name in names
+    if (
+        names
+        and names <= set(proposal.files)
+        and all(_read(skiplists_dir / name) == proposal.bases.get(name) for name in names)
     ):
         for name in sorted(names):
             path = skiplists_dir / name

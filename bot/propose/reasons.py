@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from bot.cells import BACKENDS, Cell
 from bot.outcomes import CellResult

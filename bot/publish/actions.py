@@ -31,7 +31,7 @@ class Actions:
     summary_path: Path | None = None
 
     @classmethod
-    def from_env(cls, stream: TextIO, env: dict | None = None) -> "Actions":
+    def from_env(cls, stream: TextIO, env: dict | None = None) -> Actions:
         env = os.environ if env is None else env
         output = env.get("GITHUB_OUTPUT")
         summary = env.get("GITHUB_STEP_SUMMARY")

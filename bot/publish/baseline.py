@@ -9,6 +9,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from bot.errors import BotError
 from bot.publish.github_api import GitHubClient, WorkflowRun
 
 log = logging.getLogger(__name__)
@@ -17,7 +18,7 @@ BASELINE_ARTIFACT = "export-baseline"
 REPORT_ARTIFACT = "export-report"
 
 
-class ArtifactError(ValueError):
+class ArtifactError(BotError, ValueError):
     """An artifact that is not what the bot wrote (bad zip, unsafe paths, unreadable report)."""
 
 
@@ -27,8 +28,16 @@ class Fetched:
     data: bytes  # the artifact's zip
 
 
-def fetch_artifacts(client: GitHubClient, workflow: str, name: str, *, branch: str | None = None,
-                    head_sha: str | None = None, status: str = "success", limit: int = 1) -> list[Fetched]:
+def fetch_artifacts(
+    client: GitHubClient,
+    workflow: str,
+    name: str,
+    *,
+    branch: str | None = None,
+    head_sha: str | None = None,
+    status: str = "success",
+    limit: int = 1,
+) -> list[Fetched]:
     """Artifact `name` of the newest `limit` runs of `workflow` that have it, newest first.
 
     Runs whose artifact expired or was never uploaded (a failed sweep) are passed over.
@@ -86,8 +95,9 @@ def read_json_member(data: bytes, member: str = "report.json") -> dict | None:
         raise ArtifactError(f"cannot read {member} from the artifact ({exc})") from exc
 
 
-def download_baseline(client: GitHubClient, workflow: str, dest: Path, *, name: str = BASELINE_ARTIFACT,
-                      branch: str = "main") -> WorkflowRun | None:
+def download_baseline(
+    client: GitHubClient, workflow: str, dest: Path, *, name: str = BASELINE_ARTIFACT, branch: str = "main"
+) -> WorkflowRun | None:
     """Main's latest successful baseline into `dest`; None when there is none yet."""
     fetched = fetch_artifacts(client, workflow, name, branch=branch)
     if not fetched:

@@ -43,7 +43,7 @@ class Request:
         return json.dumps(asdict(self), sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str) -> "Request":
+    def from_json(cls, text: str) -> Request:
         data = json.loads(text)
         for key in ("models", "backends", "shapes"):
             data[key] = tuple(data.get(key, ()))

@@ -50,8 +50,9 @@ def plan_sticky(found: list[Comment], body: str, run_id: int) -> StickyPlan:
     return StickyPlan(keep, tuple(rest), keep.body != body and run_of(keep.body) <= run_id)
 
 
-def upsert_sticky(client: GitHubClient, number: int, body: str, *, marker: str, run_id: int,
-                  bot_login: str = DEFAULT_BOT_LOGIN) -> int:
+def upsert_sticky(
+    client: GitHubClient, number: int, body: str, *, marker: str, run_id: int, bot_login: str = DEFAULT_BOT_LOGIN
+) -> int:
     """Post or update the one sticky comment on PR `number`; returns its id."""
     body = stamp(body, run_id)
     found = stickies(client.list_comments(number), marker, bot_login)
@@ -67,8 +68,12 @@ def upsert_sticky(client: GitHubClient, number: int, body: str, *, marker: str, 
     if plan.edit:
         client.edit_comment(number, plan.keep.id, body)
     elif plan.keep.body != body:
-        log.info("comment %s already holds run %s's report (newer than %s): left as is",
-                 plan.keep.id, run_of(plan.keep.body), run_id)
+        log.info(
+            "comment %s already holds run %s's report (newer than %s): left as is",
+            plan.keep.id,
+            run_of(plan.keep.body),
+            run_id,
+        )
     return plan.keep.id
 
 

@@ -7,8 +7,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.errors import BotError
 
-class EventError(ValueError):
+
+class EventError(BotError, ValueError):
     """The event file is missing or not the event a command expects; the message says what to pass."""
 
 
@@ -38,7 +40,7 @@ class CommentEvent:
     default_branch: str
 
     @classmethod
-    def from_payload(cls, event: dict) -> "CommentEvent":
+    def from_payload(cls, event: dict) -> CommentEvent:
         try:
             issue, comment = event["issue"], event["comment"]
             user = comment.get("user") or {}
@@ -84,11 +86,13 @@ class RunEvent:
     command_comment: int | None = None
 
     @classmethod
-    def from_payload(cls, event: dict) -> "RunEvent":
+    def from_payload(cls, event: dict) -> RunEvent:
         run = event.get("workflow_run")
         if isinstance(run, dict):
             numbers = tuple(int(p["number"]) for p in run.get("pull_requests") or () if "number" in p)
-            found = _COMMAND_RUN.search(run.get("display_title") or "") if run.get("event") == "workflow_dispatch" else None
+            found = (
+                _COMMAND_RUN.search(run.get("display_title") or "") if run.get("event") == "workflow_dispatch" else None
+            )
             return cls(run.get("head_sha"), numbers, run.get("html_url"), int(found[1]) if found else None)
         pull = event.get("pull_request")
         if isinstance(pull, dict):

@@ -4,26 +4,29 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 import requests
 import urllib3
 from github import Auth, Github, GithubException, GithubRetry, InputGitTreeElement
 from github.GithubException import RateLimitExceededExceedsMaxWait
 
+from bot.errors import BotError
+
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 DEFAULT_API_URL = "https://api.github.com"
 STATUS_CONTEXT = "export-conformance"
-# The verdict of SPEC §5 → a commit status state. Statuses have no "neutral"; incomplete
+# The verdict of docs/diff.md → a commit status state. Statuses have no "neutral"; incomplete
 # results must never read as a pass, and "error" is GitHub's word for "the check itself broke".
 STATUS_STATES = {"success": "success", "failure": "failure", "neutral": "error"}
 REACTIONS = frozenset({"eyes", "rocket", "confused", "+1", "-1"})
 
 
-class GitHubError(Exception):
+class GitHubError(BotError):
     """A GitHub call failed for good (after retries, or refused outright); the message says which call."""
 
     def __init__(self, message: str, status: int | None = None):
@@ -37,9 +40,15 @@ class _BoundedRetry(GithubRetry):
     def get_retry_after(self, response):
         seconds = super().get_retry_after(response)
         if seconds is not None and self.max_rate_limit_wait is not None and seconds > self.max_rate_limit_wait:
-            raise RateLimitExceededExceedsMaxWait(response.status, {"message": f"GitHub asks to wait {seconds:.0f}s "
-                                                  f"(Retry-After), more than the {self.max_rate_limit_wait:.0f}s allowed"},
-                                                  dict(response.headers), wait=seconds)
+            raise RateLimitExceededExceedsMaxWait(
+                response.status,
+                {
+                    "message": f"GitHub asks to wait {seconds:.0f}s "
+                    f"(Retry-After), more than the {self.max_rate_limit_wait:.0f}s allowed"
+                },
+                dict(response.headers),
+                wait=seconds,
+            )
         return seconds
 
 
@@ -131,7 +140,9 @@ def _guard(what: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
                 raise
             except GithubException as exc:
                 message = exc.data.get("message") if isinstance(exc.data, dict) else exc.data
-                raise GitHubError(f"GitHub refused to {label}: HTTP {exc.status} {message or ''}".rstrip(), exc.status) from exc
+                raise GitHubError(
+                    f"GitHub refused to {label}: HTTP {exc.status} {message or ''}".rstrip(), exc.status
+                ) from exc
             except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
                 raise GitHubError(f"could not reach GitHub to {label}: {exc}") from exc
 
@@ -143,7 +154,9 @@ def _guard(what: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
 class GitHubClient:
     """One repository on one GitHub API; methods return the plain dataclasses above."""
 
-    def __init__(self, repository: str, token: str, *, api_url: str = DEFAULT_API_URL, policy: RetryPolicy = RetryPolicy()):
+    def __init__(
+        self, repository: str, token: str, *, api_url: str = DEFAULT_API_URL, policy: RetryPolicy = RetryPolicy()
+    ):
         self.repository = repository
         self._gh = Github(
             base_url=api_url.rstrip("/"),
@@ -246,14 +259,23 @@ class GitHubClient:
         return _pull(self._repo.create_pull(base=base, head=head_branch, title=title, body=body))
 
     @_guard("edit pull request #{0}")
-    def edit_pull(self, number: int, *, title: str | None = None, body: str | None = None, state: str | None = None) -> None:
+    def edit_pull(
+        self, number: int, *, title: str | None = None, body: str | None = None, state: str | None = None
+    ) -> None:
         changes = {k: v for k, v in (("title", title), ("body", body), ("state", state)) if v is not None}
         self._repo.get_pull(number).edit(**changes)
 
     # --- workflow runs and artifacts --------------------------------------------------------
     @_guard("list the runs of workflow {0}")
-    def workflow_runs(self, workflow: str, *, branch: str | None = None, head_sha: str | None = None,
-                      status: str = "success", limit: int = 1) -> list[WorkflowRun]:
+    def workflow_runs(
+        self,
+        workflow: str,
+        *,
+        branch: str | None = None,
+        head_sha: str | None = None,
+        status: str = "success",
+        limit: int = 1,
+    ) -> list[WorkflowRun]:
         """Newest first, at most `limit`."""
         filters = {k: v for k, v in (("branch", branch), ("head_sha", head_sha), ("status", status)) if v}
         runs = []

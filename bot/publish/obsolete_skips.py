@@ -52,9 +52,12 @@ def sync_pull_request(client: GitHubClient, files: dict[str, str], body: str, *,
     if not files:
         if pull is None:
             return "nothing to remove, no PR open"
-        client.edit_pull(pull.number, state="closed",
-                         body=f"{MARKER}\nNothing is left to remove: the skips this PR removed are needed again "
-                              "or were removed on main.\n")
+        client.edit_pull(
+            pull.number,
+            state="closed",
+            body=f"{MARKER}\nNothing is left to remove: the skips this PR removed are needed again "
+            "or were removed on main.\n",
+        )
         client.delete_branch(BRANCH)
         return f"closed #{pull.number}"
     base_sha = client.branch_sha(base)
@@ -81,8 +84,9 @@ def current_report_json(client: GitHubClient, run_id: int, artifact: str) -> dic
     return data
 
 
-def history_json(client: GitHubClient, workflow: str, artifact: str, *, branch: str, count: int,
-                 exclude_run: int) -> list[dict]:
+def history_json(
+    client: GitHubClient, workflow: str, artifact: str, *, branch: str, count: int, exclude_run: int
+) -> list[dict]:
     """report.json of the last `count` successful sweeps on `branch` before this one, oldest first."""
     from bot.publish.baseline import ArtifactError, fetch_artifacts, read_json_member
 

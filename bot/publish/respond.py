@@ -10,7 +10,13 @@ from pathlib import Path
 
 from bot.publish.baseline import REPORT_ARTIFACT, ArtifactError, fetch_artifacts, read_json_member
 from bot.publish.command import (
-    ALLOWED_PERMISSIONS, HELP_TEXT, Invalid, Request, fork_refusal, parse_command, refusal,
+    ALLOWED_PERMISSIONS,
+    HELP_TEXT,
+    Invalid,
+    Request,
+    fork_refusal,
+    parse_command,
+    refusal,
 )
 from bot.publish.events import CommentEvent
 from bot.publish.github_api import GitHubClient, PullRequest
@@ -36,8 +42,14 @@ def _refuse(client: GitHubClient, event: CommentEvent, reply: str, note: str) ->
     return Outcome(False, note, reply=reply)
 
 
-def handle_command(client: GitHubClient, event: CommentEvent, *, model_classes: frozenset[str],
-                   model_types: frozenset[str], dispatch: str | None = None) -> Outcome:
+def handle_command(
+    client: GitHubClient,
+    event: CommentEvent,
+    *,
+    model_classes: frozenset[str],
+    model_types: frozenset[str],
+    dispatch: str | None = None,
+) -> Outcome:
     """Accept or refuse one comment; an accepted run request carries the PR head SHA pinned now."""
     why = event.ignored_because()
     if why:
@@ -66,8 +78,12 @@ def handle_command(client: GitHubClient, event: CommentEvent, *, model_classes: 
 def _dispatch(client: GitHubClient, workflow: str, ref: str, request: Request) -> None:
     # `comment` names the run (`run-name`), so the job that posts its report can finish the
     # command with 🚀 or 😕: a workflow_run event carries the run's title, not its inputs.
-    inputs = {"pr": str(request.pr), "sha": request.head_sha, "request": request.to_json(),
-              "comment": str(request.comment_id or "")}
+    inputs = {
+        "pr": str(request.pr),
+        "sha": request.head_sha,
+        "request": request.to_json(),
+        "comment": str(request.comment_id or ""),
+    }
     client.dispatch(workflow, ref, inputs)
 
 
@@ -95,11 +111,15 @@ def head_moved(client: GitHubClient, number: int, pinned: str) -> str | None:
     pull = client.pull_request(number)
     if pull.head_sha == pinned:
         return None
-    return (f"The head of #{number} moved from {pinned[:12]} (pinned when the command was accepted) to "
-            f"{pull.head_sha[:12]}: this run stops. Comment `/export-check` again to check the new head.")
+    return (
+        f"The head of #{number} moved from {pinned[:12]} (pinned when the command was accepted) to "
+        f"{pull.head_sha[:12]}: this run stops. Comment `/export-check` again to check the new head."
+    )
 
 
-def latest_proposal(client: GitHubClient, workflow: str, head_sha: str, *, artifact: str = REPORT_ARTIFACT) -> dict | None:
+def latest_proposal(
+    client: GitHubClient, workflow: str, head_sha: str, *, artifact: str = REPORT_ARTIFACT
+) -> dict | None:
     """The proposal of the newest report made for `head_sha`, or None when no report is for that commit.
 
     The report is data written by a run of the PR's code: only its proposal's entries are used.
@@ -145,26 +165,38 @@ def edited_skiplists(client: GitHubClient, proposal_json: dict, head_sha: str, s
         return {f"{folder}/{path.name}": path.read_text(encoding="utf-8") for path in written}
 
 
-def apply_command(client: GitHubClient, event: CommentEvent, pull: PullRequest, *, workflow: str,
-                  skiplists_path: str = "skiplists", dispatch: str | None = None) -> Outcome:
+def apply_command(
+    client: GitHubClient,
+    event: CommentEvent,
+    pull: PullRequest,
+    *,
+    workflow: str,
+    skiplists_path: str = "skiplists",
+    dispatch: str | None = None,
+) -> Outcome:
     """Commit the latest report's proposed skiplist patch to the PR branch (same repository only)."""
     if pull.is_fork:
         return _refuse(client, event, fork_refusal(pull.head_repo or "a deleted fork"), "refused: fork")
     proposal = latest_proposal(client, workflow, pull.head_sha)
     if proposal is None:
-        reply = (f"There is no conformance report for the current head {pull.head_sha[:12]} yet, so there "
-                 "is nothing to apply. Comment `/export-check` and try again when its report is posted.")
+        reply = (
+            f"There is no conformance report for the current head {pull.head_sha[:12]} yet, so there "
+            "is nothing to apply. Comment `/export-check` and try again when its report is posted."
+        )
         return _refuse(client, event, reply, "refused: no report for head")
     files = edited_skiplists(client, proposal, pull.head_sha, skiplists_path) if proposal.get("entries") else {}
     if not files:
-        return _refuse(client, event, "The latest report proposes no skiplist change for this head: nothing to apply.",
-                       "refused: empty proposal")
+        return _refuse(
+            client,
+            event,
+            "The latest report proposes no skiplist change for this head: nothing to apply.",
+            "refused: empty proposal",
+        )
     message = f"Apply export-bot's proposed skiplist edits\n\nRequested in #{event.number} by @{event.author}."
     sha = client.commit_files(pull.head_sha, files, message)
     # Fast-forward only: a push since the report would be clobbered; GitHub then says 422.
     client.set_branch(pull.head_ref, sha, force=False)
-    client.create_comment(event.number, f"Committed the proposed skiplist edits as {sha} "
-                                        f"({', '.join(sorted(files))}).")
+    client.create_comment(event.number, f"Committed the proposed skiplist edits as {sha} ({', '.join(sorted(files))}).")
     client.react(event.number, event.comment_id, "rocket")
     request = Request("rerun", pr=event.number, head_sha=sha, comment_id=event.comment_id)
     if dispatch:

@@ -5,7 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.report.markdown import (
-    TITLES, VERDICT_ICON, counts_table, cut, escape, footer, n, overview, totals,
+    TITLES,
+    VERDICT_ICON,
+    counts_table,
+    cut,
+    escape,
+    footer,
+    n,
+    overview,
+    totals,
 )
 from bot.report.model import CATEGORIES, CellLine, Report
 
@@ -62,7 +70,7 @@ def render_comment(report: Report, *, max_chars: int = GITHUB_LIMIT) -> str:
             return text
     # Only pathological input (thousands of problems, a huge version table) lands here.
     note = "\n\n_Cut at GitHub's comment limit; the full report is in the job summary and report.json._\n"
-    return text[: max(max_chars - len(note), 0)] + note[: max_chars]
+    return text[: max(max_chars - len(note), 0)] + note[:max_chars]
 
 
 def _compose(report: Report, budget: _Budget) -> str:
@@ -85,7 +93,9 @@ def _compose(report: Report, budget: _Budget) -> str:
             left_out.append(n(more, "problem"))
     out += ["", totals(report), "", *counts_table(report.counts), "", overview(report, CATEGORIES)]
     if report.infrastructure:
-        out.append(f"💥 {n(len(report.infrastructure), 'cell')} crashed or timed out (infrastructure, not conformance).")
+        out.append(
+            f"💥 {n(len(report.infrastructure), 'cell')} crashed or timed out (infrastructure, not conformance)."
+        )
     for name in MAIN_LISTS:
         lines = report.category(name)
         if lines:
@@ -100,8 +110,11 @@ def _compose(report: Report, budget: _Budget) -> str:
             out += ["", "</details>"]
     out += ["", *footer(report)]
     if left_out:
-        out += ["", f"_Shortened to fit the comment limit: left out {', '.join(left_out)}; "
-                    f"everything is in the {where} and report.json._"]
+        out += [
+            "",
+            f"_Shortened to fit the comment limit: left out {', '.join(left_out)}; "
+            f"everything is in the {where} and report.json._",
+        ]
     return "\n".join(out) + "\n"
 
 
@@ -113,8 +126,10 @@ def _list(name, lines, limit, excerpt, pending, where, left_out) -> list[str]:
         if with_error:
             out += ["| cell | stage | error |", "|---|---|---|"]
             for line in shown:
-                out.append(f"| {_cell(line, pending)} | {line.stage or line.kind or ''} | "
-                           f"{escape(cut(line.message, excerpt)) if excerpt else ''} |")
+                out.append(
+                    f"| {_cell(line, pending)} | {line.stage or line.kind or ''} | "
+                    f"{escape(cut(line.message, excerpt)) if excerpt else ''} |"
+                )
         else:
             out += [f"- {_cell(line, pending)}{_aside(name, line)}" for line in shown]
     if len(shown) < len(lines):
@@ -159,8 +174,11 @@ def _proposal(proposal: dict | None, budget: _Budget, left_out: list[str]) -> li
         left_out.append(n(len(entries) - budget.items, "proposed entry", "proposed entries"))
     uncoverable = proposal.get("uncoverable") or []
     if uncoverable:
-        out += ["", f"{n(len(uncoverable), 'failing cell')} no skiplist scope can cover without also skipping "
-                    "a passing cell (fix these, or skip them by hand):"]
+        out += [
+            "",
+            f"{n(len(uncoverable), 'failing cell')} no skiplist scope can cover without also skipping "
+            "a passing cell (fix these, or skip them by hand):",
+        ]
         for item in uncoverable[: budget.items]:
             cell = item.get("cell", "?") if isinstance(item, dict) else str(item)
             finest = item.get("finest_scope") if isinstance(item, dict) else None
@@ -176,7 +194,9 @@ def _proposal(proposal: dict | None, budget: _Budget, left_out: list[str]) -> li
         if shown:
             out += ["", f"{fence}diff", *shown, fence]
         if len(shown) < len(lines):
-            out.append(f"…{n(len(lines) - len(shown), 'more patch line')}: run `export-bot propose` or see report.json.")
+            out.append(
+                f"…{n(len(lines) - len(shown), 'more patch line')}: run `export-bot propose` or see report.json."
+            )
             left_out.append(n(len(lines) - len(shown), "patch line"))
     return out
 
@@ -197,7 +217,11 @@ def _entry(entry) -> str:
     else:
         text = f"**{escape(str(action))}** `{model_class}` from `{scope}`"
     if evidence:
-        text += f" ({n(len(evidence), 'failing cell')})" if action == "add" else f" ({n(len(evidence), 'cell')} passed in probe)"
+        text += (
+            f" ({n(len(evidence), 'failing cell')})"
+            if action == "add"
+            else f" ({n(len(evidence), 'cell')} passed in probe)"
+        )
     return text
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from bot.report.model import CellLine, Report
 
@@ -34,8 +34,12 @@ def mark(line: CellLine, flaky: bool = False) -> str:
 def escape(text: str) -> str:
     """Text from an error message made safe inside a table cell, without pinging anyone."""
     return (
-        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        .replace("|", "\\|").replace("@", "&#64;").replace("`", "&#96;")
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("|", "\\|")
+        .replace("@", "&#64;")
+        .replace("`", "&#96;")
     )
 
 
@@ -63,7 +67,9 @@ def counts_table(counts: Mapping[str, Mapping[str, int]]) -> list[str]:
 def tally(by_status: Mapping[str, int]) -> str:
     passed = by_status.get("passed", 0) + by_status.get("passed-uncompared", 0)
     parts = [
-        ("✅", passed), ("❌", by_status.get("failed", 0)), ("💥", by_status.get("error", 0)),
+        ("✅", passed),
+        ("❌", by_status.get("failed", 0)),
+        ("💥", by_status.get("error", 0)),
         ("⏭️", by_status.get("skipped", 0)),
     ]
     return " ".join(f"{m} {c:,}" for m, c in parts if c) or "–"

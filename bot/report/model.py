@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping, NamedTuple
+from typing import NamedTuple
 
+from bot.errors import BotError
 from bot.results.model import Problem
 
 SCHEMA = "export-bot/report@1"
 VERDICTS = ("success", "failure", "neutral")
-# SPEC §5's categories, in the order a reader wants them (what this PR broke first).
+# docs/diff.md's categories, in the order a reader wants them (what this PR broke first).
 CATEGORIES = (
     "newly_broken",  # passed on base, fails on head
     "new_failing",  # fails on head, no base result
@@ -26,7 +28,7 @@ CATEGORIES = (
 EXCERPT = 300  # characters of a message kept per cell
 
 
-class ReportError(ValueError):
+class ReportError(BotError, ValueError):
     """A report.json this version cannot read; the message names the file and what to do."""
 
 
@@ -54,7 +56,7 @@ class CellLine(NamedTuple):
         return {k: v for k, v in zip(self._fields, self) if k not in defaults or v != defaults[k]}
 
     @classmethod
-    def from_json(cls, data: Mapping) -> "CellLine":
+    def from_json(cls, data: Mapping) -> CellLine:
         return cls(**{k: v for k, v in data.items() if k in cls._fields})
 
 
@@ -84,10 +86,10 @@ class Report:
     def category(self, name: str) -> tuple[CellLine, ...]:
         return self.categories.get(name, ())
 
-    def with_proposal(self, proposal: dict | None) -> "Report":
+    def with_proposal(self, proposal: dict | None) -> Report:
         return replace(self, proposal=proposal)
 
-    def with_selection(self, summary: str | None) -> "Report":
+    def with_selection(self, summary: str | None) -> Report:
         return replace(self, selection=summary)
 
     def to_json(self) -> dict:
@@ -113,7 +115,7 @@ class Report:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping, *, where: str = "report.json") -> "Report":
+    def from_json(cls, data: Mapping, *, where: str = "report.json") -> Report:
         schema = data.get("schema") if isinstance(data, Mapping) else None
         if schema != SCHEMA:
             raise ReportError(f"{where}: schema {schema!r} is not {SCHEMA!r}; write it with this export-bot version")
@@ -149,5 +151,7 @@ def load_report(path: Path | str) -> Report:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
-        raise ReportError(f"{path}: cannot read the report ({exc}); pass the report.json `export-bot diff` wrote") from exc
+        raise ReportError(
+            f"{path}: cannot read the report ({exc}); pass the report.json `export-bot diff` wrote"
+        ) from exc
     return Report.from_json(data, where=str(path))

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from bot.cells import BACKENDS, Cell
 from bot.report.markdown import (
-    TITLES, VERDICT_ICON, counts_table, cut, escape, footer, mark, n, overview, totals,
+    TITLES,
+    VERDICT_ICON,
+    counts_table,
+    cut,
+    escape,
+    footer,
+    mark,
+    n,
+    overview,
+    totals,
 )
 from bot.report.model import CATEGORIES, CellLine, Report
 
@@ -32,7 +41,11 @@ def render_summary(report: Report, *, max_chars: int = SUMMARY_LIMIT) -> str:
 
 def _compose(report: Report, grid: tuple[list[str], list[str]], items: int, rows: int) -> str:
     icon = VERDICT_ICON.get(report.verdict, "")
-    out = [f"# {icon} Export conformance: {report.verdict}", "", report.headline[:1].upper() + report.headline[1:] + "."]
+    out = [
+        f"# {icon} Export conformance: {report.verdict}",
+        "",
+        report.headline[:1].upper() + report.headline[1:] + ".",
+    ]
     if not report.baseline:
         out.append("No baseline: judged against the head's skiplists alone.")
     for problem in report.problems:
@@ -86,7 +99,7 @@ def _grid(report: Report) -> tuple[list[str], list[str]]:
     return head, body
 
 
-@lru_cache(maxsize=None)
+@cache
 def _variant(name: str) -> Cell:
     return Cell.from_testcase("_", name)
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import MISSING, fields
-from functools import lru_cache
-from typing import Mapping
+from functools import cache, lru_cache
 
 from bot.cells import Cell, CellIdError
 from bot.outcomes import CellResult, Status
@@ -19,7 +19,7 @@ TYPED = frozenset(
 _CELL_FIELDS = tuple(f.name for f in fields(Cell))
 
 
-@lru_cache(maxsize=None)
+@cache
 def cell_of(classname: str, name: str) -> Cell | None:
     # Cached: a base and a head set share nearly all ids, and parsing is most of the per-case cost.
     # `[A-Za-z_][A-Za-z0-9_]*` as the cell grammar has it, tested in C rather than by a regex.
@@ -37,7 +37,7 @@ def cell_of(classname: str, name: str) -> Cell | None:
     return cell
 
 
-@lru_cache(maxsize=None)
+@cache
 def _variant(name: str) -> dict | None:
     """A testcase name's cell fields and canonical name, for any model class (a few dozen names)."""
     try:
@@ -117,7 +117,7 @@ def suite_info(file: str, name: str, props: Mapping[str, str], cases: int) -> Su
     # The bot's runner writes `version.torch`; other producers `torch` or `torch_version`.
     versions = {k: props[k] for k in VERSION_KEYS if props.get(k)}
     versions.update({k[: -len("_version")]: v for k, v in props.items() if k.endswith("_version") and v})
-    versions.update({k[len("version."):]: v for k, v in props.items() if k.startswith("version.") and v})
+    versions.update({k[len("version.") :]: v for k, v in props.items() if k.startswith("version.") and v})
     return SuiteInfo(
         file=file,
         name=name,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gc
 import logging
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from bot.cells import Cell
 from bot.outcomes import CellResult
@@ -74,12 +74,14 @@ def _merge(
             # One lookup for the usual case; a duplicate is rare and finds its first result kept.
             earlier = results.setdefault(cell, result)
             if earlier is not result:
-                problems.append(Problem(
-                    file,
-                    None,
-                    f"{cell.id} is also in {earlier.source}; the first result is kept",
-                    "each cell must come from one shard: check that no two jobs ran the same --shard",
-                ))
+                problems.append(
+                    Problem(
+                        file,
+                        None,
+                        f"{cell.id} is also in {earlier.source}; the first result is kept",
+                        "each cell must come from one shard: check that no two jobs ran the same --shard",
+                    )
+                )
     return results, non_cells
 
 
@@ -103,14 +105,20 @@ def shard_problems(suites: Sequence[SuiteInfo], expected: int) -> list[Problem]:
         readable = len({s.file for s in suites})
         if readable >= expected:
             return []
-        return [Problem(
-            "(shards)", None, f"expected {expected} shard files, read {readable}",
-            "check that every shard job finished and uploaded its JUnit",
-        )]
+        return [
+            Problem(
+                "(shards)",
+                None,
+                f"expected {expected} shard files, read {readable}",
+                "check that every shard job finished and uploaded its JUnit",
+            )
+        ]
     wanted = [f"{index}/{expected}" for index in range(1, expected + 1)]
     found = [
         Problem(
-            f"(shard {shard})", None, f"shard {shard} is missing: no file carries it",
+            f"(shard {shard})",
+            None,
+            f"shard {shard} is missing: no file carries it",
             "check that this shard job finished and uploaded its JUnit, then re-run the report",
         )
         for shard in wanted
@@ -118,7 +126,9 @@ def shard_problems(suites: Sequence[SuiteInfo], expected: int) -> list[Problem]:
     ]
     return found + [
         Problem(
-            f"(shard {shard})", None, f"shard {shard} does not belong to a {expected}-shard run",
+            f"(shard {shard})",
+            None,
+            f"shard {shard} does not belong to a {expected}-shard run",
             "pass --expect-shards with the matrix size, and only that run's files",
         )
         for shard in sorted(shards - set(wanted))

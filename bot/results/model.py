@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Mapping
 
 from bot.cells import Cell
 from bot.outcomes import CellResult
 
-# Testsuite properties that name a component version (SPEC §4).
+# Testsuite properties that name a component version (docs/outcomes.md).
 VERSION_KEYS = ("transformers", "torch", "onnx", "onnxscript", "onnxruntime", "openvino", "executorch")
 
 
@@ -29,7 +29,7 @@ class Problem:
         return {"file": self.file, "line": self.line, "what": self.what, "todo": self.todo}
 
     @classmethod
-    def from_json(cls, data: Mapping) -> "Problem":
+    def from_json(cls, data: Mapping) -> Problem:
         return cls(data.get("file", ""), data.get("line"), data.get("what", ""), data.get("todo", ""))
 
 
@@ -61,7 +61,7 @@ class ResultSet:
     def complete(self) -> bool:
         return not self.problems
 
-    def restricted_to(self, cells: Iterable[Cell]) -> "ResultSet":
+    def restricted_to(self, cells: Iterable[Cell]) -> ResultSet:
         """Only the results of `cells`: main's full-sweep baseline seen through a PR's selection,
         so the cells the PR never meant to run are not reported as "not run"."""
         wanted = set(cells)

@@ -14,8 +14,8 @@ import os
 import pickle
 import sys
 import threading
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
 
 from bot.results.junit import FileRead, read_file
 

@@ -23,7 +23,9 @@ def timeout_message(seconds: float) -> str:
 
 
 def crash_message(worker: str) -> str:
-    return f"WorkerCrash: worker {worker} died while running the cell (a native crash: segfault, abort or out of memory)"
+    return (
+        f"WorkerCrash: worker {worker} died while running the cell (a native crash: segfault, abort or out of memory)"
+    )
 
 
 class WorkerState:
@@ -121,7 +123,7 @@ class Controller:
             self._finish(cell, Status.ERROR)
             return
         if report.failed and report.when == "setup" and xml is not None:
-            # junitxml writes `failed on setup with "..."`; SPEC §4 wants the cell's own message.
+            # junitxml writes `failed on setup with "..."`; docs/outcomes.md wants the cell's own message.
             reprcrash = getattr(report.longrepr, "reprcrash", None)
             if reprcrash is not None:
                 xml.node_reporter(report).nodes[-1].set("message", reprcrash.message)

@@ -7,8 +7,9 @@ import logging
 import time
 import traceback
 from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 
 from bot.cells import Cell
 from bot.outcomes import Status
@@ -68,7 +69,7 @@ class _Clock:
 
 
 def describe(exc: BaseException) -> str:
-    """`ExceptionType: first line` (SPEC §4)."""
+    """`ExceptionType: first line` (docs/outcomes.md)."""
     lines = [line for line in str(exc).splitlines() if line.strip()]
     return f"{type(exc).__name__}: {lines[0].strip()}" if lines else type(exc).__name__
 
@@ -116,7 +117,9 @@ def _execute(run: CellRun, source: ModelSource, clock: _Clock, *, optimize: bool
             built = source.build(cell.model_class, generate=cell.generate)
         except Exception as exc:  # a source that cannot build a class is an error, never a drop
             if not isinstance(exc, BuildError):
-                logger.warning("%s: %s building %s (not a BuildError)", source.spec, describe(exc), cell.model_class, exc_info=True)
+                logger.warning(
+                    "%s: %s building %s (not a BuildError)", source.spec, describe(exc), cell.model_class, exc_info=True
+                )
             failed = {"message": describe(exc), "details": _traceback(exc)}
             return _with(run, status=Status.ERROR, stage="build", kind="build", **failed)
     gate = gates.model_gate(cell, built.model_class, exportable=built.exportable)

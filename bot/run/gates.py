@@ -1,4 +1,4 @@
-"""Environment gates (SPEC §3 step 6): cells the seed skips for reasons outside any skiplist."""
+"""Environment gates (docs/runner.md step 6): cells the seed skips for reasons outside any skiplist."""
 
 from __future__ import annotations
 

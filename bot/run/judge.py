@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import torch
 
@@ -39,7 +39,12 @@ def rule_for(cell: Cell) -> Rule:
 
 
 def judge(
-    rule: Rule, actual, expected: Mapping[str, torch.Tensor], inputs: Mapping | None = None, *, compare_values: bool = True
+    rule: Rule,
+    actual,
+    expected: Mapping[str, torch.Tensor],
+    inputs: Mapping | None = None,
+    *,
+    compare_values: bool = True,
 ) -> str:
     """Check a component's outputs against eager's leaves; "passed" or "uncompared" (values not compared), else raise.
 
@@ -60,7 +65,11 @@ def judge(
     if not compare_values:
         return "uncompared"
     check_outputs_close(
-        actual, expected, atol=rule.atol, rtol=rule.rtol, check_device=rule.check_device,
+        actual,
+        expected,
+        atol=rule.atol,
+        rtol=rule.rtol,
+        check_device=rule.check_device,
         inputs=inputs if rule.mask else None,
     )
     return "passed"

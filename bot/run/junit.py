@@ -1,12 +1,13 @@
-"""JUnit properties of SPEC §4: what each testcase and the testsuite record, as (name, value) pairs (pure)."""
+"""JUnit properties of docs/outcomes.md: what each testcase and the testsuite record, as (name, value) pairs (pure)."""
 
 from __future__ import annotations
 
 import importlib.metadata
 import logging
 import subprocess
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from bot.cells import Cell
 from bot.outcomes import Status
@@ -38,7 +39,7 @@ def cell_properties(cell: Cell, *, probe: bool = False) -> Properties:
     return props
 
 
-def run_properties(run: "CellRun") -> Properties:
+def run_properties(run: CellRun) -> Properties:
     """What a finished cell adds: components (each one's status when the cell did not pass), scopes, stage, timings."""
     props: Properties = []
     if run.components:
@@ -69,7 +70,7 @@ def read_timings(properties: Iterable[tuple[str, str]]) -> dict[str, float]:
     for name, value in properties:
         if name.startswith(TIMING_PREFIX):
             try:
-                timings[name[len(TIMING_PREFIX):]] = float(value)
+                timings[name[len(TIMING_PREFIX) :]] = float(value)
             except ValueError:
                 logger.warning("property %s=%r is not a number of seconds", name, value)
     return timings
@@ -99,7 +100,7 @@ def installed_versions(packages: Iterable[str] = VERSIONED_PACKAGES) -> dict[str
 def source_checkout(source: str) -> Path:
     """The tree whose commit the run judged: the checkout of `transformers-tests:PATH`, else the working directory."""
     prefix = "transformers-tests:"
-    return Path(source[len(prefix):]) if source.startswith(prefix) else Path.cwd()
+    return Path(source[len(prefix) :]) if source.startswith(prefix) else Path.cwd()
 
 
 def read_git_sha(directory: Path) -> str | None:

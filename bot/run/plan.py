@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 from bot.cells import Cell, CellIdError
+from bot.errors import BotError
 
 # The plugin collects files with this suffix (and only those): the plan is the "test file".
 PLAN_SUFFIX = ".cells.json"
 PLAN_VERSION = 1
 
 
-class PlanError(ValueError):
+class PlanError(BotError, ValueError):
     """A plan file the plugin cannot use; names the file and what is wrong."""
 
 
@@ -42,7 +43,7 @@ class RunPlan:
         }
 
     @classmethod
-    def from_json(cls, data: dict, where: str = "plan") -> "RunPlan":
+    def from_json(cls, data: dict, where: str = "plan") -> RunPlan:
         if data.get("version") != PLAN_VERSION:
             raise PlanError(f"{where}: plan version {data.get('version')!r}, this bot reads version {PLAN_VERSION}")
         try:

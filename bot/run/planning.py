@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
 
 from bot.cells import BACKENDS, SHAPES, Cell
 from bot.run.plan import PlanError, RunPlan
 
 
-def build_plan(*, models=(), preset=None, named: Sequence[Cell] | None = None, backends=(), shapes=(), generate=True,
-               probe=False, shard=None, durations_file=None, source=None, skiplists: Path, cell_timeout=None,
-               settings=None) -> RunPlan:
+def build_plan(
+    *,
+    models=(),
+    preset=None,
+    named: Sequence[Cell] | None = None,
+    backends=(),
+    shapes=(),
+    generate=True,
+    probe=False,
+    shard=None,
+    durations_file=None,
+    source=None,
+    skiplists: Path,
+    cell_timeout=None,
+    settings=None,
+) -> RunPlan:
     """Every usage problem becomes a PlanError naming the option, before anything runs.
 
     `named` are cells chosen elsewhere (a selection file, a report's re-runs); --backends,
@@ -21,7 +34,7 @@ def build_plan(*, models=(), preset=None, named: Sequence[Cell] | None = None, b
     from bot.run.selection import Selection, SelectionError, executorch_targets, select_from_source, split_names
     from bot.run.shard import ShardError, parse_shard, read_durations, select_shard
     from bot.run.sources import SourceError, get_source
-    from bot.settings import Settings, SettingsError, load_settings
+    from bot.settings import SettingsError, load_settings
     from bot.skiplist.model import SkiplistError, load_skiplists
 
     try:
@@ -65,6 +78,7 @@ def build_plan(*, models=(), preset=None, named: Sequence[Cell] | None = None, b
 def narrow(cells: Sequence[Cell], chosen) -> list[Cell]:
     """Keep the named cells that --backends, --shapes and --no-generate allow (all, by default)."""
     return [
-        c for c in cells
+        c
+        for c in cells
         if c.backend in chosen.backends and c.shape in chosen.shapes and (chosen.generate or not c.generate)
     ]

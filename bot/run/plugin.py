@@ -1,4 +1,4 @@
-"""The pytest plugin (`-p bot.run.plugin`): one test item per cell of a run plan, JUnit per SPEC §4, crash and hang isolation.
+"""The pytest plugin (`-p bot.run.plugin`): one test item per cell of a run plan, JUnit per docs/outcomes.md, crash and hang isolation.
 
 A cell runs in its item's *setup*, so pytest's junitxml writes errors (build, harness, timeout)
 as `<error>` and conformance failures, raised from the *call*, as `<failure>`. Each item's
@@ -31,7 +31,9 @@ TIMEOUT_PREFIX = "Timeout ("  # pytest-timeout's `Timeout (>Ns) from pytest-time
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("export-bot", "export-bot conformance cells")
-    group.addoption("--export-plan", default=None, metavar="FILE", help=f"run plan (*{PLAN_SUFFIX}) written by export-bot run")
+    group.addoption(
+        "--export-plan", default=None, metavar="FILE", help=f"run plan (*{PLAN_SUFFIX}) written by export-bot run"
+    )
     group.addoption("--export-progress", action="store_true", help="progress line and summary table on stderr")
 
 
@@ -142,7 +144,9 @@ class CellItem(pytest.Item):
             import traceback
 
             self.user_properties.append(("kind", "harness"))
-            raise CellOutcome(self.cell, f"{type(exc).__name__}: {exc}".splitlines()[0], traceback.format_exc()) from exc
+            raise CellOutcome(
+                self.cell, f"{type(exc).__name__}: {exc}".splitlines()[0], traceback.format_exc()
+            ) from exc
         self.run = run
         # cell_properties said probe=false before the run; a probe is only known now.
         if run.probe:

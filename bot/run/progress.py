@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, TextIO
+from typing import TextIO
 
 from bot.cells import BACKENDS, Cell
 from bot.outcomes import Status

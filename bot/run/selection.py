@@ -6,19 +6,20 @@ import importlib.metadata
 import importlib.util
 import logging
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from bot.cells import BACKENDS, SHAPES, Cell, cells_for
+from bot.errors import BotError
 from bot.run.sources.base import ClassInfo, ModelSource
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_PRESET = "smoke"  # SPEC §3: the main job's default
+DEFAULT_PRESET = "smoke"  # docs/runner.md: the main job's default
 
 
-class SelectionError(ValueError):
+class SelectionError(BotError, ValueError):
     """Options that select nothing sensible (unknown preset, backend or shape); the message lists the choices."""
 
 
@@ -95,7 +96,10 @@ def executorch_targets(cache_dir: Path | None = None) -> tuple[str, ...]:
     """
     targets = ("xnnpack",)
     try:
-        if importlib.util.find_spec("executorch") is None or importlib.util.find_spec("executorch.backends.mlx") is None:
+        if (
+            importlib.util.find_spec("executorch") is None
+            or importlib.util.find_spec("executorch.backends.mlx") is None
+        ):
             return targets
     except (ImportError, ValueError):
         return targets

@@ -35,17 +35,30 @@ def pytest_args(plan: RunPlan, plan_path: Path, options: SessionOptions) -> list
     """The pytest command line (after `python -m pytest`) that runs `plan`."""
     folder = plan_path.parent
     args = [
-        "-p", "bot.run.plugin",
-        "-c", str(folder / "pytest.ini"),
-        "--rootdir", str(folder),
-        "-p", "no:cacheprovider",
-        "-p", "no:randomly",
-        "--export-plan", str(plan_path),
-        "--junitxml", str(Path(options.junit).resolve()),
-        "--timeout", f"{plan.cell_timeout:g}",
+        "-p",
+        "bot.run.plugin",
+        "-c",
+        str(folder / "pytest.ini"),
+        "--rootdir",
+        str(folder),
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        "--export-plan",
+        str(plan_path),
+        "--junitxml",
+        str(Path(options.junit).resolve()),
+        "--timeout",
+        f"{plan.cell_timeout:g}",
         # Quiet, but the terminal reporter stays: pytest-timeout's thread method writes its stack
         # dump through it before killing the worker, and dies silently (no kill) without it.
-        "-qq", "--no-header", "--no-summary", "--tb=native", "-p", "no:warnings",
+        "-qq",
+        "--no-header",
+        "--no-summary",
+        "--tb=native",
+        "-p",
+        "no:warnings",
     ]
     if options.progress:
         args.append("--export-progress")
@@ -57,10 +70,14 @@ def pytest_args(plan: RunPlan, plan_path: Path, options: SessionOptions) -> list
         # xdist replaces (the plugin reports that cell as a timeout). Restarts are bounded by
         # the cell count so a run full of crashing cells still finishes every cell.
         args += [
-            "-n", str(options.workers),
-            "--dist", "worksteal",
-            "--max-worker-restart", str(max(len(plan.cells), 1)),
-            "--timeout-method", "thread",
+            "-n",
+            str(options.workers),
+            "--dist",
+            "worksteal",
+            "--max-worker-restart",
+            str(max(len(plan.cells), 1)),
+            "--timeout-method",
+            "thread",
         ]
     return args + list(options.extra_args) + [str(plan_path)]
 

@@ -1,13 +1,14 @@
-"""Deterministic, balanced shards: greedy longest-first on known durations (SPEC §3, Sharding)."""
+"""Deterministic, balanced shards: greedy longest-first on known durations (docs/runner.md, Sharding)."""
 
 from __future__ import annotations
 
 import heapq
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from bot.cells import Cell, CellIdError
+from bot.errors import BotError
 
 # Seconds per cell when no earlier JUnit knows it, measured on the zoo on 2 cores:
 # ExecuTorch lowers through XNNPACK and OpenVINO compiles, so they cost more than dynamo.
@@ -15,7 +16,7 @@ DEFAULT_SECONDS = {"dynamo": 4.0, "onnx": 8.0, "openvino": 10.0, "executorch": 1
 GENERATE_FACTOR = 2.0  # prefill and decode: two exports per cell
 
 
-class ShardError(ValueError):
+class ShardError(BotError, ValueError):
     """A `--shard I/N` that names no shard."""
 
 
@@ -53,7 +54,9 @@ def assign_shards(cells: Sequence[Cell], count: int, durations: Mapping[str, flo
     return [sorted(shard) for shard in shards]
 
 
-def select_shard(cells: Sequence[Cell], shard: tuple[int, int], durations: Mapping[str, float] | None = None) -> list[Cell]:
+def select_shard(
+    cells: Sequence[Cell], shard: tuple[int, int], durations: Mapping[str, float] | None = None
+) -> list[Cell]:
     """The cells of shard `I/N` (1-based), as `--shard I/N` runs them."""
     index, count = shard
     return assign_shards(cells, count, durations)[index - 1]
@@ -83,5 +86,7 @@ def read_durations(path: Path | str) -> dict[str, float]:
         raise ShardError(f"--durations {path}: no such file; pass the JUnit XML of an earlier run") from exc
     except ET.ParseError as exc:
         line, column = exc.position
-        raise ShardError(f"{path}:{line}:{column}: not readable JUnit XML ({exc}); pass an earlier run's JUnit file") from exc
+        raise ShardError(
+            f"{path}:{line}:{column}: not readable JUnit XML ({exc}); pass an earlier run's JUnit file"
+        ) from exc
     return durations

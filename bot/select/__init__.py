@@ -1,4 +1,4 @@
-"""Select stage (SPEC §8): the cells a pull request must run, from the changed files between two refs."""
+"""Select stage (docs/selection.md): the cells a pull request must run, from the changed files between two refs."""
 
 from bot.select.pipeline import select_cells
 from bot.select.selection import Reason, Selection

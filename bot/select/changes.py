@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+
+from bot.errors import BotError
 
 
-class GitError(RuntimeError):
+class GitError(BotError, RuntimeError):
     """A git command failed; the message names the command, the repository and git's own words."""
 
 
@@ -34,7 +36,9 @@ def _git(repo: Path | str, *args: str, input: bytes | None = None, ok: tuple[int
         raise GitError("git is not installed or not on PATH") from exc
     if done.returncode not in ok:
         message = done.stderr.decode(errors="replace").strip().splitlines()
-        raise GitError(f"`git {' '.join(args)}` in {repo} failed: {message[-1] if message else 'exit ' + str(done.returncode)}")
+        raise GitError(
+            f"`git {' '.join(args)}` in {repo} failed: {message[-1] if message else 'exit ' + str(done.returncode)}"
+        )
     return done.stdout
 
 
@@ -119,5 +123,5 @@ def grep(
     for record in out.decode("utf-8", errors="replace").split("\n"):
         path, sep, line = record.partition("\0")
         if sep:  # context separators (`--`) and the trailing empty record carry no NUL
-            found.append((path[len(prefix):] if path.startswith(prefix) else path, line))
+            found.append((path[len(prefix) :] if path.startswith(prefix) else path, line))
     return found

@@ -6,11 +6,12 @@ import json
 from dataclasses import dataclass
 
 from bot.cells import BACKENDS, SHAPES, Cell, cells_for
+from bot.errors import BotError
 from bot.model_index import ModelIndex
 from bot.select.catalog import Catalog
 
 
-class RequestError(ValueError):
+class RequestError(BotError, ValueError):
     """A request JSON the select step cannot use; says what is wrong."""
 
 

@@ -1,10 +1,10 @@
-"""Selection rules of SPEC §8, pure: changed files and the trees at both refs → reasons per model class → cells."""
+"""Selection rules of docs/selection.md, pure: changed files and the trees at both refs → reasons per model class → cells."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Iterable, Sequence
 
 from bot.cells import Cell, cells_for
 from bot.select.catalog import Catalog
@@ -92,7 +92,9 @@ def decide(
         if not classes and model_type not in removed:
             notes.append(f"model type `{model_type}` exports no model class at head ({path})")
     for model_type in removed:
-        notes.append(f"model type `{model_type}` was removed: its classes {list(base.classes(model_type))} have no cells")
+        notes.append(
+            f"model type `{model_type}` was removed: its classes {list(base.classes(model_type))} have no cells"
+        )
 
     dependents = head.dependents(changed) if settings.dependents else {}
     for model_type, via in dependents.items():

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from bot.cells import Cell, CellIdError
+from bot.errors import BotError
 
 SCHEMA = 1
 
 
-class SelectionFileError(ValueError):
+class SelectionFileError(BotError, ValueError):
     """A selection file that cannot be read; the message names the file and what is wrong."""
 
 
@@ -32,7 +33,9 @@ def read_selection_document(path: Path | str) -> tuple[list[Cell], dict]:
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise SelectionFileError(f"{path}: no such selection file; write it with `export-bot select --json {path}`") from None
+        raise SelectionFileError(
+            f"{path}: no such selection file; write it with `export-bot select --json {path}`"
+        ) from None
     except json.JSONDecodeError as exc:
         raise SelectionFileError(f"{path}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg})") from None
     if not isinstance(document, dict) or not isinstance(document.get("cells"), list):

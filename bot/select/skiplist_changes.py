@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Callable
 
+from bot import toml as tomllib
 from bot.cells import Cell, cells_for
 from bot.scopes import exactness_scopes, onnx_optimize_scopes, skip_scopes
 from bot.skiplist.model import ONNX_DISABLE_OPTIMIZE, SkiplistError, scopes_from_toml
@@ -58,4 +58,3 @@ def covered_cells(change: EntryChange, generative: Callable[[str], bool]) -> lis
         if change.scope in walks:
             covered.append(cell)
     return covered
-

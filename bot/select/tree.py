@@ -6,8 +6,9 @@ import ast
 import logging
 import re
 from collections import deque
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Protocol
+from typing import Protocol
 
 from bot.model_index import read_all
 
@@ -179,7 +180,9 @@ _IMPORT_FIXED = "from ..\ntransformers.models."
 
 
 class Grep(Protocol):
-    def __call__(self, pattern: str, pathspecs: list[str], *, mode: str = "perl", after: int = 0) -> list[tuple[str, str]]: ...
+    def __call__(
+        self, pattern: str, pathspecs: list[str], *, mode: str = "perl", after: int = 0
+    ) -> list[tuple[str, str]]: ...
 
 
 def read_tree(

@@ -13,10 +13,10 @@ import logging
 import os
 import re
 import tempfile
-import tomllib
 from pathlib import Path
 
 import tomlkit
+import tomllib
 
 from bot.scopes import walk_rank
 from bot.skiplist.layout import EntrySpan, Layout, TableSpan, scan
@@ -80,12 +80,12 @@ class SkiplistDocument:
         self._text, self._scopes, self._layout = text, *_read(text, name)
 
     @classmethod
-    def load(cls, path: Path) -> "SkiplistDocument":
+    def load(cls, path: Path) -> SkiplistDocument:
         # Bytes, not read_text: universal newlines would turn CRLF files into LF ones on save.
         return cls(Path(path).read_bytes().decode("utf-8"), str(path))
 
     @classmethod
-    def parse(cls, text: str, name: str) -> "SkiplistDocument":
+    def parse(cls, text: str, name: str) -> SkiplistDocument:
         return cls(text, name)
 
     def text(self) -> str:
@@ -143,7 +143,9 @@ class SkiplistDocument:
             return
         reason = self._scopes[scope][model_class]
         referrers = [
-            (s, c) for s, c, r in self._entries() if (s, c) != (scope, model_class) and self._resolve(s, r) == (scope, model_class)
+            (s, c)
+            for s, c, r in self._entries()
+            if (s, c) != (scope, model_class) and self._resolve(s, r) == (scope, model_class)
         ]
         self._splice(entry.start, entry.end, [])
         if not referrers:

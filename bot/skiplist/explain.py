@@ -27,8 +27,10 @@ def render_explanation(explanation: Explanation, skiplists: Skiplists) -> str:
         if explanation.onnx_optimize:
             lines.append("  ONNX optimizer: on")
         else:
-            lines.append(f"  ONNX optimizer: off (ONNX_DISABLE_OPTIMIZE `{explanation.onnx_optimize_scope}`): "
-                         f"{explanation.onnx_optimize_reason}")
+            lines.append(
+                f"  ONNX optimizer: off (ONNX_DISABLE_OPTIMIZE `{explanation.onnx_optimize_scope}`): "
+                f"{explanation.onnx_optimize_reason}"
+            )
     if cell.static_cache:
         # Not a skiplist matter: the runner asks the model class itself, which needs torch.
         lines.append(

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from typing import Any
 
+import tomllib
 
-class LayoutError(ValueError):
+from bot.errors import BotError
+
+
+class LayoutError(BotError, ValueError):
     """The text is not TOML; `line` and `column` are 1-based, as tomllib reports them."""
 
     def __init__(self, message: str, line: int, column: int) -> None:
@@ -75,7 +78,6 @@ def scan(text: str) -> Layout:
     the previous one; a line scan that lets tomllib judge each item's extent gives both exactly.
     """
     lines = split_lines(text)
-    tables: list[TableSpan] = []
     spans: list[TableSpan] = []
     scope, header, array, entries = "", -1, False, []
     i = 0

@@ -1,4 +1,4 @@
-"""Lint a skiplist file (SPEC §2): text in, `file:line:column` findings out; no I/O, no torch."""
+"""Lint a skiplist file (docs/skiplists.md): text in, `file:line:column` findings out; no I/O, no torch."""
 
 from __future__ import annotations
 
@@ -44,7 +44,9 @@ class LintResult:
 
     def summary(self) -> str:
         counts = f"{_count(self.entries, 'entry', 'entries')} in {_count(self.scopes, 'scope', 'scopes')}"
-        problems = [_count(len(x), label, label + "s") for x, label in ((self.errors, "error"), (self.warnings, "warning")) if x]
+        problems = [
+            _count(len(x), label, label + "s") for x, label in ((self.errors, "error"), (self.warnings, "warning")) if x
+        ]
         return f"{self.file}: {counts}" + (f" ({', '.join(problems)})" if problems else "")
 
 
@@ -57,7 +59,9 @@ def is_toggle_file(name: str) -> bool:
     return name.replace("\\", "/").rsplit("/", 1)[-1] == ONNX_DISABLE_OPTIMIZE
 
 
-def lint_text(text: str, name: str, *, known_classes: Collection[str] | None = None, toggles: bool | None = None) -> LintResult:
+def lint_text(
+    text: str, name: str, *, known_classes: Collection[str] | None = None, toggles: bool | None = None
+) -> LintResult:
     """Every finding for one file. `known_classes=None` skips the installed-Transformers check."""
     toggles = is_toggle_file(name) if toggles is None else toggles
     try:
@@ -70,16 +74,30 @@ def lint_text(text: str, name: str, *, known_classes: Collection[str] | None = N
         findings.append(Finding(name, line, column, severity, message))
 
     for entry in layout.root.entries:
-        report(entry.line, entry.key_column, ERROR, f"`{entry.name}` is neither a reason nor a scope table: "
-               "put entries under a `[scope]` table")
+        report(
+            entry.line,
+            entry.key_column,
+            ERROR,
+            f"`{entry.name}` is neither a reason nor a scope table: put entries under a `[scope]` table",
+        )
     scopes: dict[str, dict[str, EntrySpan]] = {}
     headers: dict[str, int] = {}
     for table in layout.tables:
         if table.array:
-            report(table.header + 1, 1, ERROR, f"`[[{table.scope}]]` is neither a reason nor a scope table: use `[{table.scope}]`")
+            report(
+                table.header + 1,
+                1,
+                ERROR,
+                f"`[[{table.scope}]]` is neither a reason nor a scope table: use `[{table.scope}]`",
+            )
             continue
         if table.scope in headers:
-            report(table.header + 1, 1, ERROR, f"scope table `{table.scope}` declared twice (first at line {headers[table.scope]}); merge them")
+            report(
+                table.header + 1,
+                1,
+                ERROR,
+                f"scope table `{table.scope}` declared twice (first at line {headers[table.scope]}); merge them",
+            )
             continue
         headers[table.scope] = table.header + 1
         scopes[table.scope] = _entries(table, report)
@@ -99,7 +117,9 @@ def _entries(table: TableSpan, report) -> dict[str, EntrySpan]:
         where = f"`{entry.name}` in `{table.scope}`"
         if entry.name in entries:
             first = entries[entry.name].line
-            report(entry.line, entry.key_column, ERROR, f"duplicate class {where} (first at line {first}); keep one entry")
+            report(
+                entry.line, entry.key_column, ERROR, f"duplicate class {where} (first at line {first}); keep one entry"
+            )
             continue
         if not isinstance(entry.value, str):
             kind = _TOML_TYPES.get(type(entry.value).__name__, "date or time")
@@ -114,22 +134,38 @@ def _warnings(scopes, headers, toggles: bool, known_classes, report) -> None:
     known = _toggle_coverage() if toggles else _coverage()
     for scope, line in headers.items():
         if scope not in known:
-            where = "the ONNX optimize toggle walks only `all` and `dynamic`" if toggles else "no cell's walk reaches it"
+            where = (
+                "the ONNX optimize toggle walks only `all` and `dynamic`" if toggles else "no cell's walk reaches it"
+            )
             report(line, 2, WARNING, f"unknown scope `{scope}`: {where}; check the spelling")
     in_file = {c for entries in scopes.values() for c in entries}
     for scope, entries in scopes.items():
         for model_class, entry in entries.items():
             broader = _covering_scope(scope, model_class, scopes, known)
             if broader:
-                report(entry.line, entry.key_column, WARNING, f"`{model_class}` in `{scope}` is redundant: "
-                       f"`{broader}` (line {scopes[broader][model_class].line}) already covers all its cells")
+                report(
+                    entry.line,
+                    entry.key_column,
+                    WARNING,
+                    f"`{model_class}` in `{scope}` is redundant: "
+                    f"`{broader}` (line {scopes[broader][model_class].line}) already covers all its cells",
+                )
             target = referenced_class(entry.value) if isinstance(entry.value, str) else None
             if target and target not in in_file:
-                report(entry.line, entry.value_column, WARNING, f"the reason of `{model_class}` refers to "
-                       f"`{target}`, which is in no scope of this file; inline its explanation")
+                report(
+                    entry.line,
+                    entry.value_column,
+                    WARNING,
+                    f"the reason of `{model_class}` refers to "
+                    f"`{target}`, which is in no scope of this file; inline its explanation",
+                )
             if known_classes is not None and model_class not in known_classes:
-                report(entry.line, entry.key_column, WARNING,
-                       f"`{model_class}` is not a model class of the installed Transformers (no modeling module exports it)")
+                report(
+                    entry.line,
+                    entry.key_column,
+                    WARNING,
+                    f"`{model_class}` is not a model class of the installed Transformers (no modeling module exports it)",
+                )
 
 
 def _covering_scope(scope: str, model_class: str, scopes, coverage) -> str | None:

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import re
-import tomllib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping
 
+from bot import toml as tomllib
 from bot.cells import Cell
+from bot.errors import BotError
 from bot.scopes import exactness_scopes, onnx_optimize_scopes, skip_scopes
 
-# The two files SPEC §2 names: skips (with their exactness scopes) and the ONNX optimize toggle.
+# The two files docs/skiplists.md names: skips (with their exactness scopes) and the ONNX optimize toggle.
 EXPORT_SKIPS = "export_skips.toml"
 ONNX_DISABLE_OPTIMIZE = "onnx_disable_optimize.toml"
 
 
-# A reason that starts `Same … as `X`` points at another entry's explanation (SPEC §2).
+# A reason that starts `Same … as `X`` points at another entry's explanation (docs/skiplists.md).
 # Only the first sentence counts: a period outside backticks ends the search.
 _REFERENCE = re.compile(r"^Same\b(?:[^.`]|`[^`]*`)*?\bas `(?P<target>[A-Za-z_][A-Za-z0-9_]*)`")
 
@@ -35,7 +36,7 @@ def retarget_reference(reason: str, new_target: str) -> str:
     return reason[: match.start("target")] + new_target + reason[match.end("target") :]
 
 
-class SkiplistError(ValueError):
+class SkiplistError(BotError, ValueError):
     """A skiplist that cannot be used; the message names the file and what to fix."""
 
 

@@ -33,8 +33,17 @@ def write(path: Path, text: str) -> Path:
 
 
 def run(tmp_path, skiplists, head: list[Path], base: list[Path] = (), *extra: str):
-    args = ["diff", "--skiplists", str(skiplists), "--json", str(tmp_path / "report.json"),
-            "--markdown", str(tmp_path / "comment.md"), "--summary", str(tmp_path / "summary.md")]
+    args = [
+        "diff",
+        "--skiplists",
+        str(skiplists),
+        "--json",
+        str(tmp_path / "report.json"),
+        "--markdown",
+        str(tmp_path / "comment.md"),
+        "--summary",
+        str(tmp_path / "summary.md"),
+    ]
     for path in head:
         args += ["--head", str(path)]
     for path in base:
@@ -84,8 +93,10 @@ def _missing_shard(tmp_path):
 
 
 def _duplicate(tmp_path):
-    return [write(tmp_path / "a.xml", junit([Case(BERT)], shard="1/2")),
-            write(tmp_path / "b.xml", junit([Case(BERT)], shard="2/2"))], f"{BERT} is also in"
+    return [
+        write(tmp_path / "a.xml", junit([Case(BERT)], shard="1/2")),
+        write(tmp_path / "b.xml", junit([Case(BERT)], shard="2/2")),
+    ], f"{BERT} is also in"
 
 
 def _not_junit(tmp_path):
@@ -127,8 +138,21 @@ def test_diff_never_imports_torch_or_transformers(tmp_path, skiplists):
         "heavy = sorted(m for m in ('torch', 'transformers', 'onnx', 'openvino', 'executorch', 'github') if m in sys.modules)\n"
         "print('HEAVY', heavy, code)\n"
     )
-    args = ["diff", "--skiplists", str(skiplists), "--base", str(base), "--head", str(head),
-            "--json", str(tmp_path / "r.json"), "--markdown", str(tmp_path / "c.md"), "--summary", str(tmp_path / "s.md")]
+    args = [
+        "diff",
+        "--skiplists",
+        str(skiplists),
+        "--base",
+        str(base),
+        "--head",
+        str(head),
+        "--json",
+        str(tmp_path / "r.json"),
+        "--markdown",
+        str(tmp_path / "c.md"),
+        "--summary",
+        str(tmp_path / "s.md"),
+    ]
     done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert "HEAVY [] 1" in done.stdout, done.stdout + done.stderr
     assert json.loads((tmp_path / "r.json").read_text())["verdict"] == "failure"
@@ -136,15 +160,25 @@ def test_diff_never_imports_torch_or_transformers(tmp_path, skiplists):
 
 def test_an_empty_selection_needs_no_head_and_the_comment_says_why(tmp_path, skiplists):
     selection = write(tmp_path / "selection.json", json.dumps({"summary": "no export-relevant changes", "cells": []}))
-    result = run(tmp_path, skiplists, [tmp_path / "head" / "missing.xml"], (), "--selection", str(selection),
-                 "--expect-shards", "4")
+    result = run(
+        tmp_path,
+        skiplists,
+        [tmp_path / "head" / "missing.xml"],
+        (),
+        "--selection",
+        str(selection),
+        "--expect-shards",
+        "4",
+    )
     assert result.exit_code == 0, result.output
     assert load_report(tmp_path / "report.json").verdict == "success"
     assert "Selected: no export-relevant changes." in (tmp_path / "comment.md").read_text()
 
 
 def test_a_selection_with_cells_still_needs_their_results(tmp_path, skiplists):
-    selection = write(tmp_path / "selection.json", json.dumps({"summary": "2 cells of 1 model classes", "cells": [BERT]}))
+    selection = write(
+        tmp_path / "selection.json", json.dumps({"summary": "2 cells of 1 model classes", "cells": [BERT]})
+    )
     result = run(tmp_path, skiplists, [tmp_path / "missing.xml"], (), "--selection", str(selection))
     assert result.exit_code == 2 and "no head results" in result.output
     head = write(tmp_path / "head.xml", junit([Case(BERT)]))

@@ -1,4 +1,4 @@
-"""The diff of SPEC §5 by table: every category, the verdict, reruns, no baseline, incomplete results."""
+"""The diff of docs/diff.md by table: every category, the verdict, reruns, no baseline, incomplete results."""
 
 from __future__ import annotations
 
@@ -93,7 +93,12 @@ def test_newly_broken_uncovered_fails_the_verdict_and_awaits_a_rerun(skiplists):
     report = diff(results(result("passed")), results(result("failed")), skiplists)
     assert report.verdict == "failure" and report.needs_rerun == (CELL.id,)
     [line] = report.category("newly_broken")
-    assert (line.stage, line.message, line.base_status, line.covered_by) == ("export", "RuntimeError: boom", "passed", None)
+    assert (line.stage, line.message, line.base_status, line.covered_by) == (
+        "export",
+        "RuntimeError: boom",
+        "passed",
+        None,
+    )
 
 
 def test_newly_broken_covered_by_a_head_skip_does_not_fail_the_verdict(skiplists):
@@ -153,7 +158,9 @@ def test_a_confirmed_failure_stays_a_failure_when_results_are_also_incomplete(sk
 
 def test_counts_per_backend_and_shape_and_compact_head_cells(skiplists):
     torch = Cell.parse("BertModel::test_torch_export_static")
-    head = results(result("failed"), result("passed", torch), result("skipped", SKIPPED_CELL, skip_scope="onnx.dynamic"))
+    head = results(
+        result("failed"), result("passed", torch), result("skipped", SKIPPED_CELL, skip_scope="onnx.dynamic")
+    )
     report = diff(None, head, skiplists, head_sha="f00", base_sha="ba5e", run_url="https://example.invalid/run/1")
     assert report.counts == {"dynamo/static": {"passed": 1}, "onnx/dynamic": {"failed": 1, "skipped": 1}}
     assert [line.cell for line in report.cells] == sorted(c.id for c in (CELL, torch, SKIPPED_CELL))

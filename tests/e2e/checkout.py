@@ -14,8 +14,14 @@ HERE = Path(__file__).resolve().parent / "toy_checkout"
 PROTOCOL = ROOT / "tests" / "fixtures" / "transformers_checkout" / "tests"
 MODELING = "src/transformers/models/toy/modeling_toy.py"
 TOY_TEST = "tests/models/toy/test_modeling_toy.py"
-GIT_ENV = {"GIT_AUTHOR_NAME": "Toy", "GIT_AUTHOR_EMAIL": "toy@example.com", "GIT_COMMITTER_NAME": "Toy",
-           "GIT_COMMITTER_EMAIL": "toy@example.com", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Toy",
+    "GIT_AUTHOR_EMAIL": "toy@example.com",
+    "GIT_COMMITTER_NAME": "Toy",
+    "GIT_COMMITTER_EMAIL": "toy@example.com",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 def git(repo: Path, *args: str, strip: bool = True) -> str:

@@ -68,9 +68,14 @@ def bot(tmp_path, monkeypatch):
     def invoke(*args: str, cwd: Path, fake: FakeGitHub | None = None, event: dict | None = None, run_id: int = 1):
         monkeypatch.chdir(cwd)
         if fake is not None:
-            env = {"GITHUB_REPOSITORY": fake.full_name, "GITHUB_TOKEN": fake.token, "GITHUB_API_URL": fake.url,
-                   "GITHUB_RUN_ID": str(run_id), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
-                   "GITHUB_OUTPUT": str(tmp_path / "output.txt")}
+            env = {
+                "GITHUB_REPOSITORY": fake.full_name,
+                "GITHUB_TOKEN": fake.token,
+                "GITHUB_API_URL": fake.url,
+                "GITHUB_RUN_ID": str(run_id),
+                "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+                "GITHUB_OUTPUT": str(tmp_path / "output.txt"),
+            }
             if event is not None:
                 path = tmp_path / f"event-{run_id}-{args[0]}.json"
                 path.write_text(json.dumps(event), encoding="utf-8")

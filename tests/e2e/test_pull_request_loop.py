@@ -44,8 +44,11 @@ def statuses(junit: Path) -> dict[str, object]:
 
 def stickies(fake) -> dict[int, str]:
     """The bot's sticky comments on the PR (its other replies, e.g. to `apply`, carry no marker): id → body."""
-    return {i: c["body"] for i, c in sorted(fake.state.comments.items())
-            if c["issue"] == PR and c["user"] == BOT and c["body"].startswith(COMMENT_MARKER)}
+    return {
+        i: c["body"]
+        for i, c in sorted(fake.state.comments.items())
+        if c["issue"] == PR and c["user"] == BOT and c["body"].startswith(COMMENT_MARKER)
+    }
 
 
 def only_backends(selection: Path, backends: tuple[str, ...]) -> None:
@@ -65,8 +68,16 @@ def test_a_pr_breaking_dynamic_shapes_is_reported_then_applied_and_green(tmp_pat
     # Main's baseline comes from its own job on its own checkout; it runs while the PR is selected and run.
     main_checkout = tmp_path / "transformers-main"
     git(repo, "worktree", "add", "-q", str(main_checkout), "main")
-    base_run = start_run(main_checkout, out / "base.xml", "--source", f"transformers-tests:{main_checkout}",
-                         "--models", "ToyModel", "--backends", ",".join(BACKENDS))
+    base_run = start_run(
+        main_checkout,
+        out / "base.xml",
+        "--source",
+        f"transformers-tests:{main_checkout}",
+        "--models",
+        "ToyModel",
+        "--backends",
+        ",".join(BACKENDS),
+    )
 
     # The PR as GitHub has it: main and the PR branch pushed, PR #7 open, head = the PR commit.
     mirror(fake, files_of(repo, base_sha), base_sha)
@@ -76,8 +87,9 @@ def test_a_pr_breaking_dynamic_shapes_is_reported_then_applied_and_green(tmp_pat
     opened = pull_request_event("opened", repo=fake.repo, number=PR, head_sha=head_sha)
 
     # select: only modeling_toy.py changed, so ToyModel's row and nothing else.
-    selected = bot("select", "--repo", str(repo), "--base", "main", "--head", "pr", "--json", str(out / "selection.json"),
-                   cwd=repo)
+    selected = bot(
+        "select", "--repo", str(repo), "--base", "main", "--head", "pr", "--json", str(out / "selection.json"), cwd=repo
+    )
     assert selected.exit_code == 0, selected.output
     selection = json.loads(selected.stdout)
     assert selection["head_sha"] == head_sha and selection["base_sha"] == base_sha
@@ -90,15 +102,18 @@ def test_a_pr_breaking_dynamic_shapes_is_reported_then_applied_and_green(tmp_pat
     finish(base_run)
     base, head = statuses(out / "base.xml"), statuses(out / "head.xml")
     assert {c: r.status for c, r in base.items()} == {c: Status.PASSED for c in CELLS}
-    assert {c: r.status for c, r in head.items()} == {c: Status.FAILED if c in DYNAMIC else Status.PASSED for c in CELLS}
+    assert {c: r.status for c, r in head.items()} == {
+        c: Status.FAILED if c in DYNAMIC else Status.PASSED for c in CELLS
+    }
     for cell in DYNAMIC:
         assert head[cell].stage == "export" and head[cell].message.startswith("TypeError: unhashable type"), head[cell]
     assert read_results([out / "head.xml"]).git_sha == head_sha and read_results([out / "base.xml"]).git_sha == base_sha
 
     # diff: the dynamic cells are newly broken and nothing covers them.
     report_path = out / "report.json"
-    diffed = bot("diff", "--base", str(out / "base.xml"), "--head", str(out / "head.xml"), "--json", str(report_path),
-                 cwd=repo)
+    diffed = bot(
+        "diff", "--base", str(out / "base.xml"), "--head", str(out / "head.xml"), "--json", str(report_path), cwd=repo
+    )
     assert diffed.exit_code == 1, diffed.output
     report = load_report(report_path)
     assert report.verdict == "failure" and report.baseline
@@ -124,21 +139,36 @@ def test_a_pr_breaking_dynamic_shapes_is_reported_then_applied_and_green(tmp_pat
     assert [(s["context"], s["state"]) for s in fake.state.statuses[head_sha]] == [("export-conformance", "failure")]
 
     # The conformance workflow uploads report.json; `/export-check apply` by a writer commits its proposal.
-    fake.add_run("export-conformance.yml", head_sha=head_sha, branch="pr", event="pull_request",
-                 artifacts={"export-report": artifact(report_path)})
+    fake.add_run(
+        "export-conformance.yml",
+        head_sha=head_sha,
+        branch="pr",
+        event="pull_request",
+        artifacts={"export-report": artifact(report_path)},
+    )
     comment_id = fake.new_id()
-    fake.state.comments[comment_id] = {"issue": PR, "body": "/export-check apply", "user": WRITER,
-                                       "created": "2026-11-29T12:00:00Z"}
-    applying = issue_comment_event(repo=fake.repo, number=PR, comment_id=comment_id, body="/export-check apply",
-                                   author=fake.user_obj(WRITER))
-    for step in (("command", "--dispatch", "export-conformance.yml"), ("apply", "--dispatch", "export-conformance.yml")):
+    fake.state.comments[comment_id] = {
+        "issue": PR,
+        "body": "/export-check apply",
+        "user": WRITER,
+        "created": "2026-11-29T12:00:00Z",
+    }
+    applying = issue_comment_event(
+        repo=fake.repo, number=PR, comment_id=comment_id, body="/export-check apply", author=fake.user_obj(WRITER)
+    )
+    for step in (
+        ("command", "--dispatch", "export-conformance.yml"),
+        ("apply", "--dispatch", "export-conformance.yml"),
+    ):
         result = bot(*step, cwd=repo, fake=fake, event=applying, run_id=2)
         assert result.exit_code == 0, result.output
     new_head = fake.state.refs["heads/pr"]
     assert fake.state.commits[new_head]["parents"] == [head_sha]
     applied = fake.files_at(new_head)
     assert applied[SKIPS] != fake.files_at(head_sha)[SKIPS] and "\nToyModel = " in applied[SKIPS]
-    assert {p: t for p, t in applied.items() if p != SKIPS} == {p: t for p, t in fake.files_at(head_sha).items() if p != SKIPS}
+    assert {p: t for p, t in applied.items() if p != SKIPS} == {
+        p: t for p, t in fake.files_at(head_sha).items() if p != SKIPS
+    }
     assert fake.state.reactions[comment_id] == ["eyes", "rocket"]
     assert fake.state.dispatches[-1]["inputs"]["sha"] == new_head
 
@@ -147,20 +177,48 @@ def test_a_pr_breaking_dynamic_shapes_is_reported_then_applied_and_green(tmp_pat
     commit_all(repo, "Apply export-bot's proposed skiplist edits")
     # Selection as the dispatched run makes it: the pinned request, the shard matrix on $GITHUB_OUTPUT.
     request, outputs = fake.state.dispatches[-1]["inputs"]["request"], out / "github-output.txt"
-    reselected = bot("select", "--repo", str(repo), "--base", "main", "--head", "pr", "--request", request,
-                     "--json", str(out / "selection-2.json"), "--github-output", str(outputs), cwd=repo)
+    reselected = bot(
+        "select",
+        "--repo",
+        str(repo),
+        "--base",
+        "main",
+        "--head",
+        "pr",
+        "--request",
+        request,
+        "--json",
+        str(out / "selection-2.json"),
+        "--github-output",
+        str(outputs),
+        cwd=repo,
+    )
     assert reselected.exit_code == 0, reselected.output
     assert {r["kind"] for r in json.loads(reselected.stdout)["classes"]["ToyModel"]} == {"changed", "skiplist"}
     assert "count=8\n" in outputs.read_text(encoding="utf-8")
     only_backends(out / "selection-2.json", BACKENDS)
     finish(start_run(repo, out / "head-2.xml", "--selection", str(out / "selection-2.json")))
     rerun = statuses(out / "head-2.xml")
-    assert {c: r.status for c, r in rerun.items()} == {c: Status.SKIPPED if c in DYNAMIC else Status.PASSED for c in CELLS}
+    assert {c: r.status for c, r in rerun.items()} == {
+        c: Status.SKIPPED if c in DYNAMIC else Status.PASSED for c in CELLS
+    }
     assert {rerun[c].skip_scope for c in DYNAMIC} == {"dynamic"}
 
     report_2 = out / "report-2.json"
-    rediffed = bot("diff", "--base", str(out / "base.xml"), "--head", str(out / "head-2.xml"), "--json", str(report_2),
-                   "--base-sha", base_sha, "--head-sha", new_head, cwd=repo)
+    rediffed = bot(
+        "diff",
+        "--base",
+        str(out / "base.xml"),
+        "--head",
+        str(out / "head-2.xml"),
+        "--json",
+        str(report_2),
+        "--base-sha",
+        base_sha,
+        "--head-sha",
+        new_head,
+        cwd=repo,
+    )
     assert rediffed.exit_code == 0, rediffed.output
     assert bot("propose", "--report", str(report_2), "--write-report", cwd=repo).exit_code == 0
     green = load_report(report_2)

@@ -54,8 +54,14 @@ def gh(fake, config, tmp_path, monkeypatch):
     output.touch()
 
     def run(*args: str, event: dict | None = None, env: dict | None = None):
-        environment = {"GITHUB_REPOSITORY": fake.full_name, "GITHUB_TOKEN": fake.token, "GITHUB_API_URL": fake.url,
-                       "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(output), "GITHUB_RUN_ID": "1"}
+        environment = {
+            "GITHUB_REPOSITORY": fake.full_name,
+            "GITHUB_TOKEN": fake.token,
+            "GITHUB_API_URL": fake.url,
+            "GITHUB_STEP_SUMMARY": str(summary),
+            "GITHUB_OUTPUT": str(output),
+            "GITHUB_RUN_ID": "1",
+        }
         if event is not None:
             path = tmp_path / "event.json"
             path.write_text(json.dumps(event), encoding="utf-8")
@@ -75,7 +81,7 @@ def outputs(path: Path) -> dict[str, str]:
     while i < len(lines):
         name, _, delimiter = lines[i].partition("<<")
         end = lines.index(delimiter, i + 1)
-        found[name] = "\n".join(lines[i + 1:end])
+        found[name] = "\n".join(lines[i + 1 : end])
         i = end + 1
     return found
 
@@ -84,8 +90,16 @@ def make_report(*, head_sha: str, verdict: str = "success", headline: str = "all
     from bot.report import CellLine, Report
 
     lines = tuple(CellLine(cell, status, probe=probe) for cell, status, probe in cells)
-    return Report(verdict=verdict, headline=headline, baseline=True, head_sha=head_sha, base_sha="b" * 40,
-                  cells=lines, proposal=proposal, run_url="https://github.com/Codertocat/Hello-World/actions/runs/7")
+    return Report(
+        verdict=verdict,
+        headline=headline,
+        baseline=True,
+        head_sha=head_sha,
+        base_sha="b" * 40,
+        cells=lines,
+        proposal=proposal,
+        run_url="https://github.com/Codertocat/Hello-World/actions/runs/7",
+    )
 
 
 def zipped(files: dict[str, str]) -> bytes:

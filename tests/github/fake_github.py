@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from tests.github import payloads as P
 
+
 def STAMP_NOW() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
@@ -83,7 +84,7 @@ class FakeGitHub:
         self.created_comments = 0
 
     # --- lifecycle and faults ---------------------------------------------------------------
-    def start(self) -> "FakeGitHub":
+    def start(self) -> FakeGitHub:
         self._thread.start()
         return self
 
@@ -91,8 +92,17 @@ class FakeGitHub:
         self._server.shutdown()
         self._server.server_close()
 
-    def inject(self, kind: str, *, method: str = ".*", path: str = ".*", times: int = 1, status: int = 502,
-               seconds: float = 1.0, after: bool = False) -> None:
+    def inject(
+        self,
+        kind: str,
+        *,
+        method: str = ".*",
+        path: str = ".*",
+        times: int = 1,
+        status: int = 502,
+        seconds: float = 1.0,
+        after: bool = False,
+    ) -> None:
         """`seconds`: the delay of "slow", the `Retry-After` of "rate_limit"."""
         self.faults.append(Fault(kind, method, re.compile(path), times, status, seconds, after=after))
 
@@ -145,23 +155,57 @@ class FakeGitHub:
         tree = self.state.trees[self.state.commits[sha]["tree"]]
         return {path: self.state.blobs[b].decode() for path, b in tree.items()}
 
-    def open_pull(self, number: int, head_ref: str, *, fork: str | None = None, head_sha: str | None = None,
-                  title: str = "A change", user: str = "Codertocat") -> None:
+    def open_pull(
+        self,
+        number: int,
+        head_ref: str,
+        *,
+        fork: str | None = None,
+        head_sha: str | None = None,
+        title: str = "A change",
+        user: str = "Codertocat",
+    ) -> None:
         """A PR from `head_ref` (a branch here, or of `fork` with a fixed head SHA)."""
         self.state.issues[number] = {"pull": number}
-        self.state.pulls[number] = {"number": number, "head_ref": head_ref, "fork": fork, "sha": head_sha,
-                                    "base_ref": "main", "state": "open", "title": title, "body": "", "user": user}
+        self.state.pulls[number] = {
+            "number": number,
+            "head_ref": head_ref,
+            "fork": fork,
+            "sha": head_sha,
+            "base_ref": "main",
+            "state": "open",
+            "title": title,
+            "body": "",
+            "user": user,
+        }
 
-    def add_run(self, workflow: str, *, head_sha: str, branch: str = "main", conclusion: str = "success",
-                artifacts: dict[str, bytes] | None = None, event: str = "push") -> int:
+    def add_run(
+        self,
+        workflow: str,
+        *,
+        head_sha: str,
+        branch: str = "main",
+        conclusion: str = "success",
+        artifacts: dict[str, bytes] | None = None,
+        event: str = "push",
+    ) -> int:
         run_id = self.new_id()
         ids = []
         for name, data in (artifacts or {}).items():
             aid = self.new_id()
             self.state.artifacts[aid] = {"name": name, "run": run_id, "data": data, "expired": False}
             ids.append(aid)
-        self.state.runs.append({"id": run_id, "workflow": workflow, "head_sha": head_sha, "branch": branch,
-                                "conclusion": conclusion, "event": event, "artifacts": ids})
+        self.state.runs.append(
+            {
+                "id": run_id,
+                "workflow": workflow,
+                "head_sha": head_sha,
+                "branch": branch,
+                "conclusion": conclusion,
+                "event": event,
+                "artifacts": ids,
+            }
+        )
         return run_id
 
     def bot_comments(self, number: int) -> list[dict]:
@@ -177,10 +221,18 @@ class FakeGitHub:
     def comment_obj(self, cid: int) -> dict:
         c = self.state.comments[cid]
         obj = P.example("issue_comment", "created")["comment"]
-        obj.update(id=cid, node_id=f"IC_{cid}", body=c["body"], user=self.user_obj(c["user"]),
-                   url=self.api(f"/issues/comments/{cid}"), issue_url=self.api(f"/issues/{c['issue']}"),
-                   html_url=f"{self.repo['html_url']}/pull/{c['issue']}#issuecomment-{cid}",
-                   created_at=c["created"], updated_at=c["created"], author_association="MEMBER")
+        obj.update(
+            id=cid,
+            node_id=f"IC_{cid}",
+            body=c["body"],
+            user=self.user_obj(c["user"]),
+            url=self.api(f"/issues/comments/{cid}"),
+            issue_url=self.api(f"/issues/{c['issue']}"),
+            html_url=f"{self.repo['html_url']}/pull/{c['issue']}#issuecomment-{cid}",
+            created_at=c["created"],
+            updated_at=c["created"],
+            author_association="MEMBER",
+        )
         obj.pop("reactions", None)
         return obj
 
@@ -191,65 +243,154 @@ class FakeGitHub:
         pr = self.state.pulls[number]
         obj = P.example("pull_request", "opened")["pull_request"]
         head_repo = P.repository(pr["fork"], 4242, self.url) if pr["fork"] else self.repo
-        obj.update(number=number, id=number + 10**6, node_id=f"PR_{number}", state=pr["state"], title=pr["title"],
-                   body=pr["body"], user=self.user_obj(pr["user"]), url=self.api(f"/pulls/{number}"),
-                   html_url=f"{self.repo['html_url']}/pull/{number}", auto_merge=None,
-                   issue_url=self.api(f"/issues/{number}"), merged=False, merged_at=None,
-                   closed_at=P.STAMP if pr["state"] == "closed" else None)
+        obj.update(
+            number=number,
+            id=number + 10**6,
+            node_id=f"PR_{number}",
+            state=pr["state"],
+            title=pr["title"],
+            body=pr["body"],
+            user=self.user_obj(pr["user"]),
+            url=self.api(f"/pulls/{number}"),
+            html_url=f"{self.repo['html_url']}/pull/{number}",
+            auto_merge=None,
+            issue_url=self.api(f"/issues/{number}"),
+            merged=False,
+            merged_at=None,
+            closed_at=P.STAMP if pr["state"] == "closed" else None,
+        )
         head_sha = self.pull_head_sha(pr)
-        obj["head"].update(ref=pr["head_ref"], sha=head_sha, repo=head_repo, user=head_repo["owner"],
-                           label=f"{head_repo['owner']['login']}:{pr['head_ref']}")
-        obj["base"].update(ref=pr["base_ref"], sha=self.state.refs["heads/main"], repo=self.repo,
-                           user=self.repo["owner"], label=f"{self.repo['owner']['login']}:{pr['base_ref']}")
+        obj["head"].update(
+            ref=pr["head_ref"],
+            sha=head_sha,
+            repo=head_repo,
+            user=head_repo["owner"],
+            label=f"{head_repo['owner']['login']}:{pr['head_ref']}",
+        )
+        obj["base"].update(
+            ref=pr["base_ref"],
+            sha=self.state.refs["heads/main"],
+            repo=self.repo,
+            user=self.repo["owner"],
+            label=f"{self.repo['owner']['login']}:{pr['base_ref']}",
+        )
         return obj
 
     def run_obj(self, run: dict) -> dict:
         obj = P.example("workflow_run", "completed")["workflow_run"]
         rid = run["id"]
-        obj.update(id=rid, node_id=f"WR_{rid}", head_sha=run["head_sha"], head_branch=run["branch"], run_number=rid,
-                   display_title="export", path=f".github/workflows/{run['workflow']}", event=run["event"],
-                   status="completed", conclusion=run["conclusion"], url=self.api(f"/actions/runs/{rid}"),
-                   html_url=f"{self.repo['html_url']}/actions/runs/{rid}", pull_requests=[],
-                   artifacts_url=self.api(f"/actions/runs/{rid}/artifacts"), repository=self.repo,
-                   head_repository=self.repo, created_at=P.STAMP, updated_at=P.STAMP)
+        obj.update(
+            id=rid,
+            node_id=f"WR_{rid}",
+            head_sha=run["head_sha"],
+            head_branch=run["branch"],
+            run_number=rid,
+            display_title="export",
+            path=f".github/workflows/{run['workflow']}",
+            event=run["event"],
+            status="completed",
+            conclusion=run["conclusion"],
+            url=self.api(f"/actions/runs/{rid}"),
+            html_url=f"{self.repo['html_url']}/actions/runs/{rid}",
+            pull_requests=[],
+            artifacts_url=self.api(f"/actions/runs/{rid}/artifacts"),
+            repository=self.repo,
+            head_repository=self.repo,
+            created_at=P.STAMP,
+            updated_at=P.STAMP,
+        )
         return obj
 
     def artifact_obj(self, aid: int) -> dict:
         a = self.state.artifacts[aid]
-        return {"id": aid, "node_id": f"A_{aid}", "name": a["name"], "size_in_bytes": len(a["data"]),
-                "url": self.api(f"/actions/artifacts/{aid}"), "archive_download_url": self.api(f"/actions/artifacts/{aid}/zip"),
-                "expired": a["expired"], "created_at": P.STAMP, "expires_at": P.STAMP, "updated_at": P.STAMP,
-                "workflow_run": {"id": a["run"], "repository_id": self.repo["id"], "head_repository_id": self.repo["id"],
-                                 "head_branch": "main", "head_sha": "0" * 40}}
+        return {
+            "id": aid,
+            "node_id": f"A_{aid}",
+            "name": a["name"],
+            "size_in_bytes": len(a["data"]),
+            "url": self.api(f"/actions/artifacts/{aid}"),
+            "archive_download_url": self.api(f"/actions/artifacts/{aid}/zip"),
+            "expired": a["expired"],
+            "created_at": P.STAMP,
+            "expires_at": P.STAMP,
+            "updated_at": P.STAMP,
+            "workflow_run": {
+                "id": a["run"],
+                "repository_id": self.repo["id"],
+                "head_repository_id": self.repo["id"],
+                "head_branch": "main",
+                "head_sha": "0" * 40,
+            },
+        }
 
     def ref_obj(self, ref: str) -> dict:
         sha = self.state.refs[ref]
-        return {"ref": f"refs/{ref}", "node_id": f"REF_{ref}", "url": self.api(f"/git/refs/{ref}"),
-                "object": {"type": "commit", "sha": sha, "url": self.api(f"/git/commits/{sha}")}}
+        return {
+            "ref": f"refs/{ref}",
+            "node_id": f"REF_{ref}",
+            "url": self.api(f"/git/refs/{ref}"),
+            "object": {"type": "commit", "sha": sha, "url": self.api(f"/git/commits/{sha}")},
+        }
 
     def commit_obj(self, sha: str) -> dict:
         c = self.state.commits[sha]
         person = {"name": "export-bot", "email": "bot@example.com", "date": P.STAMP}
-        return {"sha": sha, "node_id": f"C_{sha[:8]}", "url": self.api(f"/git/commits/{sha}"),
-                "html_url": f"{self.repo['html_url']}/commit/{sha}", "author": person, "committer": person,
-                "message": c["message"], "tree": {"sha": c["tree"], "url": self.api(f"/git/trees/{c['tree']}")},
-                "parents": [{"sha": p, "url": self.api(f"/git/commits/{p}"), "html_url": f"{self.repo['html_url']}/commit/{p}"}
-                            for p in c["parents"]],
-                "verification": {"verified": False, "reason": "unsigned", "signature": None, "payload": None,
-                                 "verified_at": None}}
+        return {
+            "sha": sha,
+            "node_id": f"C_{sha[:8]}",
+            "url": self.api(f"/git/commits/{sha}"),
+            "html_url": f"{self.repo['html_url']}/commit/{sha}",
+            "author": person,
+            "committer": person,
+            "message": c["message"],
+            "tree": {"sha": c["tree"], "url": self.api(f"/git/trees/{c['tree']}")},
+            "parents": [
+                {"sha": p, "url": self.api(f"/git/commits/{p}"), "html_url": f"{self.repo['html_url']}/commit/{p}"}
+                for p in c["parents"]
+            ],
+            "verification": {
+                "verified": False,
+                "reason": "unsigned",
+                "signature": None,
+                "payload": None,
+                "verified_at": None,
+            },
+        }
 
     def tree_obj(self, sha: str) -> dict:
-        return {"sha": sha, "url": self.api(f"/git/trees/{sha}"), "truncated": False,
-                "tree": [{"path": p, "mode": "100644", "type": "blob", "sha": b, "size": len(self.state.blobs[b]),
-                          "url": self.api(f"/git/blobs/{b}")} for p, b in sorted(self.state.trees[sha].items())]}
+        return {
+            "sha": sha,
+            "url": self.api(f"/git/trees/{sha}"),
+            "truncated": False,
+            "tree": [
+                {
+                    "path": p,
+                    "mode": "100644",
+                    "type": "blob",
+                    "sha": b,
+                    "size": len(self.state.blobs[b]),
+                    "url": self.api(f"/git/blobs/{b}"),
+                }
+                for p, b in sorted(self.state.trees[sha].items())
+            ],
+        }
 
     def content_obj(self, path: str, ref: str, data: bytes | None) -> dict:
         blob = _git_sha("blob", data) if data is not None else "0" * 40
         url = self.api(f"/contents/{path}?ref={ref}")
         html = f"{self.repo['html_url']}/blob/{ref}/{path}"
-        obj = {"type": "file" if data is not None else "dir", "size": len(data or b""), "name": path.rsplit("/", 1)[-1],
-               "path": path, "sha": blob, "url": url, "git_url": self.api(f"/git/blobs/{blob}"), "html_url": html,
-               "download_url": None, "_links": {"self": url, "git": self.api(f"/git/blobs/{blob}"), "html": html}}
+        obj = {
+            "type": "file" if data is not None else "dir",
+            "size": len(data or b""),
+            "name": path.rsplit("/", 1)[-1],
+            "path": path,
+            "sha": blob,
+            "url": url,
+            "git_url": self.api(f"/git/blobs/{blob}"),
+            "html_url": html,
+            "download_url": None,
+            "_links": {"self": url, "git": self.api(f"/git/blobs/{blob}"), "html": html},
+        }
         return obj
 
 
@@ -274,7 +415,9 @@ def _handler(fake: FakeGitHub):
             if fault and fault.kind == "slow":
                 time.sleep(fault.seconds)
             refused = fault is not None and fault.kind in ("status", "rate_limit") and not fault.after
-            if self.headers.get("Authorization", "").split()[-1:] != [fake.token] and not split.path.startswith("/_blobs/"):
+            if self.headers.get("Authorization", "").split()[-1:] != [fake.token] and not split.path.startswith(
+                "/_blobs/"
+            ):
                 template, status, body, headers = "", 401, {"message": "Bad credentials"}, {}
             elif refused:  # turned away before the request reached the "backend": no state change
                 from tests.github.routes import template_of
@@ -288,8 +431,10 @@ def _handler(fake: FakeGitHub):
                 status, body, headers = fault.status, {"message": "Server Error"}, {}
             if fault and fault.kind == "rate_limit":
                 status, headers = 403, {"Retry-After": str(int(fault.seconds))}
-                body = {"message": SECONDARY_RATE_LIMIT,
-                        "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"}
+                body = {
+                    "message": SECONDARY_RATE_LIMIT,
+                    "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api",
+                }
             data = body if isinstance(body, bytes) else (json.dumps(body).encode() if body is not None else b"")
             if fault and fault.kind == "gate":
                 # Answered first, held after: every gated request sees the state it arrived to,

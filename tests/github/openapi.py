@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from jsonschema import Draft4Validator
 from referencing import Registry, Resource
@@ -45,7 +45,7 @@ def _pointer(*parts: str) -> str:
     return "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts)
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator_for(template: str, method: str, status: int) -> Draft4Validator | None:
     """The validator of one endpoint's response (cached), None when the response has no JSON body.
 
@@ -66,8 +66,9 @@ def validator_for(template: str, method: str, status: int) -> Draft4Validator | 
             response = spec["components"]["responses"][response["$ref"].rsplit("/", 1)[1]]
         if "application/json" not in response.get("content", {}):
             return None
-        ref = f"{_BASE}#/" + _pointer("paths", template, method.lower(), "responses", str(status),
-                                       "content", "application/json", "schema")
+        ref = f"{_BASE}#/" + _pointer(
+            "paths", template, method.lower(), "responses", str(status), "content", "application/json", "schema"
+        )
         if "$ref" in operation["responses"][str(status)]:
             name = operation["responses"][str(status)]["$ref"].rsplit("/", 1)[1]
             ref = f"{_BASE}#/" + _pointer("components", "responses", name, "content", "application/json", "schema")
@@ -83,5 +84,7 @@ def problems(template: str, method: str, status: int, body: bytes) -> list[str]:
         data = json.loads(body)
     except ValueError:
         return [f"{method} {template} {status}: body is not JSON"]
-    return [f"{method} {template} {status} at {'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message[:200]}"
-            for e in validator.iter_errors(data)]
+    return [
+        f"{method} {template} {status} at {'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message[:200]}"
+        for e in validator.iter_errors(data)
+    ]

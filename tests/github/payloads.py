@@ -28,29 +28,50 @@ def example(event: str, action: str | None = None) -> dict:
 def user(login: str, uid: int, kind: str = "User") -> dict:
     obj = example("pull_request", "opened")["sender"]
     api = f"https://api.github.com/users/{login}"
-    obj.update(login=login, id=uid, node_id=f"U_{uid}", type=kind, url=api, html_url=f"https://github.com/{login}",
-               followers_url=f"{api}/followers", repos_url=f"{api}/repos", site_admin=False)
+    obj.update(
+        login=login,
+        id=uid,
+        node_id=f"U_{uid}",
+        type=kind,
+        url=api,
+        html_url=f"https://github.com/{login}",
+        followers_url=f"{api}/followers",
+        repos_url=f"{api}/repos",
+        site_admin=False,
+    )
     return obj
 
 
 def repository(full_name: str, rid: int, base: str) -> dict:
     obj = example("pull_request", "opened")["repository"]
     owner, name = full_name.split("/")
-    obj.update(id=rid, node_id=f"R_{rid}", name=name, full_name=full_name, owner=user(owner, rid + 1000),
-               url=f"{base}/repos/{full_name}", html_url=f"https://github.com/{full_name}", default_branch="main")
+    obj.update(
+        id=rid,
+        node_id=f"R_{rid}",
+        name=name,
+        full_name=full_name,
+        owner=user(owner, rid + 1000),
+        url=f"{base}/repos/{full_name}",
+        html_url=f"https://github.com/{full_name}",
+        default_branch="main",
+    )
     return obj
 
 
-def issue_comment_event(*, repo: dict, number: int, comment_id: int, body: str, author: dict, on_pr: bool = True,
-                        action: str = "created") -> dict:
+def issue_comment_event(
+    *, repo: dict, number: int, comment_id: int, body: str, author: dict, on_pr: bool = True, action: str = "created"
+) -> dict:
     """A real `issue_comment` payload adapted to the fake's state (the examples are all on plain issues)."""
     event = example("issue_comment", action)
     event["repository"] = repo
     event["issue"].update(number=number, url=f"{repo['url']}/issues/{number}")
     if on_pr:
-        event["issue"]["pull_request"] = {"url": f"{repo['url']}/pulls/{number}",
-                                          "html_url": f"{repo['html_url']}/pull/{number}",
-                                          "diff_url": "", "patch_url": ""}
+        event["issue"]["pull_request"] = {
+            "url": f"{repo['url']}/pulls/{number}",
+            "html_url": f"{repo['html_url']}/pull/{number}",
+            "diff_url": "",
+            "patch_url": "",
+        }
     else:
         event["issue"].pop("pull_request", None)
     event["comment"].update(id=comment_id, body=body, user=author)
@@ -62,11 +83,21 @@ def workflow_run_event(*, repo: dict, run_id: int, head_sha: str, pr_numbers: li
     event = example("workflow_run", "completed")
     event["repository"] = repo
     run = event["workflow_run"]
-    run.update(id=run_id, head_sha=head_sha, html_url=f"{repo['html_url']}/actions/runs/{run_id}",
-               pull_requests=[{"number": n, "id": n, "url": f"{repo['url']}/pulls/{n}",
-                               "head": {"ref": "x", "sha": head_sha, "repo": {"id": 1, "url": "", "name": ""}},
-                               "base": {"ref": "main", "sha": "0" * 40, "repo": {"id": 1, "url": "", "name": ""}}}
-                              for n in pr_numbers])
+    run.update(
+        id=run_id,
+        head_sha=head_sha,
+        html_url=f"{repo['html_url']}/actions/runs/{run_id}",
+        pull_requests=[
+            {
+                "number": n,
+                "id": n,
+                "url": f"{repo['url']}/pulls/{n}",
+                "head": {"ref": "x", "sha": head_sha, "repo": {"id": 1, "url": "", "name": ""}},
+                "base": {"ref": "main", "sha": "0" * 40, "repo": {"id": 1, "url": "", "name": ""}},
+            }
+            for n in pr_numbers
+        ],
+    )
     return event
 
 

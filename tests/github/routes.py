@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import re
-from datetime import datetime, timezone
 
 from tests.github.fake_github import BOT, STAMP_NOW, FakeGitHub, _git_sha
 
@@ -13,8 +12,9 @@ ROUTES = []
 
 def route(method: str, template: str):
     # `{ref}` and `{path}` span slashes (refs/heads/export-bot/obsolete-skips); other parameters do not.
-    pattern = re.sub(r"\{(\w+)\}", lambda m: f"(?P<{m.group(1)}>{'.+' if m.group(1) in ('ref', 'path') else '[^/]+'})",
-                     template)
+    pattern = re.sub(
+        r"\{(\w+)\}", lambda m: f"(?P<{m.group(1)}>{'.+' if m.group(1) in ('ref', 'path') else '[^/]+'})", template
+    )
 
     def register(fn):
         ROUTES.append((method, template, re.compile(pattern + "$"), fn))
@@ -60,7 +60,7 @@ def _page(fake: FakeGitHub, path: str, items: list, query: dict):
     if page < last:
         link = f"{fake.url}{path}?per_page={per_page}&page="
         headers["Link"] = f'<{link}{page + 1}>; rel="next", <{link}{last}>; rel="last"'
-    return items[(page - 1) * per_page: page * per_page], headers
+    return items[(page - 1) * per_page : page * per_page], headers
 
 
 R = "/repos/{owner}/{repo}"
@@ -116,17 +116,31 @@ def delete_comment(fake, query, body, comment_id):
 def react(fake, query, body, comment_id):
     cid = int(comment_id)
     fake.state.reactions.setdefault(cid, []).append(body["content"])
-    return 201, {"id": fake.new_id(), "node_id": "REA_1", "user": fake.bot, "content": body["content"],
-                 "created_at": STAMP_NOW()}
+    return 201, {
+        "id": fake.new_id(),
+        "node_id": "REA_1",
+        "user": fake.bot,
+        "content": body["content"],
+        "created_at": STAMP_NOW(),
+    }
 
 
 @route("POST", R + "/statuses/{sha}")
 def create_status(fake, query, body, sha):
     sid = fake.new_id()
-    status = {"url": fake.api(f"/statuses/{sha}"), "avatar_url": None, "id": sid, "node_id": f"S_{sid}",
-              "state": body["state"], "description": body.get("description"), "target_url": body.get("target_url"),
-              "context": body.get("context", "default"), "created_at": STAMP_NOW(), "updated_at": STAMP_NOW(),
-              "creator": fake.bot}
+    status = {
+        "url": fake.api(f"/statuses/{sha}"),
+        "avatar_url": None,
+        "id": sid,
+        "node_id": f"S_{sid}",
+        "state": body["state"],
+        "description": body.get("description"),
+        "target_url": body.get("target_url"),
+        "context": body.get("context", "default"),
+        "created_at": STAMP_NOW(),
+        "updated_at": STAMP_NOW(),
+        "creator": fake.bot,
+    }
     fake.state.statuses.setdefault(sha, []).append(status)
     return 201, status
 
@@ -149,10 +163,21 @@ def get_pull(fake, query, body, pull_number):
 def pull_files(fake, query, body, pull_number):
     pr = fake.state.pulls[int(pull_number)]
     base, head = fake.files_at("main"), fake.files_at(fake.pull_head_sha(pr))
-    items = [{"sha": _git_sha("blob", head.get(p, "").encode()), "filename": p, "status": "modified" if p in base else "added",
-              "additions": 1, "deletions": 0, "changes": 1, "blob_url": f"{fake.repo['html_url']}/blob/x/{p}",
-              "raw_url": f"{fake.repo['html_url']}/raw/x/{p}", "contents_url": fake.api(f"/contents/{p}")}
-             for p in sorted(head) if base.get(p) != head[p]]
+    items = [
+        {
+            "sha": _git_sha("blob", head.get(p, "").encode()),
+            "filename": p,
+            "status": "modified" if p in base else "added",
+            "additions": 1,
+            "deletions": 0,
+            "changes": 1,
+            "blob_url": f"{fake.repo['html_url']}/blob/x/{p}",
+            "raw_url": f"{fake.repo['html_url']}/raw/x/{p}",
+            "contents_url": fake.api(f"/contents/{p}"),
+        }
+        for p in sorted(head)
+        if base.get(p) != head[p]
+    ]
     return 200, items
 
 
@@ -174,8 +199,20 @@ def list_pulls(fake, query, body):
 
 def _simple_pull(obj: dict) -> dict:
     # The list endpoint returns `pull-request-simple`: no merge/diff statistics.
-    for key in ("merged", "mergeable", "rebaseable", "mergeable_state", "merged_by", "comments", "review_comments",
-                "maintainer_can_modify", "commits", "additions", "deletions", "changed_files"):
+    for key in (
+        "merged",
+        "mergeable",
+        "rebaseable",
+        "mergeable_state",
+        "merged_by",
+        "comments",
+        "review_comments",
+        "maintainer_can_modify",
+        "commits",
+        "additions",
+        "deletions",
+        "changed_files",
+    ):
         obj.pop(key, None)
     return obj
 
@@ -183,8 +220,11 @@ def _simple_pull(obj: dict) -> dict:
 @route("POST", R + "/pulls")
 def create_pull(fake, query, body):
     if any(p["head_ref"] == body["head"] and p["state"] == "open" and not p["fork"] for p in fake.state.pulls.values()):
-        return 422, {"message": "Validation Failed", "errors": [{"message": "A pull request already exists"}],
-                     "documentation_url": "https://docs.github.com/rest"}
+        return 422, {
+            "message": "Validation Failed",
+            "errors": [{"message": "A pull request already exists"}],
+            "documentation_url": "https://docs.github.com/rest",
+        }
     n = max([0, *fake.state.issues]) + 1
     fake.open_pull(n, body["head"], title=body["title"], user=BOT)
     fake.state.pulls[n]["body"] = body.get("body") or ""
@@ -308,7 +348,7 @@ def get_contents(fake, query, body, path):
     if path in files:
         obj = fake.content_obj(path, ref, files[path].encode())
         return 200, dict(obj, content=base64.b64encode(files[path].encode()).decode(), encoding="base64")
-    inside = sorted(p for p in files if p.startswith(path.rstrip("/") + "/") and "/" not in p[len(path) + 1:])
+    inside = sorted(p for p in files if p.startswith(path.rstrip("/") + "/") and "/" not in p[len(path) + 1 :])
     if not inside:
         return not_found()
     return 200, [fake.content_obj(p, ref, files[p].encode()) for p in inside]

@@ -9,12 +9,24 @@ from tests.github.conftest import outputs, zipped
 
 
 def test_the_latest_successful_main_run_is_downloaded(fake, gh, tmp_path):
-    fake.add_run("export-baseline.yml", head_sha="1" * 40, artifacts={"export-baseline": zipped({"baseline-1.xml": "old"})})
-    fake.add_run("export-baseline.yml", head_sha="2" * 40, artifacts={"export-baseline": zipped({"baseline-1.xml": "new"})})
-    fake.add_run("export-baseline.yml", head_sha="3" * 40, conclusion="failure",
-                 artifacts={"export-baseline": zipped({"baseline-1.xml": "broken"})})
-    fake.add_run("export-baseline.yml", head_sha="4" * 40, branch="other",
-                 artifacts={"export-baseline": zipped({"baseline-1.xml": "branch"})})
+    fake.add_run(
+        "export-baseline.yml", head_sha="1" * 40, artifacts={"export-baseline": zipped({"baseline-1.xml": "old"})}
+    )
+    fake.add_run(
+        "export-baseline.yml", head_sha="2" * 40, artifacts={"export-baseline": zipped({"baseline-1.xml": "new"})}
+    )
+    fake.add_run(
+        "export-baseline.yml",
+        head_sha="3" * 40,
+        conclusion="failure",
+        artifacts={"export-baseline": zipped({"baseline-1.xml": "broken"})},
+    )
+    fake.add_run(
+        "export-baseline.yml",
+        head_sha="4" * 40,
+        branch="other",
+        artifacts={"export-baseline": zipped({"baseline-1.xml": "branch"})},
+    )
     out = tmp_path / "base"
     result = gh("baseline", "--out", str(out))
     assert result.exit_code == 0, result.output

@@ -12,7 +12,12 @@ from tests.github.payloads import issue_comment_event
 
 
 def _event(fake, body, author=WRITER, **kw):
-    fake.state.comments[500] = {"issue": kw.get("number", 1), "body": body, "user": author, "created": "2026-01-01T00:00:00Z"}
+    fake.state.comments[500] = {
+        "issue": kw.get("number", 1),
+        "body": body,
+        "user": author,
+        "created": "2026-01-01T00:00:00Z",
+    }
     user = fake.user_obj(author) if author != "dependabot[bot]" else dict(fake.user_obj(author), type="Bot")
     return issue_comment_event(repo=fake.repo, number=kw.pop("number", 1), comment_id=500, body=body, author=user, **kw)
 
@@ -35,8 +40,16 @@ def test_a_writer_is_acknowledged_and_the_request_pinned_and_dispatched(fake, gh
     assert result.exit_code == 0, result.output
     head = fake.state.refs["heads/feature"]
     request = Request.from_json(out.read_text())
-    assert request == Request("models", models=("BertModel", "llama"), backends=("onnx", "openvino"),
-                              shapes=("dynamic",), generate=True, pr=1, head_sha=head, comment_id=500)
+    assert request == Request(
+        "models",
+        models=("BertModel", "llama"),
+        backends=("onnx", "openvino"),
+        shapes=("dynamic",),
+        generate=True,
+        pr=1,
+        head_sha=head,
+        comment_id=500,
+    )
     assert fake.state.reactions[500] == ["eyes"]
     [dispatch] = fake.state.dispatches
     assert dispatch["workflow"] == "export-conformance.yml" and dispatch["ref"] == "main"
@@ -82,21 +95,33 @@ def test_apply_on_a_fork_is_refused_with_an_explanation(fake, gh):
     assert outputs(gh.output)["accepted"] == "false"
 
 
-ENTRY = {"action": "remove", "file": "export_skips.toml", "scope": "onnx.dynamic",
-         "model_class": "MMGroundingDinoForObjectDetection",
-         "evidence": ["MMGroundingDinoForObjectDetection::test_onnx_export_dynamic"]}
+ENTRY = {
+    "action": "remove",
+    "file": "export_skips.toml",
+    "scope": "onnx.dynamic",
+    "model_class": "MMGroundingDinoForObjectDetection",
+    "evidence": ["MMGroundingDinoForObjectDetection::test_onnx_export_dynamic"],
+}
 
 
 def test_apply_commits_the_proposed_patch_to_the_pr_branch(fake, gh):
     head = fake.state.refs["heads/feature"]
     report = make_report(head_sha=head, proposal={"entries": [ENTRY], "patch": "…"})
-    fake.add_run("export-conformance.yml", head_sha=head, branch="feature", event="pull_request",
-                 artifacts={"export-report": report_zip(report)})
+    fake.add_run(
+        "export-conformance.yml",
+        head_sha=head,
+        branch="feature",
+        event="pull_request",
+        artifacts={"export-report": report_zip(report)},
+    )
     result = gh("apply", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check apply"))
     assert result.exit_code == 0, result.output
     new_head = fake.state.refs["heads/feature"]
     assert new_head != head and fake.state.commits[new_head]["parents"] == [head]
-    before, after = fake.files_at(head)["skiplists/export_skips.toml"], fake.files_at(new_head)["skiplists/export_skips.toml"]
+    before, after = (
+        fake.files_at(head)["skiplists/export_skips.toml"],
+        fake.files_at(new_head)["skiplists/export_skips.toml"],
+    )
     line = 'MMGroundingDinoForObjectDetection = "Same as `GroundingDinoModel`."\n'
     assert before.replace(line, "", 1) == after and line in before
     assert fake.state.reactions[500] == ["rocket"]

@@ -15,22 +15,48 @@ from tests.github.payloads import workflow_run_event
 
 
 def _event(fake, run_id, prs=(1,)):
-    return workflow_run_event(repo=fake.repo, run_id=run_id, head_sha=fake.state.refs["heads/feature"], pr_numbers=list(prs))
+    return workflow_run_event(
+        repo=fake.repo, run_id=run_id, head_sha=fake.state.refs["heads/feature"], pr_numbers=list(prs)
+    )
 
 
 def _report(fake, tmp_path, n, verdict="success"):
     path = tmp_path / f"report-{n}.json"
-    write_report(make_report(head_sha=fake.state.refs["heads/feature"], verdict=verdict, headline=f"report number {n}"), path)
+    write_report(
+        make_report(head_sha=fake.state.refs["heads/feature"], verdict=verdict, headline=f"report number {n}"), path
+    )
     return path
 
 
 def _subprocess(fake, config, tmp_path, n, run_id):
     event = tmp_path / f"event-{n}.json"
     event.write_text(json.dumps(_event(fake, run_id)), encoding="utf-8")
-    env = dict(os.environ, GITHUB_REPOSITORY=fake.full_name, GITHUB_TOKEN=fake.token, GITHUB_API_URL=fake.url,
-               GITHUB_EVENT_PATH=str(event), GITHUB_RUN_ID=str(run_id), GITHUB_STEP_SUMMARY=str(tmp_path / f"s{n}.md"))
-    return subprocess.run([sys.executable, "-m", "bot", "github", "--config", str(config), "comment",
-                           "--report", str(_report(fake, tmp_path, n))], env=env, cwd=ROOT, capture_output=True, text=True)
+    env = dict(
+        os.environ,
+        GITHUB_REPOSITORY=fake.full_name,
+        GITHUB_TOKEN=fake.token,
+        GITHUB_API_URL=fake.url,
+        GITHUB_EVENT_PATH=str(event),
+        GITHUB_RUN_ID=str(run_id),
+        GITHUB_STEP_SUMMARY=str(tmp_path / f"s{n}.md"),
+    )
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bot",
+            "github",
+            "--config",
+            str(config),
+            "comment",
+            "--report",
+            str(_report(fake, tmp_path, n)),
+        ],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
 
 
 def test_twenty_runs_two_concurrent_leave_one_comment_with_the_latest_report(fake, gh, config, tmp_path):
@@ -38,7 +64,9 @@ def test_twenty_runs_two_concurrent_leave_one_comment_with_the_latest_report(fak
     # held request must not time out (and be retried into the barrier alone).
     config.write_text(config.read_text() + "github-timeout = 300\n", encoding="utf-8")
     for n in range(1, 19):
-        result = gh("comment", "--report", str(_report(fake, tmp_path, n)), event=_event(fake, n), env={"GITHUB_RUN_ID": str(n)})
+        result = gh(
+            "comment", "--report", str(_report(fake, tmp_path, n)), event=_event(fake, n), env={"GITHUB_RUN_ID": str(n)}
+        )
         assert result.exit_code == 0, result.output
         assert len(fake.bot_comments(1)) == 1
     # Runs 19 and 20 race: neither sees the other's comment before creating its own.
@@ -46,8 +74,10 @@ def test_twenty_runs_two_concurrent_leave_one_comment_with_the_latest_report(fak
     fake.gate(path=r"/issues/1/comments$", method="GET", parties=2)
     raced = len(fake.requests)
     results = [None, None]
-    threads = [threading.Thread(target=lambda i=i: results.__setitem__(i, _subprocess(fake, config, tmp_path, 19 + i, 19 + i)))
-               for i in range(2)]
+    threads = [
+        threading.Thread(target=lambda i=i: results.__setitem__(i, _subprocess(fake, config, tmp_path, 19 + i, 19 + i)))
+        for i in range(2)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -64,14 +94,29 @@ def test_twenty_runs_two_concurrent_leave_one_comment_with_the_latest_report(fak
 
 
 def test_an_older_run_finishing_late_does_not_overwrite_a_newer_report(fake, gh, tmp_path):
-    assert gh("comment", "--report", str(_report(fake, tmp_path, 5)), event=_event(fake, 5), env={"GITHUB_RUN_ID": "5"}).exit_code == 0
-    assert gh("comment", "--report", str(_report(fake, tmp_path, 4)), event=_event(fake, 4), env={"GITHUB_RUN_ID": "4"}).exit_code == 0
+    assert (
+        gh(
+            "comment", "--report", str(_report(fake, tmp_path, 5)), event=_event(fake, 5), env={"GITHUB_RUN_ID": "5"}
+        ).exit_code
+        == 0
+    )
+    assert (
+        gh(
+            "comment", "--report", str(_report(fake, tmp_path, 4)), event=_event(fake, 4), env={"GITHUB_RUN_ID": "4"}
+        ).exit_code
+        == 0
+    )
     [comment] = fake.bot_comments(1)
     assert "report number 5" in comment["body"].lower()
 
 
 def test_other_users_quoting_the_marker_are_left_alone(fake, gh, tmp_path):
-    fake.state.comments[1] = {"issue": 1, "body": COMMENT_MARKER + " quoted", "user": "Codertocat", "created": "2026-01-01T00:00:00Z"}
+    fake.state.comments[1] = {
+        "issue": 1,
+        "body": COMMENT_MARKER + " quoted",
+        "user": "Codertocat",
+        "created": "2026-01-01T00:00:00Z",
+    }
     assert gh("comment", "--report", str(_report(fake, tmp_path, 1)), event=_event(fake, 1)).exit_code == 0
     assert fake.state.comments[1]["body"].endswith("quoted") and len(fake.bot_comments(1)) == 1
 
@@ -126,7 +171,9 @@ def test_a_direct_pull_request_run_posts_on_its_pr(fake, gh, tmp_path):
 def _dispatched(fake, run_id, comment_id, event="workflow_dispatch"):
     # Dispatched on main: GitHub lists no pull request; the title is export-conformance.yml's run-name.
     found = workflow_run_event(repo=fake.repo, run_id=run_id, head_sha="0" * 40, pr_numbers=[])
-    found["workflow_run"].update(event=event, display_title=f"export-conformance #1: /export-check (comment {comment_id})")
+    found["workflow_run"].update(
+        event=event, display_title=f"export-conformance #1: /export-check (comment {comment_id})"
+    )
     return found
 
 
@@ -156,8 +203,17 @@ def test_a_run_title_is_trusted_only_from_dispatched_runs_and_for_commands_on_th
     fake.open_pull(7, "patch-1", fork="someone/Hello-World", head_sha="f" * 40)
     _command_comment(fake, 904, issue=7)
     # A pull_request run's title comes from the PR's own workflow file: it names nothing.
-    assert gh("comment", "--report", str(_report(fake, tmp_path, 1)), event=_dispatched(fake, 9, 902, "pull_request")).exit_code == 0
+    assert (
+        gh(
+            "comment", "--report", str(_report(fake, tmp_path, 1)), event=_dispatched(fake, 9, 902, "pull_request")
+        ).exit_code
+        == 0
+    )
     for cid in (903, 904):  # not a command; a command on another PR than the report's
-        assert gh("comment", "--report", str(_report(fake, tmp_path, 1)), event=_dispatched(fake, 10, cid)).exit_code == 0
-    assert gh("comment", "--report", str(_report(fake, tmp_path, 1)), event=_dispatched(fake, 11, 999)).exit_code == 0  # gone
+        assert (
+            gh("comment", "--report", str(_report(fake, tmp_path, 1)), event=_dispatched(fake, 10, cid)).exit_code == 0
+        )
+    assert (
+        gh("comment", "--report", str(_report(fake, tmp_path, 1)), event=_dispatched(fake, 11, 999)).exit_code == 0
+    )  # gone
     assert fake.state.reactions == {}

@@ -20,10 +20,20 @@ def _sweep(fake, gh, tmp_path, run_id, passing, failing=()):
     report = make_report(head_sha=fake.state.refs["heads/main"], cells=cells)
     path = tmp_path / f"report-{run_id}.json"
     write_report(report, path)
-    result = gh("obsolete-skips", "--report", str(path), "--skiplists", str(SKIPLISTS), "--min-passes", "3",
-                event=push_event(repo=fake.repo, after=fake.state.refs["heads/main"]), env={"GITHUB_RUN_ID": str(run_id)})
-    fake.add_run("export-baseline.yml", head_sha=fake.state.refs["heads/main"],
-                 artifacts={"export-baseline": report_zip(report)})
+    result = gh(
+        "obsolete-skips",
+        "--report",
+        str(path),
+        "--skiplists",
+        str(SKIPLISTS),
+        "--min-passes",
+        "3",
+        event=push_event(repo=fake.repo, after=fake.state.refs["heads/main"]),
+        env={"GITHUB_RUN_ID": str(run_id)},
+    )
+    fake.add_run(
+        "export-baseline.yml", head_sha=fake.state.refs["heads/main"], artifacts={"export-baseline": report_zip(report)}
+    )
     assert result.exit_code == 0, result.output
     return result.output.strip()
 
@@ -44,7 +54,10 @@ def test_opened_then_updated_in_place_then_closed(fake, gh, tmp_path):
     assert f"`{GDINO}`" in pr["body"] and "BigBird" not in pr["body"]  # BigBird has passed twice only
     first_head = fake.state.refs[f"heads/{BRANCH}"]
     files = fake.files_at(first_head)
-    assert 'MMGroundingDinoForObjectDetection = "Same as `GroundingDinoModel`."' not in files["skiplists/export_skips.toml"]
+    assert (
+        'MMGroundingDinoForObjectDetection = "Same as `GroundingDinoModel`."'
+        not in files["skiplists/export_skips.toml"]
+    )
     assert fake.state.commits[first_head]["parents"] == [fake.state.refs["heads/main"]]
 
     updated = _sweep(fake, gh, tmp_path, 14, [GDINO, BIGBIRD])

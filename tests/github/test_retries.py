@@ -18,12 +18,15 @@ def _count(fake, method, suffix):
     return sum(1 for m, p in fake.requests if m == method and p.endswith(suffix))
 
 
-@pytest.mark.parametrize("method,call,suffix", [
-    ("GET", lambda c: c.list_comments(1), "/issues/1/comments"),
-    ("POST", lambda c: c.create_comment(1, "hi"), "/issues/1/comments"),
-    ("PATCH", lambda c: c.edit_pull(1, title="t"), "/pulls/1"),
-    ("POST", lambda c: c.set_status("a" * 40, "success", "ok"), "/statuses/" + "a" * 40),
-])
+@pytest.mark.parametrize(
+    "method,call,suffix",
+    [
+        ("GET", lambda c: c.list_comments(1), "/issues/1/comments"),
+        ("POST", lambda c: c.create_comment(1, "hi"), "/issues/1/comments"),
+        ("PATCH", lambda c: c.edit_pull(1, title="t"), "/pulls/1"),
+        ("POST", lambda c: c.set_status("a" * 40, "success", "ok"), "/statuses/" + "a" * 40),
+    ],
+)
 def test_502s_are_retried_and_succeed(fake, client, method, call, suffix):
     fake.inject("status", method=method, path=suffix + "$", times=3, status=502)
     call(client)
@@ -69,14 +72,20 @@ def test_bad_credentials_say_so(fake):
 
 
 def test_an_unreachable_server_is_a_github_error(fake):
-    client = GitHubClient(fake.full_name, fake.token, api_url="http://127.0.0.1:9", policy=RetryPolicy(total=1, backoff=0.01))
+    client = GitHubClient(
+        fake.full_name, fake.token, api_url="http://127.0.0.1:9", policy=RetryPolicy(total=1, backoff=0.01)
+    )
     with pytest.raises(GitHubError, match="could not reach GitHub to list the comments of #1"):
         client.list_comments(1)
 
 
 def test_a_rate_limit_asking_for_too_long_a_wait_fails_at_once(fake):
-    client = GitHubClient(fake.full_name, fake.token, api_url=fake.url,
-                          policy=RetryPolicy(total=4, backoff=0.01, write_interval=0, max_rate_limit_wait=30))
+    client = GitHubClient(
+        fake.full_name,
+        fake.token,
+        api_url=fake.url,
+        policy=RetryPolicy(total=4, backoff=0.01, write_interval=0, max_rate_limit_wait=30),
+    )
     fake.inject("rate_limit", method="GET", path=r"/pulls/1$", times=1, seconds=3600)
     with pytest.raises(GitHubError, match=r"HTTP 403 GitHub asks to wait 3600s"):
         client.pull_request(1)
@@ -84,8 +93,9 @@ def test_a_rate_limit_asking_for_too_long_a_wait_fails_at_once(fake):
 
 
 def test_persistent_rate_limits_end_in_a_clear_error(fake):
-    client = GitHubClient(fake.full_name, fake.token, api_url=fake.url,
-                          policy=RetryPolicy(total=1, backoff=0.01, write_interval=0))
+    client = GitHubClient(
+        fake.full_name, fake.token, api_url=fake.url, policy=RetryPolicy(total=1, backoff=0.01, write_interval=0)
+    )
     fake.inject("rate_limit", method="GET", path=r"/pulls/1$", times=10, seconds=1)
     with pytest.raises(GitHubError, match=r"read pull request #1: HTTP 403 You have exceeded a secondary rate limit"):
         client.pull_request(1)

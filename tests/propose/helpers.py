@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 from bot.cells import Cell, cells_for
 from bot.outcomes import CellResult, Status
@@ -31,8 +31,15 @@ def outcomes(cells: Iterable[Cell], failing: Callable[[Cell], bool], message="Ru
 
 def line(r: CellResult, **extra) -> CellLine:
     return CellLine(
-        cell=r.cell.id, status=r.status.value, stage=r.stage, kind=r.kind, message=r.message, probe=r.probe,
-        skip_scope=r.skip_scope, exactness_scope=r.exactness_scope, **extra,
+        cell=r.cell.id,
+        status=r.status.value,
+        stage=r.stage,
+        kind=r.kind,
+        message=r.message,
+        probe=r.probe,
+        skip_scope=r.skip_scope,
+        exactness_scope=r.exactness_scope,
+        **extra,
     )
 
 

@@ -45,7 +45,9 @@ def test_new_failures_become_entries_with_drafted_reasons(tmp_path):
     proposal = propose(report(results), folder)
     (edit,) = proposal.entries
     assert (edit.action, edit.scope, edit.model_class) == (ADD, "openvino", "NewModel")
-    assert edit.reason == "OpenVINO export fails at stage `export`: `RuntimeError: bad at 0x…`. TODO: find the root cause."
+    assert (
+        edit.reason == "OpenVINO export fails at stage `export`: `RuntimeError: bad at 0x…`. TODO: find the root cause."
+    )
     assert "+# OpenVINO, every variant.\n+[openvino]\n" in proposal.patch
     assert proposal.patch.startswith("--- a/skiplists/export_skips.toml\n+++ b/skiplists/export_skips.toml\n")
 
@@ -54,7 +56,9 @@ def test_classes_sharing_a_signature_reference_the_first(tmp_path):
     folder = skiplists_dir(tmp_path, SKIPS)
     results = {}
     for name in ("BModel", "AModel", "CModel"):
-        results.update(outcomes(row(name), lambda c: c.backend == "onnx" and c.dynamic, message=f"KeyError: {name} lacks x"))
+        results.update(
+            outcomes(row(name), lambda c: c.backend == "onnx" and c.dynamic, message=f"KeyError: {name} lacks x")
+        )
     results.update(outcomes(row("DModel"), lambda c: c.backend == "onnx" and c.dynamic, message="ValueError: other"))
     proposal = propose(report(results), folder)
     reasons = {e.model_class: e.reason for e in proposal.entries}
@@ -259,4 +263,7 @@ def test_comparison_failures_get_exactness_scopes(tmp_path, broken, drifts, gene
 def test_a_drift_reason_says_it_does_not_match_eager(tmp_path):
     folder = skiplists_dir(tmp_path, SKIPS)
     (edit,) = propose(report(_drifting("NewModel", lambda c: False, lambda c: c.backend == "openvino")), folder).entries
-    assert edit.reason == "OpenVINO export does not match eager: `AssertionError: 7% mismatched`. TODO: find the root cause."
+    assert (
+        edit.reason
+        == "OpenVINO export does not match eager: `AssertionError: 7% mismatched`. TODO: find the root cause."
+    )

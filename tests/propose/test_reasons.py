@@ -62,8 +62,16 @@ def test_representative_is_the_most_common_failure():
 
 
 def test_signature_ignores_the_class_name_and_paths():
-    a = result(Cell("FooModel", "onnx", "static"), Status.FAILED, message="AttributeError: FooModel has no x in /home/a/site-packages/m.py")
-    b = result(Cell("BarModel", "onnx", "static"), Status.FAILED, message="AttributeError: BarModel has no x in /home/b/site-packages/m.py")
+    a = result(
+        Cell("FooModel", "onnx", "static"),
+        Status.FAILED,
+        message="AttributeError: FooModel has no x in /home/a/site-packages/m.py",
+    )
+    b = result(
+        Cell("BarModel", "onnx", "static"),
+        Status.FAILED,
+        message="AttributeError: BarModel has no x in /home/b/site-packages/m.py",
+    )
     assert signature(a) == signature(b)
     c = result(Cell("BarModel", "onnx", "static"), Status.FAILED, stage="run", message=b.message)
     assert signature(a) != signature(c)

@@ -56,8 +56,12 @@ def failure_report(folder: Path):
         r("BertModel::test_onnx_export_dynamic", "failed", **fail),
         r("BertModel::test_torch_export_static", "passed-uncompared", exactness_scope="exactness"),
         r("GroundingDinoModel::test_onnx_export_dynamic", "failed", stage="export", message="TorchExportError: x"),
-        r("GPT2LMHeadModel::test_executorch_export_generate_dynamic_xnnpack", "error", kind="crash",
-          message="worker 'gw0' crashed"),
+        r(
+            "GPT2LMHeadModel::test_executorch_export_generate_dynamic_xnnpack",
+            "error",
+            kind="crash",
+            message="worker 'gw0' crashed",
+        ),
         r("ViTModel::test_openvino_export_static", "passed"),
         r("ViTModel::test_onnx_export_static", "failed", stage="compare", message="AssertionError: not close"),
         r("LlamaForCausalLM::test_torch_export_generate_static", "failed", stage="compare", message="E: flaky"),
@@ -67,28 +71,56 @@ def failure_report(folder: Path):
     )
     rerun = result_set(r("LlamaForCausalLM::test_torch_export_generate_static", "passed"))
     report = diff(base, head, skiplists(folder), rerun, run_url="https://github.com/o/r/actions/runs/42")
-    return report.with_proposal({
-        "patch": PATCH,
-        "entries": [
-            {"action": "add", "file": "export_skips.toml", "scope": "onnx.dynamic", "model_class": "BertModel",
-             "reason": "RuntimeError: boom", "evidence": ["BertModel::test_onnx_export_dynamic"]},
-            {"action": "narrow", "file": "export_skips.toml", "scope": "openvino", "model_class": "CLIPModel",
-             "new_scopes": ["openvino.static"], "evidence": ["CLIPModel::test_openvino_export_dynamic"]},
-            {"action": "remove", "file": "export_skips.toml", "scope": "onnx", "model_class": "ViTModel",
-             "evidence": ["ViTModel::test_onnx_export_static", "ViTModel::test_onnx_export_dynamic"]},
-        ],
-        "uncoverable": [{"cell": "GPT2LMHeadModel::test_executorch_export_generate_dynamic_xnnpack",
-                         "finest_scope": "xnnpack.dynamic", "would_skip": ["GPT2LMHeadModel::test_x"]}],
-    })
+    return report.with_proposal(
+        {
+            "patch": PATCH,
+            "entries": [
+                {
+                    "action": "add",
+                    "file": "export_skips.toml",
+                    "scope": "onnx.dynamic",
+                    "model_class": "BertModel",
+                    "reason": "RuntimeError: boom",
+                    "evidence": ["BertModel::test_onnx_export_dynamic"],
+                },
+                {
+                    "action": "narrow",
+                    "file": "export_skips.toml",
+                    "scope": "openvino",
+                    "model_class": "CLIPModel",
+                    "new_scopes": ["openvino.static"],
+                    "evidence": ["CLIPModel::test_openvino_export_dynamic"],
+                },
+                {
+                    "action": "remove",
+                    "file": "export_skips.toml",
+                    "scope": "onnx",
+                    "model_class": "ViTModel",
+                    "evidence": ["ViTModel::test_onnx_export_static", "ViTModel::test_onnx_export_dynamic"],
+                },
+            ],
+            "uncoverable": [
+                {
+                    "cell": "GPT2LMHeadModel::test_executorch_export_generate_dynamic_xnnpack",
+                    "finest_scope": "xnnpack.dynamic",
+                    "would_skip": ["GPT2LMHeadModel::test_x"],
+                }
+            ],
+        }
+    )
 
 
 def neutral_report(folder: Path):
     problems = (
-        Problem("junit-2.xml", 118, "truncated or malformed XML (Premature end of data)", "re-run the job that wrote it"),
+        Problem(
+            "junit-2.xml", 118, "truncated or malformed XML (Premature end of data)", "re-run the job that wrote it"
+        ),
         Problem("(shard 3/3)", None, "shard 3/3 is missing: no file carries it", "check that this shard job finished"),
     )
     head = result_set(r("BertModel::test_onnx_export_static", "passed"), problems=problems, sha="3333")
-    base = result_set(r("BertModel::test_onnx_export_static", "passed"), r("BertModel::test_onnx_export_dynamic", "passed"))
+    base = result_set(
+        r("BertModel::test_onnx_export_static", "passed"), r("BertModel::test_onnx_export_dynamic", "passed")
+    )
     return diff(base, head, skiplists(folder))
 
 
@@ -96,8 +128,12 @@ def no_baseline_report(folder: Path):
     head = result_set(
         r("BertModel::test_onnx_export_static", "passed"),
         r("GroundingDinoModel::test_onnx_export_dynamic", "failed", stage="export", message="TorchExportError: x"),
-        r("LlamaForCausalLM::test_openvino_export_generate_dynamic_static_cache", "error", kind="timeout",
-          message="Timeout (>1000.0s) from pytest-timeout."),
+        r(
+            "LlamaForCausalLM::test_openvino_export_generate_dynamic_static_cache",
+            "error",
+            kind="timeout",
+            message="Timeout (>1000.0s) from pytest-timeout.",
+        ),
         sha=None,
     )
     return diff(None, head, skiplists(folder), head_sha="4444444444444444")

@@ -20,7 +20,11 @@ def test_report_json_round_trips(tmp_path, build):
 
 def test_report_json_holds_what_the_proposal_and_publishing_steps_read(tmp_path):
     data = failure_report(tmp_path / "s").to_json()
-    assert data["verdict"] == "failure" and data["base_sha"] == "1111111111111111" and data["head_sha"] == "2222222222222222"
+    assert (
+        data["verdict"] == "failure"
+        and data["base_sha"] == "1111111111111111"
+        and data["head_sha"] == "2222222222222222"
+    )
     assert data["run_url"] == "https://github.com/o/r/actions/runs/42"
     assert data["versions"]["torch"] == "2.13.0"
     assert [line["cell"] for line in data["categories"]["newly_broken"]] == [
@@ -30,8 +34,11 @@ def test_report_json_holds_what_the_proposal_and_publishing_steps_read(tmp_path)
     ]
     cells = {line["cell"]: line for line in data["cells"]}
     assert cells["BertModel::test_onnx_export_dynamic"] == {
-        "cell": "BertModel::test_onnx_export_dynamic", "status": "failed", "stage": "export",
-        "message": "RuntimeError: boom | pipe @someone <b>", "base_status": "passed",
+        "cell": "BertModel::test_onnx_export_dynamic",
+        "status": "failed",
+        "stage": "export",
+        "message": "RuntimeError: boom | pipe @someone <b>",
+        "base_status": "passed",
     }
     assert cells["BertModel::test_torch_export_static"]["exactness_scope"] == "exactness"
     assert cells["CLIPModel::test_openvino_export_dynamic"]["probe"] is True
@@ -57,6 +64,9 @@ def test_other_schemas_and_broken_files_are_refused_with_what_to_do(tmp_path):
 
 
 def test_cell_lines_leave_defaults_out_of_json():
-    assert CellLine("A::test_onnx_export_static", "passed").to_json() == {"cell": "A::test_onnx_export_static", "status": "passed"}
+    assert CellLine("A::test_onnx_export_static", "passed").to_json() == {
+        "cell": "A::test_onnx_export_static",
+        "status": "passed",
+    }
     line = CellLine("A::test_onnx_export_static", "failed", stage="run", probe=True)
     assert CellLine.from_json(line.to_json()) == line

@@ -71,10 +71,17 @@ def worst_case(count: int = 30_000) -> Report:
     patch = "\n".join(f'+Synthetic{i}ForCausalLM = "{message}"' for i in range(3000))
     counts = {"onnx/static": {"failed": count // 2}, "onnx/dynamic": {"failed": count - count // 2}}
     return Report(
-        verdict="failure", headline=f"{count:,} cells newly broken and not covered by the skiplists", baseline=True,
-        categories={"newly_broken": lines, "still_failing": lines, "not_run": lines}, counts=counts,
-        needs_rerun=tuple(c.cell for c in lines), cells=lines, base_sha="a" * 40, head_sha="b" * 40,
-        run_url="https://github.com/o/r/actions/runs/1", proposal={"patch": patch, "entries": [{"scope": "onnx"}] * 3000},
+        verdict="failure",
+        headline=f"{count:,} cells newly broken and not covered by the skiplists",
+        baseline=True,
+        categories={"newly_broken": lines, "still_failing": lines, "not_run": lines},
+        counts=counts,
+        needs_rerun=tuple(c.cell for c in lines),
+        cells=lines,
+        base_sha="a" * 40,
+        head_sha="b" * 40,
+        run_url="https://github.com/o/r/actions/runs/1",
+        proposal={"patch": patch, "entries": [{"scope": "onnx"}] * 3000},
     )
 
 
@@ -84,7 +91,10 @@ def test_worst_case_comment_fits_and_still_states_verdict_and_counts():
     assert text.startswith(COMMENT_MARKER + "\n## ❌ Export conformance: **failure**")
     assert "30,000 cells newly broken" in text and "newly broken **30,000**" in text
     assert "| onnx | ❌ 15,000 | ❌ 15,000 |" in text
-    assert "Shortened to fit the comment limit: left out" in text and "[job summary](https://github.com/o/r/actions/runs/1)" in text
+    assert (
+        "Shortened to fit the comment limit: left out" in text
+        and "[job summary](https://github.com/o/r/actions/runs/1)" in text
+    )
 
 
 @pytest.mark.parametrize("limit", [60_000, 20_000, 5_000, 2_000, 500])

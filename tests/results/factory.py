@@ -1,4 +1,4 @@
-"""JUnit text the way the bot's runner writes it (SPEC §4), built from plain tuples for tests and benchmarks."""
+"""JUnit text the way the bot's runner writes it (docs/outcomes.md), built from plain tuples for tests and benchmarks."""
 
 from __future__ import annotations
 
@@ -36,9 +36,11 @@ def testcase(case: Case) -> str:
     time = f" time={quoteattr(case.time)}" if case.time is not None else ""
     out = [f"<testcase classname={quoteattr(classname)} name={quoteattr(name)}{time}>"]
     if props:
-        out.append("<properties>" + "".join(
-            f"<property name={quoteattr(k)} value={quoteattr(v)}/>" for k, v in props.items()
-        ) + "</properties>")
+        out.append(
+            "<properties>"
+            + "".join(f"<property name={quoteattr(k)} value={quoteattr(v)}/>" for k, v in props.items())
+            + "</properties>"
+        )
     if case.status in ("failed", "error"):
         tag = "failure" if case.status == "failed" else "error"
         out.append(f"<{tag} message={quoteattr(case.message)}>{escape(case.details)}</{tag}>")
@@ -48,8 +50,14 @@ def testcase(case: Case) -> str:
     return "".join(out)
 
 
-def junit(cases, *, shard: str | None = None, sha: str | None = "abc123", versions: dict | None = None,
-          name: str = "export-bot") -> str:
+def junit(
+    cases,
+    *,
+    shard: str | None = None,
+    sha: str | None = "abc123",
+    versions: dict | None = None,
+    name: str = "export-bot",
+) -> str:
     """One `<testsuites>` with one suite holding `cases` and the runner's suite properties."""
     versions = {"transformers": "5.23.0", "torch": "2.13.0"} if versions is None else versions
     props = {f"version.{name}": value for name, value in versions.items()}  # as bot/run/junit.py writes them

@@ -75,10 +75,16 @@ def test_plain_pytest_junit_from_other_producers(tmp_path):
 
 
 def test_versions_in_every_spelling(tmp_path):
-    props = '<property name="version.torch" value="2.13.0"/><property name="onnx" value="1.20"/>' \
+    props = (
+        '<property name="version.torch" value="2.13.0"/><property name="onnx" value="1.20"/>'
         '<property name="openvino_version" value="2026.1"/>'
-    text = f'<testsuite><properties>{props}</properties></testsuite>'
-    assert read_results([write(tmp_path, "v.xml", text)]).versions == {"torch": "2.13.0", "onnx": "1.20", "openvino": "2026.1"}
+    )
+    text = f"<testsuite><properties>{props}</properties></testsuite>"
+    assert read_results([write(tmp_path, "v.xml", text)]).versions == {
+        "torch": "2.13.0",
+        "onnx": "1.20",
+        "openvino": "2026.1",
+    }
 
 
 def test_plain_pytest_error_is_a_harness_error(tmp_path):
@@ -124,7 +130,9 @@ def test_same_cell_in_two_files_keeps_the_first_and_names_both(tmp_path):
 
 
 def test_expected_shard_missing_is_named(tmp_path):
-    files = [write(tmp_path, f"{i}.xml", junit([Case(c)], shard=f"{i}/3")) for i, c in ((1, BERT_TORCH), (3, BERT_ONNX))]
+    files = [
+        write(tmp_path, f"{i}.xml", junit([Case(c)], shard=f"{i}/3")) for i, c in ((1, BERT_TORCH), (3, BERT_ONNX))
+    ]
     [problem] = read_results(files, expect_shards=3).problems
     assert "shard 2/3 is missing" in problem.what
 
@@ -215,7 +223,12 @@ def test_odd_but_valid_shapes_read_as_the_document_says(tmp_path):
     assert read.problems == []
     first, second = read.cases
     # The failure outranks the teardown error; its whole text is the traceback; a property may hold its value as text.
-    assert (first.outcome, first.message, first.details, first.stage) == ("failure", "E: boom", "firstinnerlast", "export")
+    assert (first.outcome, first.message, first.details, first.stage) == (
+        "failure",
+        "E: boom",
+        "firstinnerlast",
+        "export",
+    )
     assert (second.outcome, second.message) == ("skipped", "s")
     # Suites in document order, each counting its own testcases; suite properties may follow the cases.
     assert [(s.name, s.testcases, s.shard) for s in read.suites] == [("outer", 1, "1/2"), ("inner", 1, None)]

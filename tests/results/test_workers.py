@@ -8,8 +8,7 @@ import threading
 
 import pytest
 
-from bot.results import read_results
-from bot.results import workers
+from bot.results import read_results, workers
 from tests.results.factory import Case, junit
 
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="the worker is forked")
@@ -19,10 +18,12 @@ def shards(tmp_path, count=6):
     """Shard files with every outcome, one cell repeated across the split, and broken files among them."""
     paths = []
     for index in range(1, count + 1):
-        cases = [Case(f"Model{index}::test_onnx_export_static", "failed", "E: x", "tb", stage="export"),
-                 Case(f"Model{index}::test_torch_export_dynamic", "skipped", "why", skip_scope="dynamic"),
-                 Case(f"Model{index}::test_openvino_export_static", "uncompared", exactness="openvino"),
-                 Case("SharedModel::test_onnx_export_static")]
+        cases = [
+            Case(f"Model{index}::test_onnx_export_static", "failed", "E: x", "tb", stage="export"),
+            Case(f"Model{index}::test_torch_export_dynamic", "skipped", "why", skip_scope="dynamic"),
+            Case(f"Model{index}::test_openvino_export_static", "uncompared", exactness="openvino"),
+            Case("SharedModel::test_onnx_export_static"),
+        ]
         path = tmp_path / f"junit-{index}.xml"
         path.write_text(junit(cases, shard=f"{index}/{count}"), encoding="utf-8")
         paths.append(path)
@@ -35,7 +36,10 @@ def shards(tmp_path, count=6):
 @needs_fork
 def test_a_worker_reads_to_the_same_result_set_as_one_process(tmp_path):
     files = shards(tmp_path)
-    alone, shared = read_results(files, expect_shards=6, parallel=False), read_results(files, expect_shards=6, parallel=True)
+    alone, shared = (
+        read_results(files, expect_shards=6, parallel=False),
+        read_results(files, expect_shards=6, parallel=True),
+    )
     assert shared.results == alone.results
     assert [r.source for r in shared.results.values()] == [r.source for r in alone.results.values()]
     assert shared.problems == alone.problems and shared.suites == alone.suites and shared.files == alone.files

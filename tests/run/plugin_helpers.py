@@ -60,9 +60,18 @@ def write_skiplists(folder: Path, skips: str = "", disable_optimize: str = "") -
     return folder
 
 
-def run_cells(tmp_path: Path, cell_ids: list[str], *, source: str = "zoo", workers: int | str = 0,
-              cell_timeout: float = 600, probe: bool = False, skips: str = "", shard: str | None = None,
-              in_process: bool = False) -> tuple[int, Junit]:
+def run_cells(
+    tmp_path: Path,
+    cell_ids: list[str],
+    *,
+    source: str = "zoo",
+    workers: int | str = 0,
+    cell_timeout: float = 600,
+    probe: bool = False,
+    skips: str = "",
+    shard: str | None = None,
+    in_process: bool = False,
+) -> tuple[int, Junit]:
     plan = RunPlan(
         cells=tuple(Cell.parse(cell_id) for cell_id in cell_ids),
         source=source,
@@ -72,6 +81,10 @@ def run_cells(tmp_path: Path, cell_ids: list[str], *, source: str = "zoo", worke
         cell_timeout=cell_timeout,
     )
     junit = tmp_path / "out.xml"
-    code = run_session(plan, SessionOptions(junit=junit, workers=workers, progress=False), folder=tmp_path / "session",
-                       in_process=in_process)
+    code = run_session(
+        plan,
+        SessionOptions(junit=junit, workers=workers, progress=False),
+        folder=tmp_path / "session",
+        in_process=in_process,
+    )
     return code, read_junit(junit)

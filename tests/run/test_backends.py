@@ -21,8 +21,14 @@ def decode():
     from transformers.exporters.utils import decompose_for_generation, get_leaf_tensors
 
     config = LlamaConfig(
-        vocab_size=99, hidden_size=32, intermediate_size=37, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=2, max_position_embeddings=64, pad_token_id=0,
+        vocab_size=99,
+        hidden_size=32,
+        intermediate_size=37,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=64,
+        pad_token_id=0,
     )
     torch.manual_seed(0)
     model = LlamaForCausalLM(config).eval()
@@ -34,7 +40,6 @@ def decode():
     assert any(name.startswith("past_key_values.") for name in get_leaf_tensors(decode_inputs))
     return model, decode_inputs, eager
 
-
     return get_leaf_tensors(inputs)
 
 
@@ -42,7 +47,9 @@ def decode():
 def test_decode_component_round_trips(decode, name):
     model, inputs, eager = decode
     backend = load_backend(name)
-    program = backend.export(model, inputs, dynamic=False, target="xnnpack" if name == "executorch" else None, optimize=True)
+    program = backend.export(
+        model, inputs, dynamic=False, target="xnnpack" if name == "executorch" else None, optimize=True
+    )
     outputs = backend.run(program, inputs)
     if name == "executorch":
         # Unnamed, USER_OUTPUTs only (the mutated-input outputs dropped): logits first, then the cache.

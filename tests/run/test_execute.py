@@ -13,7 +13,7 @@ from bot.cells import Cell, cells_for
 from bot.outcomes import Status
 from bot.run import backends
 from bot.run.execute import clean_inputs_for_export, describe, execute_cell
-from bot.run.sources.base import Built, BuildError
+from bot.run.sources.base import BuildError, Built
 from bot.skiplist.model import Skiplist, Skiplists
 
 SEQ = 7
@@ -21,8 +21,13 @@ SEQ = 7
 
 def tiny_bert() -> Built:
     config = BertConfig(
-        vocab_size=99, hidden_size=32, intermediate_size=37, num_hidden_layers=2, num_attention_heads=4,
-        max_position_embeddings=64, layer_norm_eps=1e-12,
+        vocab_size=99,
+        hidden_size=32,
+        intermediate_size=37,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        max_position_embeddings=64,
+        layer_norm_eps=1e-12,
     )
     generator = torch.Generator().manual_seed(0)
     mask = torch.ones(2, SEQ, dtype=torch.long)
@@ -38,11 +43,20 @@ def tiny_bert() -> Built:
 
 def tiny_llama() -> Built:
     config = LlamaConfig(
-        vocab_size=99, hidden_size=32, intermediate_size=37, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=2, max_position_embeddings=64, pad_token_id=0,
+        vocab_size=99,
+        hidden_size=32,
+        intermediate_size=37,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=64,
+        pad_token_id=0,
     )
     generator = torch.Generator().manual_seed(0)
-    inputs = {"input_ids": torch.randint(1, 99, (2, SEQ), generator=generator), "attention_mask": torch.ones(2, SEQ, dtype=torch.long)}
+    inputs = {
+        "input_ids": torch.randint(1, 99, (2, SEQ), generator=generator),
+        "attention_mask": torch.ones(2, SEQ, dtype=torch.long),
+    }
     return Built(LlamaForCausalLM, config, inputs)
 
 
@@ -81,7 +95,9 @@ class TinySource:
 
 
 def skiplists(skips=None, disable_optimize=None) -> Skiplists:
-    return Skiplists(Skiplist("export_skips.toml", skips or {}), Skiplist("onnx_disable_optimize.toml", disable_optimize or {}))
+    return Skiplists(
+        Skiplist("export_skips.toml", skips or {}), Skiplist("onnx_disable_optimize.toml", disable_optimize or {})
+    )
 
 
 class FakeBackend:
@@ -94,7 +110,9 @@ class FakeBackend:
     def export(self, model, inputs, *, dynamic, target, optimize):
         from transformers.integrations import hub_kernels
 
-        self.calls.append({"dynamic": dynamic, "target": target, "optimize": optimize, "kernels": hub_kernels.is_kernels_available()})
+        self.calls.append(
+            {"dynamic": dynamic, "target": target, "optimize": optimize, "kernels": hub_kernels.is_kernels_available()}
+        )
         if self.fail == "export":
             raise ValueError("cannot trace this\nsecond line")
         return model
@@ -105,7 +123,9 @@ class FakeBackend:
         if self.fail == "run":
             raise RuntimeError("runtime refused")
         if self.fail == "limit":
-            raise backends.RuntimeLimit("executorch-runtime-limit", "RuntimeError: Failed to load method forward, error: 0x14")
+            raise backends.RuntimeLimit(
+                "executorch-runtime-limit", "RuntimeError: Failed to load method forward, error: 0x14"
+            )
         with torch.no_grad():
             outputs = get_leaf_tensors(program(**copy.deepcopy(inputs)))
         return {name: value + self.skew if value.is_floating_point() else value for name, value in outputs.items()}
@@ -120,13 +140,22 @@ def fake(monkeypatch):
 
 def test_skiplisted_cell_is_skipped_without_building(fake):
     source = TinySource()
-    run = execute_cell(Cell("BertModel", "onnx", "dynamic"), source, skiplists({"onnx.dynamic": {"BertModel": "optimizer bug"}}))
-    assert (run.status, run.skip_scope, run.message, run.probe) == (Status.SKIPPED, "onnx.dynamic", "optimizer bug", False)
+    run = execute_cell(
+        Cell("BertModel", "onnx", "dynamic"), source, skiplists({"onnx.dynamic": {"BertModel": "optimizer bug"}})
+    )
+    assert (run.status, run.skip_scope, run.message, run.probe) == (
+        Status.SKIPPED,
+        "onnx.dynamic",
+        "optimizer bug",
+        False,
+    )
     assert source.built == [] and fake.calls == []
 
 
 def test_probe_runs_a_skiplisted_cell_and_records_its_real_outcome(fake):
-    run = execute_cell(Cell("BertModel", "dynamo"), TinySource(), skiplists({"all": {"BertModel": "flaky"}}), probe=True)
+    run = execute_cell(
+        Cell("BertModel", "dynamo"), TinySource(), skiplists({"all": {"BertModel": "flaky"}}), probe=True
+    )
     assert (run.status, run.probe, run.skip_scope) == (Status.PASSED, True, "all")
     assert [(c.name, c.status) for c in run.components] == [("model", "passed")]
 
@@ -195,7 +224,9 @@ def test_generate_on_onnx_ignores_values(monkeypatch):
 
 def test_exactness_scope_runs_without_comparison(monkeypatch):
     monkeypatch.setattr(backends, "load_backend", lambda name: FakeBackend(skew=0.5))
-    run = execute_cell(Cell("BertModel", "openvino"), TinySource(), skiplists({"openvino.exactness": {"BertModel": "samples noise"}}))
+    run = execute_cell(
+        Cell("BertModel", "openvino"), TinySource(), skiplists({"openvino.exactness": {"BertModel": "samples noise"}})
+    )
     assert (run.status, run.exactness_scope) == (Status.PASSED_UNCOMPARED, "openvino.exactness")
     assert [c.status for c in run.components] == ["uncompared"]
 
@@ -218,7 +249,9 @@ def test_runtime_limit_is_an_environment_skip(monkeypatch):
 
 
 def test_backend_gets_shape_target_and_onnx_optimize_toggle(fake):
-    run = execute_cell(Cell("BertModel", "onnx", "dynamic"), TinySource(), skiplists(disable_optimize={"dynamic": {"BertModel": "x"}}))
+    run = execute_cell(
+        Cell("BertModel", "onnx", "dynamic"), TinySource(), skiplists(disable_optimize={"dynamic": {"BertModel": "x"}})
+    )
     assert run.onnx_optimize is False
     assert fake.calls == [{"dynamic": True, "target": None, "optimize": False, "kernels": False}]
     execute_cell(Cell("BertModel", "executorch", target="xnnpack"), TinySource(), skiplists())
@@ -237,7 +270,9 @@ def test_hub_kernels_are_restored_and_timings_recorded(fake):
 
 def test_clean_inputs_for_export_drops_none_and_loss_inputs():
     config = SimpleNamespace()
-    cleaned = clean_inputs_for_export({"input_ids": 1, "labels": 2, "future_values": 3, "return_loss": True, "mask": None}, config)
+    cleaned = clean_inputs_for_export(
+        {"input_ids": 1, "labels": 2, "future_values": 3, "return_loss": True, "mask": None}, config
+    )
     assert cleaned == {"input_ids": 1} and config.return_loss is False
 
 
@@ -246,7 +281,10 @@ def test_importing_execute_leaves_torch_for_the_first_cell():
     import sys
 
     code = "import sys, bot.run.execute; print('torch' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+        == "False"
+    )
 
 
 def test_describe_keeps_type_and_first_line():
@@ -268,11 +306,13 @@ def test_warm_up_leaves_a_backend_that_does_not_import_to_its_cells(caplog):
 
 @pytest.mark.export
 def test_bert_forward_cells_pass_on_every_backend():
-    """SPEC's done-when: BertModel's eight forward cells pass on this machine, real exporters and runtimes."""
+    """the runner issue's done-when: BertModel's eight forward cells pass on this machine, real exporters and runtimes."""
     cells = list(cells_for("BertModel", generative=False))
     assert len(cells) == 8
     runs = [execute_cell(cell, TinySource(), skiplists()) for cell in cells]
-    failures = {run.cell.id: (run.status.value, run.stage, run.message) for run in runs if run.status is not Status.PASSED}
+    failures = {
+        run.cell.id: (run.status.value, run.stage, run.message) for run in runs if run.status is not Status.PASSED
+    }
     assert failures == {}
 
 

@@ -15,7 +15,12 @@ LOOP = "for " + "expert"
 
 @pytest.mark.parametrize(
     ("installed", "minimum", "gated"),
-    [("2.13.0+cpu", "2.11.0", False), ("2.11.0", "2.11.0", False), ("2.11.0.dev20250101", "2.11.0", False), ("2.10.1", "2.11.0", True)],
+    [
+        ("2.13.0+cpu", "2.11.0", False),
+        ("2.11.0", "2.11.0", False),
+        ("2.11.0.dev20250101", "2.11.0", False),
+        ("2.10.1", "2.11.0", True),
+    ],
 )
 def test_torch_gate(installed, minimum, gated):
     gate = torch_gate(installed, minimum)
@@ -50,7 +55,9 @@ def test_model_gate_order_and_scopes():
     assert model_gate(forward, Plain, exportable=True) is None
     assert model_gate(forward, Plain, exportable=False).scope == "env:not-exportable"
     assert model_gate(static_cache, NoFullgraph, exportable=True).scope == "env:static-cache-unsupported"
-    assert model_gate(Cell("NoFullgraph", "dynamo", "static", "generate", "dynamic"), NoFullgraph, exportable=True) is None
+    assert (
+        model_gate(Cell("NoFullgraph", "dynamo", "static", "generate", "dynamic"), NoFullgraph, exportable=True) is None
+    )
 
 
 def test_model_gate_reads_the_modeling_file(tmp_path, monkeypatch):

@@ -24,7 +24,10 @@ def hidden(seed: int = 0) -> torch.Tensor:
         (Cell("M", "dynamo", "dynamic"), Rule("values", atol=1e-4, rtol=1e-4)),
         (Cell("M", "dynamo", "static", "generate", "static"), Rule("values", atol=1e-4, rtol=1e-4)),
         (Cell("M", "onnx"), Rule("values", names=True, atol=1e-3, rtol=1e-3, mask=True, check_device=False)),
-        (Cell("M", "openvino", "dynamic"), Rule("values", names=True, atol=1e-3, rtol=1e-3, mask=True, check_device=False)),
+        (
+            Cell("M", "openvino", "dynamic"),
+            Rule("values", names=True, atol=1e-3, rtol=1e-3, mask=True, check_device=False),
+        ),
         (Cell("M", "openvino", "dynamic", "generate", "dynamic"), Rule("names", names=True)),
         (Cell("M", "onnx", "static", "generate", "static"), Rule("names", names=True)),
         (Cell("M", "executorch", "dynamic", "generate", "dynamic", "xnnpack"), Rule("count")),
@@ -95,7 +98,9 @@ def test_output_names_must_equal_eager_even_when_uncompared():
     expected = {"logits": hidden(), "past_key_values.layers.0.keys": hidden(1)}
     with pytest.raises(AssertionError, match=r"missing \['past_key_values.layers.0.keys'\], unexpected \['present'\]"):
         judge(ONNX, {"logits": hidden(), "present": hidden(1)}, expected, compare_values=False)
-    assert judge(ONNX, {key: value + 1 for key, value in expected.items()}, expected, compare_values=False) == "uncompared"
+    assert (
+        judge(ONNX, {key: value + 1 for key, value in expected.items()}, expected, compare_values=False) == "uncompared"
+    )
 
 
 def test_generate_on_onnx_compares_names_only():

@@ -1,12 +1,12 @@
-"""The pytest plugin end to end without exporting: JUnit shape (SPEC §4), skips, build errors, probe, suite properties."""
+"""The pytest plugin end to end without exporting: JUnit shape (docs/outcomes.md), skips, build errors, probe, suite properties."""
 
 from __future__ import annotations
 
 import pytest
 
 from bot.cells import Cell
-from bot.run.session import SessionOptions, pytest_args
 from bot.run.plan import RunPlan
+from bot.run.session import SessionOptions, pytest_args
 from tests.run.plugin_helpers import run_cells
 
 SKIPS = """
@@ -76,8 +76,13 @@ def test_suite_properties_name_versions_source_and_shard(junit):
 
 
 def test_probe_runs_a_skiplisted_cell_and_records_probe_true(tmp_path):
-    code, result = run_cells(tmp_path, ["GhostModel::test_torch_export_dynamic"], skips=SKIPS.replace("onnx.dynamic", "dynamic"), probe=True,
-                            in_process=True)
+    code, result = run_cells(
+        tmp_path,
+        ["GhostModel::test_torch_export_dynamic"],
+        skips=SKIPS.replace("onnx.dynamic", "dynamic"),
+        probe=True,
+        in_process=True,
+    )
     case = result.cases["GhostModel::test_torch_export_dynamic"]
     assert case.outcome == "error" and case.properties["kind"] == "build"  # its real outcome, not the skip
     assert case.properties["probe"] == "true"

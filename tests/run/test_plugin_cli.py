@@ -15,8 +15,22 @@ from tests.run.plugin_helpers import read_junit
 def test_run_writes_junit_progress_and_summary(tmp_path):
     junit = tmp_path / "out.xml"
     command = [
-        sys.executable, "-m", "bot", "run", "--models", "BertModel,GhostModel", "--backends", "dynamo",
-        "--shapes", "static", "-n", "1", "--junit", str(junit), "--cell-timeout", "600",
+        sys.executable,
+        "-m",
+        "bot",
+        "run",
+        "--models",
+        "BertModel,GhostModel",
+        "--backends",
+        "dynamo",
+        "--shapes",
+        "static",
+        "-n",
+        "1",
+        "--junit",
+        str(junit),
+        "--cell-timeout",
+        "600",
     ]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr[-3000:]  # a build error is data, not a failed run

@@ -11,10 +11,10 @@ from click.testing import CliRunner
 from bot.cells import Cell
 from bot.cli import main
 from bot.outcomes import Status
+from bot.run.controller import crash_kind
 from bot.run.execute import CellRun, ComponentRun
 from bot.run.junit import cell_properties, read_timings, run_properties, suite_properties
 from bot.run.plan import PlanError, RunPlan, read_plan
-from bot.run.controller import crash_kind
 from bot.run.progress import Progress, ProgressWriter, format_seconds, summary_table
 
 GENERATE = Cell("LlamaForCausalLM", "executorch", "dynamic", "generate", "static", "xnnpack")
@@ -23,21 +23,36 @@ FORWARD = Cell("BertModel", "onnx", "static")
 
 def test_cell_properties_name_every_field_that_is_set():
     assert dict(cell_properties(GENERATE, probe=True)) == {
-        "backend": "executorch", "shape": "dynamic", "path": "generate", "cache": "static", "target": "xnnpack", "probe": "true",
+        "backend": "executorch",
+        "shape": "dynamic",
+        "path": "generate",
+        "cache": "static",
+        "target": "xnnpack",
+        "probe": "true",
     }
     assert dict(cell_properties(FORWARD)) == {"backend": "onnx", "shape": "static", "path": "forward", "probe": "false"}
 
 
 def test_failed_run_records_stage_components_and_timings():
     run = CellRun(
-        GENERATE, Status.FAILED, stage="export", message="RuntimeError: boom", skip_scope="executorch", probe=True,
+        GENERATE,
+        Status.FAILED,
+        stage="export",
+        message="RuntimeError: boom",
+        skip_scope="executorch",
+        probe=True,
         components=(ComponentRun("prefill", "passed"), ComponentRun("decode", "failed", "RuntimeError: boom")),
         timings={"build": 0.25, "export": 3.0},
     )
     props = dict(run_properties(run))
     assert props == {
-        "components": "prefill,decode", "component.prefill": "passed", "component.decode": "failed",
-        "skip_scope": "executorch", "stage": "export", "time.build": "0.250", "time.export": "3.000",
+        "components": "prefill,decode",
+        "component.prefill": "passed",
+        "component.decode": "failed",
+        "skip_scope": "executorch",
+        "stage": "export",
+        "time.build": "0.250",
+        "time.export": "3.000",
     }
     assert read_timings(run_properties(run)) == {"build": 0.25, "export": 3.0}
 
@@ -63,8 +78,14 @@ def test_a_worker_dead_past_its_deadline_on_that_cell_timed_out(tmp_path):
 
 
 def test_plan_round_trips_and_rejects_bad_files(tmp_path):
-    plan = RunPlan(cells=(FORWARD, GENERATE), source="zoo", probe=True, shard="2/3", cell_timeout=5,
-                   durations={FORWARD.id: 2.5, "Other::test_torch_export_static": 1.0})
+    plan = RunPlan(
+        cells=(FORWARD, GENERATE),
+        source="zoo",
+        probe=True,
+        shard="2/3",
+        cell_timeout=5,
+        durations={FORWARD.id: 2.5, "Other::test_torch_export_static": 1.0},
+    )
     path = plan.write(tmp_path / "run.cells.json")
     again = read_plan(path)
     assert again.cells == plan.cells and again.probe and again.shard == "2/3" and again.durations == {FORWARD.id: 2.5}
@@ -93,7 +114,9 @@ def test_progress_writes_plain_lines_off_a_terminal_and_a_summary_at_the_end():
 
 
 def test_summary_table_counts_per_backend_and_outcome():
-    table = summary_table({FORWARD: Status.PASSED, Cell("BertModel", "onnx", "dynamic"): Status.FAILED, GENERATE: Status.ERROR})
+    table = summary_table(
+        {FORWARD: Status.PASSED, Cell("BertModel", "onnx", "dynamic"): Status.FAILED, GENERATE: Status.ERROR}
+    )
     rows = {line.split()[0]: line.split()[1:] for line in table.splitlines() if not line.startswith("-")}
     assert rows["onnx"] == ["1", "0", "1", "0", "0", "2"]
     assert rows["executorch"] == ["0", "0", "0", "1", "0", "1"]

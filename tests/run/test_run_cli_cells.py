@@ -16,7 +16,8 @@ from tests.conftest import SKIPLISTS
 from tests.results.factory import Case, junit
 
 ROW = [
-    Cell.parse(i) for i in (
+    Cell.parse(i)
+    for i in (
         "LlamaForCausalLM::test_torch_export_static",
         "LlamaForCausalLM::test_onnx_export_dynamic",
         "LlamaForCausalLM::test_onnx_export_generate_dynamic_static_cache",
@@ -26,8 +27,20 @@ ROW = [
 
 
 def plan(**options):
-    defaults = dict(models=(), preset=None, selection_file=None, backends=(), shapes=(), generate=True, probe=False,
-                    shard=None, durations_file=None, source="zoo", skiplists_dir=SKIPLISTS, cell_timeout=None)
+    defaults = dict(
+        models=(),
+        preset=None,
+        selection_file=None,
+        backends=(),
+        shapes=(),
+        generate=True,
+        probe=False,
+        shard=None,
+        durations_file=None,
+        source="zoo",
+        skiplists_dir=SKIPLISTS,
+        cell_timeout=None,
+    )
     return plan_from_options(**{**defaults, **options})
 
 
@@ -42,8 +55,9 @@ def test_a_selection_runs_as_written_unless_narrowed(tmp_path):
 def test_rerun_of_runs_the_cells_a_report_still_needs_confirmed(tmp_path):
     base, head = tmp_path / "base.xml", tmp_path / "head.xml"
     base.write_text(junit([Case(c.id) for c in ROW]))
-    head.write_text(junit([Case(ROW[0].id, "failed", "RuntimeError: boom", stage="export")]
-                          + [Case(c.id) for c in ROW[1:]]))
+    head.write_text(
+        junit([Case(ROW[0].id, "failed", "RuntimeError: boom", stage="export")] + [Case(c.id) for c in ROW[1:]])
+    )
     report = diff(read_results([base]), read_results([head]), load_skiplists(SKIPLISTS))
     write_report(report, tmp_path / "report.json")
     rerun = plan(rerun_of=tmp_path / "report.json")
@@ -65,8 +79,9 @@ def test_nothing_to_rerun_writes_an_empty_junit_without_a_session(tmp_path):
 
     write_report(Report(verdict="success", headline="fine", baseline=True), tmp_path / "report.json")
     out = tmp_path / "rerun.xml"
-    result = CliRunner().invoke(main, ["run", "--rerun-of", str(tmp_path / "report.json"), "--junit", str(out),
-                                       "--skiplists", str(SKIPLISTS)])
+    result = CliRunner().invoke(
+        main, ["run", "--rerun-of", str(tmp_path / "report.json"), "--junit", str(out), "--skiplists", str(SKIPLISTS)]
+    )
     assert result.exit_code == 0, result.output
     results = read_results([out])
     assert not results.results and not results.problems

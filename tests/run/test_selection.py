@@ -12,7 +12,11 @@ CLASSES = [
     ClassInfo("LlamaForCausalLM", "llama", True, "decoder"),
     ClassInfo("ViTModel", "vit", False, "vision"),
 ]
-PRESETS = {"smoke": ("BertModel", "LlamaForCausalLM"), "core": ("ViTModel",), "all": ("BertModel", "LlamaForCausalLM", "ViTModel")}
+PRESETS = {
+    "smoke": ("BertModel", "LlamaForCausalLM"),
+    "core": ("ViTModel",),
+    "all": ("BertModel", "LlamaForCausalLM", "ViTModel"),
+}
 
 
 def ids(cells):
@@ -25,7 +29,9 @@ def test_default_is_the_smoke_preset_with_every_backend_shape_and_path():
     llama = [c for c in cells if c.model_class == "LlamaForCausalLM"]
     assert len(bert) == 8  # 4 backends × 2 shapes, forward only
     assert {c.path for c in llama} == {"forward", "generate"}
-    assert {(c.cache, c.shape) for c in llama if c.generate} == {(cache, shape) for cache in ("dynamic", "static") for shape in ("static", "dynamic")}
+    assert {(c.cache, c.shape) for c in llama if c.generate} == {
+        (cache, shape) for cache in ("dynamic", "static") for shape in ("static", "dynamic")
+    }
     assert len(llama) == 8 + 16
     assert {c.backend for c in cells} == {"dynamo", "onnx", "openvino", "executorch"}
     assert len(set(cells)) == len(cells)
@@ -37,7 +43,13 @@ def test_filters_narrow_the_matrix_and_no_generate_drops_the_generate_path():
 
 
 def test_models_add_to_a_preset_in_order_without_duplicates():
-    cells = select_cells(Selection(models=("ViTModel", "BertModel"), preset="smoke", backends=("dynamo",), shapes=("static",), generate=False), CLASSES, PRESETS)
+    cells = select_cells(
+        Selection(
+            models=("ViTModel", "BertModel"), preset="smoke", backends=("dynamo",), shapes=("static",), generate=False
+        ),
+        CLASSES,
+        PRESETS,
+    )
     assert ids(cells) == [
         "BertModel::test_torch_export_static",
         "LlamaForCausalLM::test_torch_export_static",
@@ -56,7 +68,9 @@ def test_a_class_the_source_lacks_still_yields_cells():
 
 
 def test_mlx_target_adds_executorch_cells_but_no_static_cache_ones():
-    cells = select_cells(Selection(models=("LlamaForCausalLM",), backends=("executorch",), targets=("xnnpack", "mlx")), CLASSES, PRESETS)
+    cells = select_cells(
+        Selection(models=("LlamaForCausalLM",), backends=("executorch",), targets=("xnnpack", "mlx")), CLASSES, PRESETS
+    )
     mlx = [c for c in cells if c.target == "mlx"]
     assert mlx and not any(c.static_cache for c in mlx)
     assert len([c for c in cells if c.target == "xnnpack"]) == 2 + 4

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from bot.run.sources import FAMILIES, BuildError, SourceError, get_source
-from bot.run.sources.zoo.recipes import INPUT_KINDS, PRESETS, RECIPES
+from bot.run.sources.zoo.recipes import INPUT_KINDS, RECIPES
 
 torch = pytest.importorskip("torch")
 

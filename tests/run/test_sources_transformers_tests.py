@@ -24,7 +24,11 @@ def source():
 def test_lists_the_fixture_classes(source):
     infos = {i.model_class: i for i in source.classes()}
     assert list(infos) == [
-        "BertModel", "BertForSequenceClassification", "BertForMultipleChoice", "LlamaModel", "LlamaForCausalLM",
+        "BertModel",
+        "BertForSequenceClassification",
+        "BertForMultipleChoice",
+        "LlamaModel",
+        "LlamaForCausalLM",
     ]
     assert {n for n, i in infos.items() if i.generative} == {"LlamaForCausalLM"}
     assert infos["BertModel"].model_type == "bert" and infos["BertModel"].family == "text-encoder"
@@ -100,13 +104,17 @@ def _checkout(tmp_path: Path, model_type: str, body: str) -> Path:
 
 
 def test_a_module_that_fails_to_import_lists_its_classes_as_build_errors(tmp_path):
-    root = _checkout(tmp_path, "broken", """
+    root = _checkout(
+        tmp_path,
+        "broken",
+        """
         import unittest
         import no_such_dependency
         from transformers import is_torch_available
         class BrokenModelTest(unittest.TestCase):
             all_model_classes = (BrokenModel, BrokenForCausalLM) if is_torch_available() else ()
-    """)
+    """,
+    )
     source = get_source(f"transformers-tests:{root}")
     infos = {i.model_class: i for i in source.classes()}
     assert {"BrokenModel", "BrokenForCausalLM", "BertModel"} <= set(infos)
@@ -116,7 +124,10 @@ def test_a_module_that_fails_to_import_lists_its_classes_as_build_errors(tmp_pat
 
 
 def test_a_tester_that_raises_is_a_build_error(tmp_path):
-    root = _checkout(tmp_path, "gpt2", """
+    root = _checkout(
+        tmp_path,
+        "gpt2",
+        """
         import unittest
         from transformers import GPT2Model
         from ...test_modeling_common import ModelTesterMixin
@@ -130,14 +141,18 @@ def test_a_tester_that_raises_is_a_build_error(tmp_path):
             test_torch_exportable = False
             def setUp(self):
                 self.model_tester = Tester(self)
-    """)
+    """,
+    )
     source = get_source(f"transformers-tests:{root}")
     with pytest.raises(BuildError, match="GPT2ModelTest: the model tester raised RuntimeError: tester is broken"):
         source.build("GPT2Model", generate=False)
 
 
 def test_exportable_flag_and_per_class_preparation(tmp_path):
-    root = _checkout(tmp_path, "gpt2", """
+    root = _checkout(
+        tmp_path,
+        "gpt2",
+        """
         import unittest
         from transformers import GPT2Config, GPT2Model
         from ...test_modeling_common import ModelTesterMixin, ids_tensor
@@ -152,21 +167,26 @@ def test_exportable_flag_and_per_class_preparation(tmp_path):
             test_torch_exportable = False
             def setUp(self):
                 self.model_tester = Tester(self)
-    """)
+    """,
+    )
     built = get_source(f"transformers-tests:{root}").build("GPT2Model", generate=False)
     assert built.exportable is False
     assert built.inputs["for"] == "GPT2Model"
 
 
 def test_a_setup_that_raises_is_a_build_error(tmp_path):
-    root = _checkout(tmp_path, "gpt2", """
+    root = _checkout(
+        tmp_path,
+        "gpt2",
+        """
         import unittest
         from transformers import GPT2Model
         class GPT2ModelTest(unittest.TestCase):
             all_model_classes = (GPT2Model,)
             def setUp(self):
                 raise OSError("needs the hub")
-    """)
+    """,
+    )
     with pytest.raises(BuildError, match=r"setUp\(\) raised OSError: needs the hub"):
         get_source(f"transformers-tests:{root}").build("GPT2Model", generate=False)
 

@@ -23,17 +23,34 @@ KINDS = ("modeling_", "modular_", "configuration_")
 # modular files), so two copied modules get one added line each, as older releases had:
 # phi3 at module level (a run-time dependent), gemma under TYPE_CHECKING (not one).
 PHI3_IMPORT = "from ..llama.modeling_llama import LlamaRMSNorm  # noqa: F401\n"
-GEMMA_IMPORT = "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from ..llama.modeling_llama import LlamaModel\n"
+GEMMA_IMPORT = (
+    "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from ..llama.modeling_llama import LlamaModel\n"
+)
 
-CATALOG = Catalog(generative={}, buildable=frozenset({"LlamaForCausalLM", "BertModel", "GPT2LMHeadModel"}),
-                  core=("BertModel", "GPT2LMHeadModel", "LlamaForCausalLM"))
+CATALOG = Catalog(
+    generative={},
+    buildable=frozenset({"LlamaForCausalLM", "BertModel", "GPT2LMHeadModel"}),
+    core=("BertModel", "GPT2LMHeadModel", "LlamaForCausalLM"),
+)
 
 
 def git(repo: Path, *args: str) -> str:
     done = subprocess.run(
-        ["git", "-C", str(repo), "-c", "user.name=test", "-c", "user.email=test@example.invalid",
-         "-c", "core.looseCompression=0", *args],
-        check=True, capture_output=True, text=True,
+        [
+            "git",
+            "-C",
+            str(repo),
+            "-c",
+            "user.name=test",
+            "-c",
+            "user.email=test@example.invalid",
+            "-c",
+            "core.looseCompression=0",
+            *args,
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return done.stdout
 

@@ -42,8 +42,9 @@ def test_durations_balance_the_shards(repo, tmp_path):
     junit.write_text(
         '<testsuite><testcase classname="GPT2Model" name="test_onnx_export_static" time="500"/></testsuite>'
     )
-    document = json.loads(run("--repo", str(repo), "--base", "main", "--head", "pr", "--shards", "2",
-                              "--durations", str(junit)).output)
+    document = json.loads(
+        run("--repo", str(repo), "--base", "main", "--head", "pr", "--shards", "2", "--durations", str(junit)).output
+    )
     heavy = [s for s in document["shards"] if "GPT2Model::test_onnx_export_static" in s]
     assert heavy == [["GPT2Model::test_onnx_export_static"]]  # alone in its shard: it outweighs the rest
 
@@ -63,7 +64,10 @@ def test_an_unknown_ref_is_one_line_and_exit_2(repo):
 
 
 def test_selection_file_round_trip_and_errors(tmp_path):
-    cells = [Cell.parse("BertModel::test_onnx_export_dynamic"), Cell.parse("GPT2LMHeadModel::test_torch_export_generate_static_static_cache")]
+    cells = [
+        Cell.parse("BertModel::test_onnx_export_dynamic"),
+        Cell.parse("GPT2LMHeadModel::test_torch_export_generate_static_static_cache"),
+    ]
     path = tmp_path / "s.json"
     write_selection(path, cells, head_sha="abc")
     assert read_selection(path) == cells
@@ -80,11 +84,26 @@ def test_a_models_request_replaces_the_git_selection_and_fills_github_output(rep
     commit_all(repo, "docs")
     output = tmp_path / "github_output"
     request = json.dumps({"kind": "models", "models": ["LlamaForCausalLM"], "backends": ["dynamo"], "pr": 7})
-    result = run("--repo", str(repo), "--base", "main", "--head", "pr", "--shards", "2", "--request", request,
-                 "--github-output", str(output))
+    result = run(
+        "--repo",
+        str(repo),
+        "--base",
+        "main",
+        "--head",
+        "pr",
+        "--shards",
+        "2",
+        "--request",
+        request,
+        "--github-output",
+        str(output),
+    )
     assert result.exit_code == 0, result.output
     document = json.loads(result.output)
-    assert document["cells"] == ["LlamaForCausalLM::test_torch_export_static", "LlamaForCausalLM::test_torch_export_dynamic"]
+    assert document["cells"] == [
+        "LlamaForCausalLM::test_torch_export_static",
+        "LlamaForCausalLM::test_torch_export_dynamic",
+    ]
     assert output.read_text().splitlines() == ['matrix={"shard": [1, 2]}', "count=2", "shards=2", "probe=false"]
 
 
@@ -92,7 +111,17 @@ def test_a_probe_request_keeps_the_git_selection_and_says_probe(repo, tmp_path):
     (repo / "docs/source/en/export.md").write_text("# changed\n")
     commit_all(repo, "docs")
     output = tmp_path / "github_output"
-    result = run("--repo", str(repo), "--base", "main", "--head", "pr", "--request", '{"kind": "probe"}',
-                 "--github-output", str(output))
+    result = run(
+        "--repo",
+        str(repo),
+        "--base",
+        "main",
+        "--head",
+        "pr",
+        "--request",
+        '{"kind": "probe"}',
+        "--github-output",
+        str(output),
+    )
     assert json.loads(result.output)["summary"] == "no export-relevant changes"
     assert "probe=true" in output.read_text().splitlines()

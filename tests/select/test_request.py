@@ -12,8 +12,11 @@ from bot.select.catalog import Catalog
 from bot.select.request import RequestError, RunRequest, parse_request, request_cells
 
 INDEX = ModelIndex({"llama": ("LlamaModel", "LlamaForCausalLM"), "bert": ("BertModel",)})
-CATALOG = Catalog({"LlamaForCausalLM": True, "LlamaModel": False, "BertModel": False},
-                  frozenset({"LlamaForCausalLM", "LlamaModel", "BertModel"}), core=("BertModel",))
+CATALOG = Catalog(
+    {"LlamaForCausalLM": True, "LlamaModel": False, "BertModel": False},
+    frozenset({"LlamaForCausalLM", "LlamaModel", "BertModel"}),
+    core=("BertModel",),
+)
 
 
 @pytest.mark.parametrize("text", [None, "", "{}", '{"kind": "rerun"}'])
@@ -36,9 +39,15 @@ def test_a_request_that_names_no_run_is_refused(text):
 def test_a_model_type_stands_for_its_classes_and_generate_is_opt_in():
     request = RunRequest("models", models=("llama",), backends=("onnx",), shapes=("dynamic",))
     cells = request_cells(request, CATALOG, INDEX)
-    assert [c.id for c in cells] == ["LlamaModel::test_onnx_export_dynamic", "LlamaForCausalLM::test_onnx_export_dynamic"]
-    with_generate = request_cells(RunRequest("models", models=("LlamaForCausalLM",), backends=("onnx",),
-                                             shapes=("dynamic",), generate=True), CATALOG, INDEX)
+    assert [c.id for c in cells] == [
+        "LlamaModel::test_onnx_export_dynamic",
+        "LlamaForCausalLM::test_onnx_export_dynamic",
+    ]
+    with_generate = request_cells(
+        RunRequest("models", models=("LlamaForCausalLM",), backends=("onnx",), shapes=("dynamic",), generate=True),
+        CATALOG,
+        INDEX,
+    )
     assert Cell.parse("LlamaForCausalLM::test_onnx_export_generate_dynamic_static_cache") in with_generate
 
 

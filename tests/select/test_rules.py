@@ -46,9 +46,7 @@ def test_globs_keep_single_star_inside_a_folder():
 
 def test_name_status_with_renames():
     out = "M\0a.py\0R087\0old/x.py\0new/x.py\0D\0gone.py\0"
-    assert parse_name_status(out) == [
-        Change("M", "a.py"), Change("R", "new/x.py", "old/x.py"), Change("D", "gone.py")
-    ]
+    assert parse_name_status(out) == [Change("M", "a.py"), Change("R", "new/x.py", "old/x.py"), Change("D", "gone.py")]
     assert Change("R", "new", "old").paths == ("old", "new")
 
 
@@ -68,13 +66,16 @@ def test_runtime_imports_count_module_and_function_level_but_not_type_checking()
 
 
 def test_modular_imports_and_exported_classes():
-    assert modular_imports("from ..llama.modeling_llama import (\n  LlamaModel,\n)\nfrom ..mistral import M\n", "q") == {
-        "llama", "mistral"}
+    assert modular_imports(
+        "from ..llama.modeling_llama import (\n  LlamaModel,\n)\nfrom ..mistral import M\n", "q"
+    ) == {"llama", "mistral"}
     assert exported_classes('__all__ = ["XModel", "XPreTrainedModel", "XForCausalLM"]\n') == ("XModel", "XForCausalLM")
 
 
 def test_closures_are_transitive_and_name_the_link():
-    tree = ModelTree({}, imports={"b": frozenset({"a"}), "c": frozenset({"b"})}, modular_parents={"d": frozenset({"a"})})
+    tree = ModelTree(
+        {}, imports={"b": frozenset({"a"}), "c": frozenset({"b"})}, modular_parents={"d": frozenset({"a"})}
+    )
     assert tree.dependents({"a"}) == {"b": "a", "c": "b"}
     assert tree.modular_descendants({"a"}) == {"d": "a"}
     assert tree.dependents({"c"}) == {}
@@ -94,14 +95,21 @@ def test_covered_cells_follow_the_walk():
     never = lambda _: False  # noqa: E731
     ids = lambda e: sorted(c.id for c in covered_cells(e, never))  # noqa: E731
     assert ids(EntryChange("export_skips.toml", "onnx.dynamic", "BertModel", "added")) == [
-        "BertModel::test_onnx_export_dynamic"]
+        "BertModel::test_onnx_export_dynamic"
+    ]
     # Forward dynamo compares without a backend: `exactness` reaches it, `dynamo.exactness` does not.
-    assert "BertModel::test_torch_export_static" in ids(EntryChange("export_skips.toml", "exactness", "BertModel", "added"))
+    assert "BertModel::test_torch_export_static" in ids(
+        EntryChange("export_skips.toml", "exactness", "BertModel", "added")
+    )
     assert ids(EntryChange("export_skips.toml", "dynamo.exactness", "BertModel", "added")) == []
     assert ids(EntryChange("export_skips.toml", "xnnpack", "BertModel", "added")) == [
-        "BertModel::test_executorch_export_dynamic_xnnpack", "BertModel::test_executorch_export_static_xnnpack"]
+        "BertModel::test_executorch_export_dynamic_xnnpack",
+        "BertModel::test_executorch_export_static_xnnpack",
+    ]
     assert ids(EntryChange("onnx_disable_optimize.toml", "all", "BertModel", "added")) == [
-        "BertModel::test_onnx_export_dynamic", "BertModel::test_onnx_export_static"]
+        "BertModel::test_onnx_export_dynamic",
+        "BertModel::test_onnx_export_static",
+    ]
 
 
 def test_catalog_core_from_settings_or_the_zoo_preset():

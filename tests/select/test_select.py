@@ -1,4 +1,4 @@
-"""Selection on a real-file Transformers tree: each rule of SPEC §8, renames, removals, and the narrow case."""
+"""Selection on a real-file Transformers tree: each rule of docs/selection.md, renames, removals, and the narrow case."""
 
 from __future__ import annotations
 
@@ -127,7 +127,9 @@ def test_moving_an_entry_selects_both_scopes_cells_and_a_reason_edit_selects_non
     assert set(selection.reasons) == {"Sam2Model"}
     assert set(selection.cells) == row("Sam2Model")  # `all` covers the whole row, `dynamic` a part of it
     assert {r.detail.split("] ")[1] for r in selection.reasons["Sam2Model"]} == {
-        "Sam2Model added (moved)", "Sam2Model removed (moved)"}
+        "Sam2Model added (moved)",
+        "Sam2Model removed (moved)",
+    }
 
 
 def test_onnx_optimize_toggle_entry_covers_onnx_cells_only(repo):

@@ -35,17 +35,40 @@ def test_shipped_skiplists_lint_with_warnings_only():
 @pytest.mark.parametrize(
     "text, line, exit_code",
     [
-        ('[all]\nBertModel = "a\n', 'bad.toml:2:15: error: TOML syntax error: Illegal character', 2),
-        ('[all]\nBertModel = "a"\nBertModel = "b"\n', "bad.toml:3:1: error: duplicate class `BertModel` in `all` (first at line 2)", 2),
-        ('[all]\nBertModel = 3\n', "bad.toml:2:13: error: the reason of `BertModel` in `all` must be a string, not a number", 2),
+        ('[all]\nBertModel = "a\n', "bad.toml:2:15: error: TOML syntax error: Illegal character", 2),
+        (
+            '[all]\nBertModel = "a"\nBertModel = "b"\n',
+            "bad.toml:3:1: error: duplicate class `BertModel` in `all` (first at line 2)",
+            2,
+        ),
+        (
+            "[all]\nBertModel = 3\n",
+            "bad.toml:2:13: error: the reason of `BertModel` in `all` must be a string, not a number",
+            2,
+        ),
         ('[all]\nBertModel = ""\n', "bad.toml:2:13: error: empty reason for `BertModel` in `all`", 2),
         ('BertModel = "a"\n', "bad.toml:1:1: error: `BertModel` is neither a reason nor a scope table", 2),
-        ('[all]\nBertModel = ["a"]\n', "bad.toml:2:13: error: the reason of `BertModel` in `all` must be a string, not an array", 2),
+        (
+            '[all]\nBertModel = ["a"]\n',
+            "bad.toml:2:13: error: the reason of `BertModel` in `all` must be a string, not an array",
+            2,
+        ),
         ('[onnx.dynamc]\nBertModel = "a"\n', "bad.toml:1:2: warning: unknown scope `onnx.dynamc`", 0),
-        ('[all]\nBertModel = "Same as `Nope`."\n', "bad.toml:2:13: warning: the reason of `BertModel` refers to `Nope`", 0),
-        ('[all]\nNoSuchModel = "a"\n', "bad.toml:2:1: warning: `NoSuchModel` is not a model class of the installed Transformers", 0),
-        ('[dynamic]\nBertModel = "a"\n["onnx.dynamic"]\nBertModel = "b"\n',
-         "bad.toml:4:1: warning: `BertModel` in `onnx.dynamic` is redundant: `dynamic` (line 2)", 0),
+        (
+            '[all]\nBertModel = "Same as `Nope`."\n',
+            "bad.toml:2:13: warning: the reason of `BertModel` refers to `Nope`",
+            0,
+        ),
+        (
+            '[all]\nNoSuchModel = "a"\n',
+            "bad.toml:2:1: warning: `NoSuchModel` is not a model class of the installed Transformers",
+            0,
+        ),
+        (
+            '[dynamic]\nBertModel = "a"\n["onnx.dynamic"]\nBertModel = "b"\n',
+            "bad.toml:4:1: warning: `BertModel` in `onnx.dynamic` is redundant: `dynamic` (line 2)",
+            0,
+        ),
     ],
 )
 def test_lint_findings(tmp_path, text, line, exit_code):
@@ -54,7 +77,7 @@ def test_lint_findings(tmp_path, text, line, exit_code):
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(tmp_path)
         result = run("lint", "bad.toml")
-    findings = [l for l in result.output.splitlines() if ": error: " in l or ": warning: " in l]
+    findings = [line_ for line_ in result.output.splitlines() if ": error: " in line_ or ": warning: " in line_]
     assert findings == [next(f for f in findings if f.startswith(line))] and len(findings) == 1, result.output
     assert result.exit_code == exit_code
     if exit_code == 0:
@@ -70,15 +93,19 @@ def test_lint_toggle_file_knows_only_its_two_scopes(tmp_path):
 def test_lint_bad_paths_are_usage_errors(tmp_path):
     assert run("lint", str(tmp_path / "missing.toml")).exit_code == 2
     assert run("lint", str(tmp_path)).exit_code == 2
-    (tmp_path / "latin.toml").write_bytes(b"[all]\nA = \"\xe9\"\n")
+    (tmp_path / "latin.toml").write_bytes(b'[all]\nA = "\xe9"\n')
     result = run("lint", str(tmp_path / "latin.toml"))
     assert result.exit_code == 2 and "not UTF-8" in result.output
 
 
 def test_explain_the_issues_examples():
-    result = run("explain", "MMGroundingDinoModel::test_onnx_export_dynamic", "VibeVoiceAsrModel::test_onnx_export_static",
-                 "BertModel::test_torch_export_static",
-                 "MiniMaxM3SparseForConditionalGeneration::test_openvino_export_generate_static_static_cache")
+    result = run(
+        "explain",
+        "MMGroundingDinoModel::test_onnx_export_dynamic",
+        "VibeVoiceAsrModel::test_onnx_export_static",
+        "BertModel::test_torch_export_static",
+        "MiniMaxM3SparseForConditionalGeneration::test_openvino_export_generate_static_static_cache",
+    )
     assert result.exit_code == 0
     mm, vibe, bert, minimax = result.output.split("\n\n")
     assert "skipped by scope `onnx.dynamic`: Same as `GroundingDinoModel`." in mm
@@ -92,16 +119,33 @@ def test_explain_the_issues_examples():
 def test_explain_json_one_object_per_cell(tmp_path):
     shutil.copy(SKIPLISTS / "export_skips.toml", tmp_path)
     (tmp_path / "onnx_disable_optimize.toml").write_text('[dynamic]\nBertModel = "x"\n', encoding="utf-8")
-    result = run("explain", "--json", "--skiplists", str(tmp_path), "BertModel::test_onnx_export_dynamic",
-                 "VibeVoiceAsrModel::test_torch_export_static")
+    result = run(
+        "explain",
+        "--json",
+        "--skiplists",
+        str(tmp_path),
+        "BertModel::test_onnx_export_dynamic",
+        "VibeVoiceAsrModel::test_torch_export_static",
+    )
     bert, vibe = json.loads(result.output)
     assert {k: bert[k] for k in ("skipped", "scope", "reason", "exactness_scope", "onnx_optimize")} == {
-        "skipped": False, "scope": None, "reason": None, "exactness_scope": None, "onnx_optimize": False}
+        "skipped": False,
+        "scope": None,
+        "reason": None,
+        "exactness_scope": None,
+        "onnx_optimize": False,
+    }
     assert (vibe["exactness_scope"], vibe["onnx_optimize"]) == ("exactness", None)
 
 
-@pytest.mark.parametrize("cell_id, part", [("BertModel", "`::`"), ("BertModel::test_onnx_export_sideways", "sideways"),
-                                          ("BertModel::test_tflite_export_static", "tflite")])
+@pytest.mark.parametrize(
+    "cell_id, part",
+    [
+        ("BertModel", "`::`"),
+        ("BertModel::test_onnx_export_sideways", "sideways"),
+        ("BertModel::test_tflite_export_static", "tflite"),
+    ],
+)
 def test_explain_malformed_id(cell_id, part):
     result = run("explain", "BertModel::test_onnx_export_static", cell_id)
     assert result.exit_code == 2 and part in result.output and "Traceback" not in result.output
@@ -113,7 +157,9 @@ def test_explain_broken_skiplist_is_a_usage_error(tmp_path):
     assert result.exit_code == 2 and "export_skips.toml" in result.output
 
 
-@pytest.mark.parametrize("name, toml", [("EXPORT_SKIPS", "export_skips.toml"), ("ONNX_DISABLE_OPTIMIZE", "onnx_disable_optimize.toml")])
+@pytest.mark.parametrize(
+    "name, toml", [("EXPORT_SKIPS", "export_skips.toml"), ("ONNX_DISABLE_OPTIMIZE", "onnx_disable_optimize.toml")]
+)
 def test_import_reproduces_the_shipped_files(tmp_path, name, toml):
     out = tmp_path / toml
     result = run("import", str(DATA / "seed_skips.py"), "--name", name, "-o", str(out))

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import difflib
-import tomllib
 
 import pytest
+import tomllib
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -78,7 +78,9 @@ def test_new_scope_table_goes_to_its_walk_position_with_a_comment():
     assert order.index("openvino") == order.index("executorch") - 1
     document.add("xnnpack.dynamic", "NewModel", "x")
     assert list(document.scopes())[-1] == "xnnpack.dynamic"
-    assert document.text().endswith('\n\n# ExecuTorch XNNPACK target, dynamic-shape only.\n["xnnpack.dynamic"]\nNewModel = "x"\n')
+    assert document.text().endswith(
+        '\n\n# ExecuTorch XNNPACK target, dynamic-shape only.\n["xnnpack.dynamic"]\nNewModel = "x"\n'
+    )
 
 
 def test_remove_inlines_the_reason_into_the_first_referrer_and_repoints_the_rest():
@@ -108,7 +110,11 @@ def test_narrow_and_move_keep_the_reason():
     document.narrow("onnx", "CHMv2ForDepthEstimation", ["onnx.dynamic", "onnx.generate"])
     scopes = document.scopes()
     assert "CHMv2ForDepthEstimation" not in scopes["onnx"]
-    assert scopes["onnx.dynamic"]["CHMv2ForDepthEstimation"] == scopes["onnx.generate"]["CHMv2ForDepthEstimation"] == reason
+    assert (
+        scopes["onnx.dynamic"]["CHMv2ForDepthEstimation"]
+        == scopes["onnx.generate"]["CHMv2ForDepthEstimation"]
+        == reason
+    )
     document.move("onnx.dynamic", "CHMv2ForDepthEstimation", "dynamic")
     assert document.scopes()["dynamic"]["CHMv2ForDepthEstimation"] == reason
 
@@ -153,7 +159,9 @@ def edit(draw, document: SkiplistDocument):
     kind = draw(st.sampled_from(["add", "add-ref", "remove", "narrow"]))
     if kind.startswith("add"):
         scope = draw(st.sampled_from(SCOPES))
-        model_class = draw(st.sampled_from(["AlphaModel", "BetaForCausalLM", "GammaModel", *(c for _, c in entries[:20])]))
+        model_class = draw(
+            st.sampled_from(["AlphaModel", "BetaForCausalLM", "GammaModel", *(c for _, c in entries[:20])])
+        )
         if kind == "add-ref" and entries:
             reason = f"Same as `{draw(st.sampled_from(entries))[1]}`."
         else:
@@ -185,8 +193,12 @@ def resolves_to(scopes: dict, scope: str, reason: str) -> tuple[str, str] | None
 
 
 # Shrinking re-runs whole edit sequences over a 24 kB file; it is skipped to keep the suite fast.
-@settings(max_examples=15, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=15,
+    deadline=None,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(st.data())
 def test_random_edit_sequences_keep_the_file_sound(data):
     document = SkiplistDocument.parse(EXPORT_SKIPS, "export_skips.toml")
@@ -202,8 +214,12 @@ def test_random_edit_sequences_keep_the_file_sound(data):
         reasons = [r for t in after.values() for r in t.values()]
         if op[0] == "remove":
             removed = snapshot[op[1]][op[2]]
-            referrers = [(s, c) for s, t in snapshot.items() for c, r in t.items()
-                         if (s, c) != op[1:3] and resolves_to(snapshot, s, r) == op[1:3]]
+            referrers = [
+                (s, c)
+                for s, t in snapshot.items()
+                for c, r in t.items()
+                if (s, c) != op[1:3] and resolves_to(snapshot, s, r) == op[1:3]
+            ]
             if referrers:
                 assert any(removed in r for r in reasons), "a removed target's text was lost"
         if op[0] == "narrow":

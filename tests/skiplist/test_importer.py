@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from bot.skiplist.importer import SkiplistImportError, import_skiplist, read_skip_dict
 from tests.conftest import ROOT, SKIPLISTS
 
 SEED = ROOT.parent / "shared" / "seeds" / "000_af50b47350963553.txt"
 
-MODULE = '''
+MODULE = """
 import os  # never executed: the import below would fail if it were
 import does_not_exist
 
@@ -33,7 +33,7 @@ SKIPS: dict[str, dict[str, str]] = {
     "dynamic": {"CModel": ("parenthesised")},
 }
 OTHER = {"all": {"DModel": "x" "y"}}
-'''
+"""
 
 
 def test_reads_concatenation_parentheses_comments_and_empty_scopes():
@@ -46,7 +46,10 @@ def test_reads_concatenation_parentheses_comments_and_empty_scopes():
     assert scopes[0].entries[0] == ("AModel", 'First piece, second piece with a "quote" and a backslash \\.')
     text = import_skiplist(MODULE, "SKIPS")
     assert text.startswith("# Every backend, every variant.\n[all]\n")
-    assert '# Two comment lines\n#   keep their indentation.\n["onnx.dynamic"]\n\n[dynamic]\nCModel = "parenthesised"\n' in text
+    assert (
+        '# Two comment lines\n#   keep their indentation.\n["onnx.dynamic"]\n\n[dynamic]\nCModel = "parenthesised"\n'
+        in text
+    )
     assert tomllib.loads(text)["all"]["AModel"] == scopes[0].entries[0][1]
     assert tomllib.loads(import_skiplist(MODULE, "OTHER")) == {"all": {"DModel": "xy"}}
 
@@ -69,8 +72,19 @@ def test_shapes_it_refuses(source, message):
 
 @pytest.mark.skipif(not SEED.is_file(), reason="the seed lives beside the repository, in ../shared/seeds")
 def test_the_one_off_transcription_of_the_newline_less_seed_reproduces_the_shipped_files(tmp_path):
-    subprocess.run([sys.executable, str(ROOT / "tools" / "transcribe_seed.py"), str(SEED), "--out", str(tmp_path),
-                    "--fixture", str(tmp_path / "seed.py")], check=True, cwd=ROOT)
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tools" / "transcribe_seed.py"),
+            str(SEED),
+            "--out",
+            str(tmp_path),
+            "--fixture",
+            str(tmp_path / "seed.py"),
+        ],
+        check=True,
+        cwd=ROOT,
+    )
     for name in ("export_skips.toml", "onnx_disable_optimize.toml"):
         assert (tmp_path / name).read_bytes() == (SKIPLISTS / name).read_bytes()
     assert (tmp_path / "seed.py").read_bytes() == (ROOT / "tests" / "skiplist" / "data" / "seed_skips.py").read_bytes()
@@ -78,8 +92,10 @@ def test_the_one_off_transcription_of_the_newline_less_seed_reproduces_the_shipp
 
 def test_shipped_files_hold_every_seed_entry_verbatim():
     module = (Path(__file__).parent / "data" / "seed_skips.py").read_text(encoding="utf-8")
-    for name, toml, entries, scopes in (("EXPORT_SKIPS", "export_skips.toml", 173, 17),
-                                        ("ONNX_DISABLE_OPTIMIZE", "onnx_disable_optimize.toml", 46, 2)):
+    for name, toml, entries, scopes in (
+        ("EXPORT_SKIPS", "export_skips.toml", 173, 17),
+        ("ONNX_DISABLE_OPTIMIZE", "onnx_disable_optimize.toml", 46, 2),
+    ):
         expected = {s.name: dict(s.entries) for s in read_skip_dict(module, name)}
         shipped = tomllib.loads((SKIPLISTS / toml).read_text(encoding="utf-8"))
         assert shipped == expected and list(shipped) == list(expected)

@@ -1,4 +1,4 @@
-"""Model sources (SPEC §3): `zoo` (the bot's tiny recipes) and `transformers-tests:PATH`.
+"""Model sources (docs/runner.md): `zoo` (the bot's tiny recipes) and `transformers-tests:PATH`.
 
 Importing this package does not import torch or transformers; `build` does, lazily.
 """
@@ -8,8 +8,8 @@ from __future__ import annotations
 from bot.run.sources.base import (
     FAMILIES,
     PRESET_NAMES,
-    Built,
     BuildError,
+    Built,
     ClassInfo,
     ModelSource,
     SourceError,
@@ -39,7 +39,7 @@ def get_source(spec: str = DEFAULT_SOURCE) -> ModelSource:
 
         return ZooSource()
     if spec.startswith(_TESTS_PREFIX):
-        path = spec[len(_TESTS_PREFIX):]
+        path = spec[len(_TESTS_PREFIX) :]
         if not path:
             raise SourceError(
                 f"--source {spec!r}: give the Transformers checkout after the colon, "

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from bot.errors import BotError
+
 FAMILIES = ("text-encoder", "decoder", "encoder-decoder", "vision", "audio", "multimodal")
 PRESET_NAMES = ("smoke", "core", "all")
 
@@ -32,7 +34,7 @@ class Built:
     exportable: bool = True  # the tester's test_torch_exportable
 
 
-class SourceError(ValueError):
+class SourceError(BotError, ValueError):
     """A bad `--source` spec or an unreadable checkout; the message says what to fix."""
 
 
@@ -41,7 +43,7 @@ class BuildError(Exception):
 
 
 class ModelSource(Protocol):
-    """Where model classes, their tiny configs and their inputs come from (SPEC §3)."""
+    """Where model classes, their tiny configs and their inputs come from (docs/runner.md)."""
 
     spec: str
 

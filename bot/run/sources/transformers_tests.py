@@ -1,4 +1,4 @@
-"""The `transformers-tests:PATH` model source: a Transformers checkout's model testers (SPEC §3 protocol)."""
+"""The `transformers-tests:PATH` model source: a Transformers checkout's model testers (docs/runner.md protocol)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ import logging
 import random
 import sys
 import unittest
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from bot.run.sources.base import Built, BuildError, ClassInfo, SourceError
+from bot.run.sources.base import BuildError, Built, ClassInfo, SourceError
 from bot.run.sources.zoo.recipes import PRESETS as ZOO_PRESETS
 
 logger = logging.getLogger(__name__)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import logging
 
-from bot.run.sources.base import Built, BuildError, ClassInfo
+from bot.run.sources.base import BuildError, Built, ClassInfo
 from bot.run.sources.zoo.recipes import PRESETS, RECIPES, Recipe
 
 logger = logging.getLogger(__name__)

@@ -4,7 +4,6 @@ from dataclasses import dataclass
 
 import torch
 from torch import nn
-
 from transformers import PreTrainedConfig, PreTrainedModel
 from transformers.utils import ModelOutput
 
