@@ -42,6 +42,14 @@ class BuildError(Exception):
     """This source cannot build this model class (unknown class, the tester raised, ...)."""
 
 
+class NotBuildable(BuildError):
+    """This source has no way to build this class at all (no recipe, no tester lists it).
+
+    Not a failure of the class or of the run: the cell is reported as "not buildable by this
+    source", with the reason, and never fails the verdict or becomes a skiplist proposal.
+    """
+
+
 class ModelSource(Protocol):
     """Where model classes, their tiny configs and their inputs come from (docs/runner.md)."""
 
