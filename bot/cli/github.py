@@ -124,28 +124,51 @@ def comment(obj: Context, report_path: Path, pr: int | None, run_id: int, bot_lo
     # The summary first: it must be there even when GitHub refuses what follows.
     actions.write_summary(render_summary(report))
     client = obj.client()
-    # The PR and commit come from the event, not from the report a PR's code wrote.
-    sha = event.head_sha or report.head_sha
-    numbers = (pr,) if pr else event.pr_numbers
-    if not numbers:
-        pulls = client.pulls_with_head(sha) if sha else []
-        if not pulls and report.head_sha and report.head_sha != sha:  # a dispatched run: event SHA is main's
-            sha = report.head_sha
-            pulls = client.pulls_with_head(sha)
-        numbers = tuple(p.number for p in pulls)
-    if not numbers:
-        raise BotError(f"no open pull request has head {sha}; pass --pr")
+    sha, numbers = _pulls_of_run(client, event, report.head_sha, pr)
     body = render_comment(report, max_chars=MAX_COMMENT - stamp_length(run_id))
+    held = []
     for number in numbers:
-        comment_id = upsert_sticky(client, number, body, marker=COMMENT_MARKER, run_id=run_id, bot_login=bot_login)
-        click.echo(f"#{number}: comment {comment_id}")
-    if sha:
+        sticky = upsert_sticky(client, number, body, marker=COMMENT_MARKER, run_id=run_id, bot_login=bot_login)
+        held.append(sticky)
+        click.echo(f"#{number}: comment {sticky.id}")
+    newer = [s.holds_run for s in held if not s.ours]
+    if sha and newer:
+        # The status follows the comment: an older run finishing late (a re-run keeps its
+        # GITHUB_RUN_ID) must not put its verdict next to a newer run's report.
+        click.echo(f"status left as set by run {max(newer)}, whose report the comment holds (this is run {run_id})")
+    elif sha:
         client.set_status(
             sha, report.verdict, status_description(report.verdict, report.headline), event.run_url or report.run_url
         )
         click.echo(f"status {report.verdict} on {sha}")
     if event.command_comment:
         click.echo(finish_command(client, event.command_comment, reported=True, pulls=numbers))
+
+
+def _pulls_of_run(client, event, report_sha: str | None, pr: int | None) -> tuple[str | None, tuple[int, ...]]:
+    """The commit and PR numbers a finished run reported on, from the event (never from the report alone)."""
+    sha = event.head_sha or report_sha
+    if pr:
+        return sha, (pr,)
+    if event.pr_numbers:
+        return sha, event.pr_numbers
+    if event.command_pr:
+        # A dispatched run: its title (from the default branch's workflow file) names the PR;
+        # the event's commit is the default branch's, so the report's pinned head is checked
+        # against the PR's before the PR gets its comment and status.
+        pull = client.pull_request(event.command_pr)
+        if report_sha and pull.head_sha == report_sha:
+            return report_sha, (pull.number,)
+        raise BotError(
+            f"the run answered #{pull.number}, whose head is now {pull.head_sha[:12]}, "
+            f"but its report is for {str(report_sha)[:12]}: nothing posted (the next run reports on the new head)"
+        )
+    if event.head_owner and event.head_branch:
+        # A fork PR's workflow_run event lists no pull request: its head owner and branch find it.
+        found = [p for p in client.pulls_from(event.head_owner, event.head_branch) if p.head_sha == sha]
+        if found:
+            return sha, tuple(p.number for p in found)
+    raise BotError(f"no open pull request has head {sha}; pass --pr")
 
 
 def _comment_event(obj: Context):
@@ -177,11 +200,16 @@ def _emit(outcome, out: Path | None) -> None:
 @github.command()
 @click.option("--dispatch", "workflow", default=None, help="Workflow file to dispatch with the request.")
 @click.option(
+    "--reports",
+    default=None,
+    help="Workflow whose report artifacts hold the proposals (a fork's apply gets the patch; default: --dispatch).",
+)
+@click.option(
     "--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the request JSON here."
 )
 @click.pass_obj
 @_github_errors
-def command(obj: Context, workflow: str | None, out: Path | None) -> None:
+def command(obj: Context, workflow: str | None, reports: str | None, out: Path | None) -> None:
     """Answer an `/export-check` comment (issue_comment event): check, acknowledge, pin the head, dispatch."""
     from bot.model_index import installed_index
     from bot.publish.respond import handle_command
@@ -198,6 +226,7 @@ def command(obj: Context, workflow: str | None, out: Path | None) -> None:
         model_classes=index.classes,
         model_types=frozenset(index.classes_by_type),
         dispatch=workflow,
+        reports=reports,
     )
     _emit(outcome, out)
 
@@ -220,15 +249,20 @@ def apply(obj: Context, workflow: str, dispatch: str | None, skiplists_path: str
         _emit(Outcome(False, "ignored: not an /export-check apply comment"), None)
         return
     client = obj.client()
-    # `github command` answered refusals already; this job checks again and stays quiet.
+    # `github command` answered refusals, closed PRs and forks (with the patch) already: this
+    # job checks again and stays quiet, so a comment gets one reply.
     permission = client.permission(event.author)
-    if permission not in ALLOWED_PERMISSIONS:
-        _emit(Outcome(False, f"ignored: {event.author} has {permission} (refused by `github command`)"), None)
+    if not permission.allows(ALLOWED_PERMISSIONS):
+        _emit(Outcome(False, f"ignored: {event.author} has {permission.role} (refused by `github command`)"), None)
+        return
+    pull = client.pull_request(event.number)
+    if pull.is_fork or pull.state != "open":
+        _emit(Outcome(False, "ignored: a fork or closed PR (answered by `github command`)"), None)
         return
     outcome = apply_command(
         client,
         event,
-        client.pull_request(event.number),
+        pull,
         workflow=workflow,
         skiplists_path=skiplists_path,
         dispatch=dispatch,
@@ -299,6 +333,10 @@ def baseline(obj: Context, workflow: str, artifact: str, branch: str, out: Path)
     help="The checkout's skiplist folder the proposal starts from.",
 )
 @click.option("--skiplists-path", default="skiplists", show_default=True, help="That folder's path in the repository.")
+@click.option(
+    "--run-url", default=None, help="This sweep's run page (default: the report's, else built from the run id)."
+)
+@click.option("--server-url", envvar="GITHUB_SERVER_URL", default="https://github.com", help="GITHUB_SERVER_URL.")
 @click.pass_obj
 @_github_errors
 def obsolete_skips(
@@ -311,14 +349,18 @@ def obsolete_skips(
     branch: str,
     skiplists_dir: Path,
     skiplists_path: str,
+    run_url: str | None,
+    server_url: str,
 ) -> None:
     """Propose with the probe history, then open, update or close the one obsolete-skip PR."""
     from bot.publish.obsolete_skips import (
+        Evidence,
         current_report_json,
         history_json,
         obsolete_files,
         render_body,
         sync_pull_request,
+        title_for,
     )
     from bot.report import Report, ReportError, load_report
     from bot.settings import load_settings
@@ -331,12 +373,18 @@ def obsolete_skips(
             if report_path
             else Report.from_json(current_report_json(client, run_id, artifact), where=f"run {run_id}'s {artifact}")
         )
-        history = [
-            Report.from_json(d, where=f"{artifact} history")
-            for d in history_json(client, workflow, artifact, branch=branch, count=k - 1, exclude_run=run_id)
-        ]
+        earlier = history_json(client, workflow, artifact, branch=branch, count=k - 1, exclude_run=run_id)
+        history = [Report.from_json(d, where=f"{artifact} of run {run.id}") for run, d in earlier]
     except ReportError as exc:
         raise BotError(str(exc)) from None
     edits, files = obsolete_files(report, history, skiplists_dir, min_passes=k, repo_folder=skiplists_path)
-    body = render_body([e.to_json() for e in edits], min_passes=k, run_url=report.run_url)
-    click.echo(sync_pull_request(client, files, body, base=branch))
+    # The K runs that are the evidence: the earlier sweeps, then this one.
+    this_url = (
+        run_url
+        or report.run_url
+        or (f"{server_url.rstrip('/')}/{client.repository}/actions/runs/{run_id}" if run_id else "")
+    )
+    runs = [Evidence(run.id, run.url) for run, _ in earlier] + ([Evidence(run_id, this_url)] if run_id else [])
+    entries = [e.to_json() for e in edits]
+    body = render_body(entries, min_passes=k, runs=runs)
+    click.echo(sync_pull_request(client, files, body, title=title_for(entries), base=branch))

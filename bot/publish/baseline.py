@@ -35,7 +35,7 @@ def fetch_artifacts(
     *,
     branch: str | None = None,
     head_sha: str | None = None,
-    status: str = "success",
+    status: str | None = "success",
     limit: int = 1,
 ) -> list[Fetched]:
     """Artifact `name` of the newest `limit` runs of `workflow` that have it, newest first.
@@ -98,8 +98,13 @@ def read_json_member(data: bytes, member: str = "report.json") -> dict | None:
 def download_baseline(
     client: GitHubClient, workflow: str, dest: Path, *, name: str = BASELINE_ARTIFACT, branch: str = "main"
 ) -> WorkflowRun | None:
-    """Main's latest successful baseline into `dest`; None when there is none yet."""
-    fetched = fetch_artifacts(client, workflow, name, branch=branch)
+    """The newest sweep's baseline on `branch` into `dest`; None when there is none yet.
+
+    Runs are picked by their baseline artifact, not by their conclusion: a later job of the
+    run (the obsolete-skip PR) can fail and conclude the run `failure`, and that must not leave
+    every PR diffing against an older sweep night after night (docs/github.md).
+    """
+    fetched = fetch_artifacts(client, workflow, name, branch=branch, status=None)
     if not fetched:
         return None
     dest.mkdir(parents=True, exist_ok=True)

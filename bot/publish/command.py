@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from dataclasses import asdict, dataclass, field
 
 from bot.cells import BACKENDS
 
 PREFIX = "/export-check"
 KINDS = ("rerun", "models", "full", "probe", "apply", "help")
-ALLOWED_PERMISSIONS = frozenset({"admin", "maintain", "write"})
+ALLOWED_PERMISSIONS = frozenset({"admin", "maintain", "write"})  # role names (and legacy permissions)
 
 HELP_TEXT = f"""\
 **`/export-check` commands** (first line of a PR comment; write, maintain or admin permission needed)
@@ -55,7 +56,8 @@ class Invalid:
     """A command the bot cannot run; `message` is the reply (help text included where useful)."""
 
     message: str
-    problems: tuple[str, ...] = field(default=())
+    problems: tuple[str, ...] = field(default=())  # the ones the message lists
+    count: int = 0  # all of them
 
 
 def first_line(body: str) -> str:
@@ -65,8 +67,48 @@ def first_line(body: str) -> str:
     return ""
 
 
+MAX_SHOWN = 5  # problems listed in a refusal; the rest are counted, so the reply always fits a comment
+MAX_WORD = 40  # characters of an echoed word
+
+
+def code(text: str) -> str:
+    """`text` as an inline code span it cannot leave and in which it cannot mention anyone.
+
+    A backquote would close the span (and let `@team` after it notify a team), so it becomes
+    a look-alike; `@` gets a zero-width space after it, which GitHub never reads as a mention.
+    """
+    if len(text) > MAX_WORD:
+        text = text[: MAX_WORD - 1] + "…"
+    return "`" + text.replace("`", "\u02cb").replace("@", "@\u200b") + "`"
+
+
+@dataclass(frozen=True)
+class _Problem:
+    kind: str  # "backend", "no-value", "option", "model", "no-model"
+    word: str = ""
+
+
+def _describe(problem: _Problem, names: frozenset[str]) -> str:
+    if problem.kind == "backend":
+        return f"unknown backend {code(problem.word)} (known: {', '.join(BACKENDS)})"
+    if problem.kind == "no-value":
+        return "`--backend` needs a value"
+    if problem.kind == "option":
+        return f"{code(problem.word)} is not understood here"
+    if problem.kind == "no-model":
+        return "options need at least one model class or model type"
+    # Suggestions cost a scan of every name: only the few problems shown pay it.
+    near = difflib.get_close_matches(problem.word[:MAX_WORD], sorted(names), n=3)
+    hint = f" (did you mean {', '.join(f'`{n}`' for n in near)}?)" if near else ""
+    return f"{code(problem.word)} is not a model class or model type of the installed Transformers{hint}"
+
+
 def parse_command(body: str, *, model_classes: frozenset[str], model_types: frozenset[str]) -> Request | Invalid | None:
-    """The request in a comment's first non-blank line; None when it is not an `/export-check` comment."""
+    """The request in a comment's first non-blank line; None when it is not an `/export-check` comment.
+
+    Linear in the input: each word is looked at once, and only the problems the reply shows
+    are described (`MAX_SHOWN`), so a line of thousands of bad words is refused at once.
+    """
     words = first_line(body).split()
     if not words or words[0] != PREFIX:
         return None
@@ -84,26 +126,28 @@ def parse_command(body: str, *, model_classes: frozenset[str], model_types: froz
                 if backend in BACKENDS:
                     backends.append(backend)
                 else:
-                    problems.append(f"unknown backend `{backend}` (known: {', '.join(BACKENDS)})")
+                    problems.append(_Problem("backend", backend))
             if not value:
-                problems.append("`--backend` needs a value")
+                problems.append(_Problem("no-value"))
         elif word in ("--static", "--dynamic"):
             shapes.append(word[2:])
         elif word == "--generate":
             generate = True
         elif word.startswith("-") or word in ("full", "probe", "apply", "help"):
-            problems.append(f"`{word}` is not understood here")
+            problems.append(_Problem("option", word))
         elif word in model_classes or word in model_types:
             models.append(word)
         else:
-            near = difflib.get_close_matches(word, sorted(model_classes | model_types), n=3)
-            hint = f" (did you mean {', '.join(f'`{n}`' for n in near)}?)" if near else ""
-            problems.append(f"`{word}` is not a model class or model type of the installed Transformers{hint}")
+            problems.append(_Problem("model", word))
     if not models and not problems:
-        problems.append("options need at least one model class or model type")
+        problems.append(_Problem("no-model"))
     if problems:
-        listing = "\n".join(f"- {p}" for p in problems)
-        return Invalid(f"I could not read this command:\n\n{listing}\n\n{HELP_TEXT}", tuple(problems))
+        shown = tuple(_describe(p, model_classes | model_types) for p in problems[:MAX_SHOWN])
+        listing = "\n".join(f"- {p}" for p in shown)
+        more = len(problems) - len(shown)
+        if more:
+            listing += f"\n- … and {more} more problem{'s' if more > 1 else ''} ({len(problems)} in all)"
+        return Invalid(f"I could not read this command:\n\n{listing}\n\n{HELP_TEXT}", shown, len(problems))
     return Request(
         "models",
         models=tuple(dict.fromkeys(models)),
@@ -113,16 +157,42 @@ def parse_command(body: str, *, model_classes: frozenset[str], model_types: froz
     )
 
 
-def refusal(user: str, permission: str) -> str:
+def refusal(user: str, role: str) -> str:
+    """`role` is the user's role name on the repository (GitHub's `role_name`)."""
     return (
-        f"Sorry @{user}, `/export-check` commands can only be run by people with write, maintain or admin "
-        f"permission on this repository (yours: `{permission}`). A maintainer can run it for you."
+        f"Sorry @{user}, `/export-check` commands can only be run by people with the write, maintain or admin "
+        f"role on this repository (yours: {code(role)}). A maintainer can run it for you."
     )
 
 
-def fork_refusal(head_repo: str) -> str:
+def closed_refusal(number: int) -> str:
     return (
+        f"#{number} is closed, so there is nothing to check: `/export-check` commands run on open pull "
+        "requests. Reopen it first if it still needs a conformance run."
+    )
+
+
+def fork_apply_reply(head_repo: str, patch: str | None) -> str:
+    """The one answer to `/export-check apply` on a fork PR: the bot cannot push there, so it gives the patch."""
+    intro = (
         f"`/export-check apply` only commits to branches of this repository, and this PR's branch lives in "
-        f"`{head_repo}`: the bot's token cannot push there. Apply the patch from the conformance comment "
-        "locally (`export-bot propose --report report.json --apply`) and push it to your branch."
+        f"{code(head_repo)}: the bot's token cannot push there."
     )
+    if patch is None:
+        return (
+            f"{intro} There is no conformance report for the current head yet, so there is no patch to give: "
+            "comment `/export-check`, then `/export-check apply` again once its report is posted."
+        )
+    if not patch.strip():
+        return f"{intro} The latest report proposes no skiplist change for this head: there is nothing to apply."
+    return (
+        f"{intro} Here is the proposed skiplist patch; apply it to your branch (`git apply`) and push:\n\n"
+        f"{fenced(patch, 'diff')}\n"
+    )
+
+
+def fenced(text: str, language: str = "") -> str:
+    """A fenced code block that `text` cannot close: the fence is longer than any backquote run inside."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text.rstrip()}\n{fence}"

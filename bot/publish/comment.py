@@ -50,10 +50,23 @@ def plan_sticky(found: list[Comment], body: str, run_id: int) -> StickyPlan:
     return StickyPlan(keep, tuple(rest), keep.body != body and run_of(keep.body) <= run_id)
 
 
+@dataclass(frozen=True)
+class Sticky:
+    """The one sticky comment after an upsert, and whether it holds this run's report or a newer run's."""
+
+    id: int
+    holds_run: int
+    ours: bool
+
+
 def upsert_sticky(
     client: GitHubClient, number: int, body: str, *, marker: str, run_id: int, bot_login: str = DEFAULT_BOT_LOGIN
-) -> int:
-    """Post or update the one sticky comment on PR `number`; returns its id."""
+) -> Sticky:
+    """Post or update the one sticky comment on PR `number`.
+
+    The result says whose report it holds: the commit status must follow the comment, so a run
+    whose report the comment does not hold (an older run re-run late) leaves the status alone.
+    """
     body = stamp(body, run_id)
     found = stickies(client.list_comments(number), marker, bot_login)
     if not found:
@@ -74,7 +87,8 @@ def upsert_sticky(
             run_of(plan.keep.body),
             run_id,
         )
-    return plan.keep.id
+    held = run_id if plan.edit or plan.keep.body == body else run_of(plan.keep.body)
+    return Sticky(plan.keep.id, held, held == run_id)
 
 
 def status_description(verdict: str, headline: str) -> str:

@@ -69,8 +69,22 @@ class CommentEvent:
         return None
 
 
-# The run-name export-conformance.yml gives a run dispatched for an `/export-check` comment.
+# The run-name export-conformance.yml gives a run dispatched for an `/export-check` comment:
+# `export-conformance #<pr>: /export-check (comment <id>)`.
 _COMMAND_RUN = re.compile(r"\(comment (\d+)\)\s*$")
+_COMMAND_PR = re.compile(r"#(\d+): /export-check \(comment \d+\)\s*$")
+
+
+def command_comment_of(title: str) -> int | None:
+    """The `/export-check` comment a dispatched run's title names, or None."""
+    found = _COMMAND_RUN.search(title or "")
+    return int(found[1]) if found else None
+
+
+def command_pr_of(title: str) -> int | None:
+    """The PR a dispatched run's title names, or None."""
+    found = _COMMAND_PR.search(title or "")
+    return int(found[1]) if found else None
 
 
 @dataclass(frozen=True)
@@ -84,16 +98,28 @@ class RunEvent:
     # `workflow_dispatch` run counts: its workflow file is the default branch's, while a
     # `pull_request` run's title comes from the PR's own copy and could name any comment.
     command_comment: int | None = None
+    command_pr: int | None = None  # the PR a dispatched run's title names
+    # Where the run's commit came from: a fork PR's owner and branch find it in one request
+    # (a `workflow_run` event lists no pull request for a fork).
+    head_owner: str | None = None
+    head_branch: str | None = None
 
     @classmethod
     def from_payload(cls, event: dict) -> RunEvent:
         run = event.get("workflow_run")
         if isinstance(run, dict):
             numbers = tuple(int(p["number"]) for p in run.get("pull_requests") or () if "number" in p)
-            found = (
-                _COMMAND_RUN.search(run.get("display_title") or "") if run.get("event") == "workflow_dispatch" else None
+            title = (run.get("display_title") or "") if run.get("event") == "workflow_dispatch" else ""
+            owner = ((run.get("head_repository") or {}).get("owner") or {}).get("login")
+            return cls(
+                run.get("head_sha"),
+                numbers,
+                run.get("html_url"),
+                command_comment_of(title),
+                command_pr_of(title),
+                owner,
+                run.get("head_branch"),
             )
-            return cls(run.get("head_sha"), numbers, run.get("html_url"), int(found[1]) if found else None)
         pull = event.get("pull_request")
         if isinstance(pull, dict):
             return cls((pull.get("head") or {}).get("sha"), (int(pull["number"]),), None)

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
 from typing import TypeVar
+from urllib.parse import quote
 
 import requests
 import urllib3
@@ -34,8 +38,23 @@ class GitHubError(BotError):
         self.status = status
 
 
+# Set while a write that is not idempotent is in flight: urllib3 must then hand a 5xx or a lost
+# answer back instead of repeating the request, so the adapter can look for the effect first.
+_ONCE = threading.local()
+
+
 class _BoundedRetry(GithubRetry):
-    """GithubRetry, but a `Retry-After` longer than `max_rate_limit_wait` fails now instead of sleeping it out."""
+    """GithubRetry, but a `Retry-After` longer than `max_rate_limit_wait` fails now instead of sleeping it out.
+
+    While a non-idempotent write is in flight (`_ONCE.active`) no method is retryable: a 5xx, a
+    rate limit or a read error comes back to `GitHubClient._write_once`. Connection errors are
+    still retried here, since a request that never connected cannot have taken effect.
+    """
+
+    def _is_method_retryable(self, method: str) -> bool:
+        if getattr(_ONCE, "active", False):
+            return False
+        return super()._is_method_retryable(method)
 
     def get_retry_after(self, response):
         seconds = super().get_retry_after(response)
@@ -65,10 +84,15 @@ class RetryPolicy:
     write_interval: float = 1.0  # GitHub asks integrations to space out content-creating requests
     timeout: int = 30
 
+    def wait(self, attempt: int) -> float:
+        """The pause before retry `attempt` (1-based), the same schedule urllib3 follows."""
+        return min(self.backoff_max, self.backoff * 2 ** (attempt - 1))
+
     def urllib3_retry(self) -> GithubRetry:
-        # POST and PATCH are retried as well: every write the bot makes is safe to repeat
-        # (edits and statuses are idempotent, git objects are content-addressed, a duplicate
-        # sticky comment is removed by `comment.upsert_sticky`, "already exists" is handled).
+        # POST and PATCH are retried here when repeating them is harmless: edits and statuses
+        # are idempotent, git objects are content-addressed, a reaction that exists is answered
+        # 200. The writes that are not (a comment, a dispatch, a PR, a branch) go through
+        # `GitHubClient._write_once`, which turns this retrying off and looks before repeating.
         methods = frozenset({"GET", "HEAD", "POST", "PATCH", "PUT", "DELETE"})
         return _BoundedRetry(
             total=self.total,
@@ -104,10 +128,26 @@ class PullRequest:
     head_repo: str | None  # None when the fork was deleted
     base_repo: str
     base_ref: str
+    title: str = ""
+    body: str = ""
+    merged: bool = False
 
     @property
     def is_fork(self) -> bool:
         return self.head_repo != self.base_repo
+
+
+@dataclass(frozen=True)
+class Permission:
+    """A user's access: `role` is the role's name (`maintain`, `triage`, a custom role), `legacy` GitHub's
+    older `permission` field, which folds maintain into write and triage into read."""
+
+    role: str
+    legacy: str
+
+    def allows(self, allowed: frozenset[str]) -> bool:
+        # A custom role has its own name; its legacy field says which base role it extends.
+        return self.role in allowed or self.legacy in allowed
 
 
 @dataclass(frozen=True)
@@ -116,6 +156,10 @@ class WorkflowRun:
     head_sha: str
     head_branch: str | None
     created_at: str
+    title: str = ""
+    event: str = ""
+    url: str = ""  # the run's page on GitHub
+    conclusion: str | None = None
 
 
 @dataclass(frozen=True)
@@ -125,6 +169,29 @@ class Artifact:
     size: int
     expired: bool
     download_url: str
+
+
+def reason(exc: GithubException) -> str:
+    """GitHub's words for a refusal: the message, and the `errors[].message` a 422 explains itself with."""
+    data = exc.data if isinstance(exc.data, dict) else {"message": exc.data}
+    details = [e.get("message") or e.get("code") for e in data.get("errors") or () if isinstance(e, dict)] + [
+        e for e in data.get("errors") or () if isinstance(e, str)
+    ]
+    message = str(data.get("message") or "")
+    return f"{message} ({'; '.join(filter(None, details))})" if any(details) else message
+
+
+def _already_exists(exc: GithubException) -> bool:
+    return exc.status == 422 and "already exists" in reason(exc)
+
+
+def _transient(exc: Exception) -> bool:
+    """A failure after which the write may or may not have taken effect, or that asks to try again."""
+    if isinstance(exc, GithubException):
+        if exc.status is not None and (exc.status >= 500 or exc.status == 429):
+            return True
+        return exc.status == 403 and "rate limit" in reason(exc).lower()
+    return isinstance(exc, (requests.RequestException, urllib3.exceptions.HTTPError, OSError))
 
 
 def _guard(what: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
@@ -139,9 +206,8 @@ def _guard(what: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
             except GitHubError:
                 raise
             except GithubException as exc:
-                message = exc.data.get("message") if isinstance(exc.data, dict) else exc.data
                 raise GitHubError(
-                    f"GitHub refused to {label}: HTTP {exc.status} {message or ''}".rstrip(), exc.status
+                    f"GitHub refused to {label}: HTTP {exc.status} {reason(exc)}".rstrip(), exc.status
                 ) from exc
             except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
                 raise GitHubError(f"could not reach GitHub to {label}: {exc}") from exc
@@ -169,9 +235,54 @@ class GitHubClient:
             user_agent="export-bot",
         )
         self._repo = self._gh.get_repo(repository)
+        self._policy = policy
 
     def close(self) -> None:
         self._gh.close()
+
+    # --- writes that must not be repeated blindly --------------------------------------------
+    def _write_once(self, attempt: Callable[[], T], find: Callable[[], T | None], *, exists_ok: bool = False) -> T:
+        """Make a write that is not idempotent, retrying only once `find` has not found its effect.
+
+        A 5xx or a lost answer does not say whether the write happened (a proxy can answer 502
+        after GitHub acted), so the write is repeated only when `find` does not see it done.
+        With `exists_ok`, GitHub's 422 "already exists" is success when `find` sees what exists
+        is what this write meant to make (a retry racing its own earlier attempt, or a re-run).
+        """
+        tries = 0
+        while True:
+            _ONCE.active = True
+            try:
+                return attempt()
+            except Exception as exc:  # sorted below: transient, "already exists", or raised as is
+                failure = exc
+            finally:
+                _ONCE.active = False
+            if exists_ok and isinstance(failure, GithubException) and _already_exists(failure):
+                found = find()
+                if found is None:
+                    raise failure
+                log.info("GitHub says %r: what exists is what this write meant to make", reason(failure))
+                return found
+            if not _transient(failure) or tries >= self._policy.total:
+                raise failure
+            tries += 1
+            time.sleep(self._pause(failure, tries))
+            found = find()
+            if found is not None:
+                log.warning("a write answered %s had taken effect: not repeated", failure)
+                return found
+            log.warning("a write answered %s had no effect: trying again (%d/%d)", failure, tries, self._policy.total)
+
+    def _pause(self, failure: Exception, tries: int) -> float:
+        seconds = self._policy.wait(tries)
+        if isinstance(failure, GithubException) and failure.status in (403, 429):
+            after = (failure.headers or {}).get("Retry-After") or (failure.headers or {}).get("retry-after")
+            wanted = float(after) if after and str(after).isdigit() else self._policy.secondary_rate_wait
+            if wanted > self._policy.max_rate_limit_wait:
+                raise failure
+            seconds = max(seconds, wanted)
+        return seconds
 
     # --- comments and reactions -------------------------------------------------------------
     @_guard("list the comments of #{0}")
@@ -180,7 +291,15 @@ class GitHubClient:
 
     @_guard("comment on #{0}")
     def create_comment(self, number: int, body: str) -> Comment:
-        return _comment(self._repo.get_issue(number).create_comment(body))
+        """Post a comment. After an answer that hides whether it was posted, the comments are re-listed
+        and one with exactly this body counts as posted: callers make their bodies unique (a reply names
+        the comment it answers, a sticky comment its run)."""
+        issue = self._repo.get_issue(number)
+
+        def find() -> Comment | None:
+            return next((c for c in reversed(self.list_comments(number)) if c.body.rstrip() == body.rstrip()), None)
+
+        return self._write_once(lambda: _comment(issue.create_comment(body)), find)
 
     @_guard("edit comment {1}")
     def edit_comment(self, number: int, comment_id: int, body: str) -> None:
@@ -225,14 +344,19 @@ class GitHubClient:
         self._repo.get_commit(sha).create_status(state, description=description[:140], context=STATUS_CONTEXT, **kwargs)
 
     @_guard("read the permission of {0}")
-    def permission(self, user: str) -> str:
-        """`admin`, `maintain`, `write`, `triage`, `read` or `none`."""
+    def permission(self, user: str) -> Permission:
+        """The user's role (`admin`, `maintain`, `write`, `triage`, `read`, a custom role, or `none`)."""
         try:
-            return self._repo.get_collaborator_permission(user)
+            # One request for both fields (PyGithub's getters would make two).
+            _, data = self._gh.requester.requestJsonAndCheck(
+                "GET", f"{self._repo.url}/collaborators/{quote(user, safe='')}/permission"
+            )
         except GithubException as exc:
             if exc.status == 404:  # not a collaborator, or not a user at all
-                return "none"
+                return Permission("none", "none")
             raise
+        legacy = str(data.get("permission") or "none")
+        return Permission(str(data.get("role_name") or legacy), legacy)
 
     @_guard("read pull request #{0}")
     def pull_request(self, number: int) -> PullRequest:
@@ -242,21 +366,38 @@ class GitHubClient:
     def pull_request_files(self, number: int) -> list[str]:
         return [f.filename for f in self._repo.get_pull(number).get_files()]
 
-    @_guard("find the open pull request from {0}")
-    def find_open_pull(self, head_branch: str, base: str) -> PullRequest | None:
-        owner = self.repository.split("/")[0]
-        for pull in self._repo.get_pulls(state="open", head=f"{owner}:{head_branch}", base=base):
-            return _pull(pull)
-        return None
+    @_guard("find the pull requests from {0}:{1}")
+    def pulls_from(
+        self, owner: str, branch: str, *, state: str = "open", base: str | None = None, limit: int = 30
+    ) -> list[PullRequest]:
+        """PRs whose head is `owner:branch` (a fork's owner for a fork PR), newest first: one request."""
+        found = []
+        filters = {"base": base} if base else {}
+        pulls = self._repo.get_pulls(state=state, head=f"{owner}:{branch}", sort="created", direction="desc", **filters)
+        for pull in pulls:
+            found.append(_pull(pull))
+            if len(found) >= limit:
+                break
+        return found
 
-    @_guard("find the pull request of commit {0}")
-    def pulls_with_head(self, sha: str) -> list[PullRequest]:
-        """Open PRs whose head is `sha`: a `workflow_run` event from a fork lists none itself."""
-        return [_pull(p) for p in self._repo.get_pulls(state="open") if p.head.sha == sha]
+    def find_open_pull(self, head_branch: str, base: str) -> PullRequest | None:
+        """The open PR from this repository's `head_branch` into `base`, if any."""
+        found = self.pulls_from(self.repository.split("/")[0], head_branch, base=base, limit=1)
+        return found[0] if found else None
 
     @_guard("open a pull request from {0}")
     def create_pull(self, head_branch: str, base: str, title: str, body: str) -> PullRequest:
-        return _pull(self._repo.create_pull(base=base, head=head_branch, title=title, body=body))
+        """Open the PR; when one from `head_branch` into `base` is already open (an earlier attempt whose
+        answer was lost, or GitHub's 422 "A pull request already exists"), that one is made ours."""
+        made = self._write_once(
+            lambda: _pull(self._repo.create_pull(base=base, head=head_branch, title=title, body=body)),
+            lambda: self.find_open_pull(head_branch, base),
+            exists_ok=True,
+        )
+        if (made.title, made.body) != (title, body):
+            self.edit_pull(made.number, title=title, body=body)
+            made = replace(made, title=title, body=body)
+        return made
 
     @_guard("edit pull request #{0}")
     def edit_pull(
@@ -273,21 +414,59 @@ class GitHubClient:
         *,
         branch: str | None = None,
         head_sha: str | None = None,
-        status: str = "success",
+        status: str | None = "success",
+        event: str | None = None,
+        created: str | None = None,
         limit: int = 1,
     ) -> list[WorkflowRun]:
-        """Newest first, at most `limit`."""
-        filters = {k: v for k, v in (("branch", branch), ("head_sha", head_sha), ("status", status)) if v}
+        """Newest first, at most `limit`; `status` None lists runs whatever their state or conclusion."""
+        given = (("branch", branch), ("head_sha", head_sha), ("status", status), ("event", event), ("created", created))
+        filters = {k: v for k, v in given if v}
         runs = []
         for run in self._repo.get_workflow(workflow).get_runs(**filters):
-            runs.append(WorkflowRun(run.id, run.head_sha, run.head_branch, run.created_at.isoformat()))
+            runs.append(
+                WorkflowRun(
+                    run.id,
+                    run.head_sha,
+                    run.head_branch,
+                    run.created_at.isoformat(),
+                    run.display_title or "",
+                    run.event or "",
+                    run.html_url or "",
+                    run.conclusion,
+                )
+            )
             if len(runs) >= limit:
                 break
         return runs
 
     @_guard("dispatch workflow {0}")
-    def dispatch(self, workflow: str, ref: str, inputs: dict[str, str]) -> None:
-        self._repo.get_workflow(workflow).create_dispatch(ref, inputs, throw=True)
+    def dispatch(
+        self, workflow: str, ref: str, inputs: dict[str, str], *, started: Callable[[WorkflowRun], bool]
+    ) -> WorkflowRun | None:
+        """Dispatch `workflow` once; `started` recognises the run a dispatch whose answer was lost started.
+
+        Returns that run when a retry found it, else None. GitHub lists a dispatched run a few
+        seconds after accepting the dispatch, so it is looked for over the retry schedule.
+        """
+        # A minute of slack: the runner's clock and GitHub's need not agree.
+        since = (datetime.now(timezone.utc) - timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        target = self._repo.get_workflow(workflow)
+
+        def find() -> WorkflowRun | None:
+            for poll in range(1, 5):
+                for run in self.workflow_runs(
+                    workflow, event="workflow_dispatch", created=f">={since}", status=None, limit=30
+                ):
+                    if started(run):
+                        return run
+                time.sleep(self._policy.wait(poll))
+            return None
+
+        def attempt() -> None:
+            target.create_dispatch(ref, inputs, throw=True)
+
+        return self._write_once(attempt, find)
 
     @_guard("list the artifacts of run {0}")
     def artifacts(self, run_id: int) -> list[Artifact]:
@@ -344,17 +523,38 @@ class GitHubClient:
     def set_branch(self, branch: str, sha: str, *, force: bool = False) -> None:
         """Create the branch at `sha`, or move it there (force: also when not a fast-forward)."""
         ref = self._ref(branch)
-        if ref is None:
-            self._repo.create_git_ref(f"refs/heads/{branch}", sha)
-        else:
+        if ref is not None:
             # Without force GitHub answers 422 "Update is not a fast forward": someone pushed.
             ref.edit(sha, force=force)
+            return
+
+        def find() -> bool | None:
+            # After a lost answer or "Reference already exists": done when the branch is at `sha`.
+            current = self._ref(branch)
+            if current is None:
+                return None
+            if current.object.sha != sha:
+                if not force:
+                    raise GitHubError(
+                        f"branch {branch} already exists at {current.object.sha[:12]}, not at {sha[:12]}: "
+                        "someone else created it; nothing was changed"
+                    )
+                current.edit(sha, force=True)
+            return True
+
+        self._write_once(lambda: self._repo.create_git_ref(f"refs/heads/{branch}", sha), find, exists_ok=True)
 
     @_guard("delete branch {0}")
     def delete_branch(self, branch: str) -> None:
         ref = self._ref(branch)
-        if ref is not None:
+        if ref is None:
+            return
+        try:
             ref.delete()
+        except GithubException as exc:
+            # A retried DELETE whose first answer was lost meets 422: done if the branch is gone.
+            if exc.status != 422 or self._ref(branch) is not None:
+                raise
 
 
 def _comment(c) -> Comment:
@@ -363,4 +563,15 @@ def _comment(c) -> Comment:
 
 def _pull(p) -> PullRequest:
     head_repo = p.head.repo.full_name if p.head.repo else None
-    return PullRequest(p.number, p.state, p.head.sha, p.head.ref, head_repo, p.base.repo.full_name, p.base.ref)
+    return PullRequest(
+        p.number,
+        p.state,
+        p.head.sha,
+        p.head.ref,
+        head_repo,
+        p.base.repo.full_name,
+        p.base.ref,
+        p.title or "",
+        p.body or "",
+        p.merged_at is not None,  # `merged` is not in the list endpoint's answer; `merged_at` is
+    )

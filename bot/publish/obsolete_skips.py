@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+import re
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from bot.publish.github_api import GitHubClient
+from bot.publish.github_api import GitHubClient, PullRequest, WorkflowRun
 
 log = logging.getLogger(__name__)
 
 BRANCH = "export-bot/obsolete-skips"
-TITLE = "Skiplists: remove obsolete skips"
 MARKER = "<!-- export-bot:obsolete-skips -->"
+_EDIT = re.compile(r"<!-- export-bot:edit ([0-9a-f]{16}) -->")
 
 
 def obsolete_entries(entries: list[dict]) -> list[dict]:
@@ -21,9 +25,44 @@ def obsolete_entries(entries: list[dict]) -> list[dict]:
     return [e for e in entries if e.get("action") in ("remove", "narrow")]
 
 
-def render_body(entries: list[dict], *, min_passes: int, run_url: str | None = None) -> str:
+def fingerprint(entries: list[dict]) -> str:
+    """What the PR proposes and on which evidence (cells, not runs): a maintainer who closed a PR for
+    this fingerprint is not asked again until it changes."""
+    keys = ("action", "file", "scope", "model_class", "new_scopes", "evidence", "still_failing")
+    canonical = sorted(json.dumps({k: e.get(k) for k in keys}, sort_keys=True, default=list) for e in entries)
+    return hashlib.sha256("\n".join(canonical).encode()).hexdigest()[:16]
+
+
+def fingerprint_of(body: str) -> str | None:
+    found = _EDIT.search(body or "")
+    return found[1] if found else None
+
+
+def title_for(entries: list[dict]) -> str:
+    """Says what the PR does: remove, narrow, or both."""
+    removed = sum(1 for e in entries if e.get("action") == "remove")
+    narrowed = sum(1 for e in entries if e.get("action") == "narrow")
+    parts = []
+    if removed:
+        parts.append(f"remove {removed} obsolete skip{'s' if removed > 1 else ''}")
+    if narrowed:
+        parts.append(f"narrow {narrowed} skip{'s' if narrowed > 1 else ''} to the cells that still fail")
+    return "Skiplists: " + (", ".join(parts) if parts else "remove obsolete skips")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One sweep whose probe results the PR rests on."""
+
+    run_id: int
+    url: str
+
+
+def render_body(entries: list[dict], *, min_passes: int, runs: list[Evidence] = ()) -> str:
+    """The PR body: the edits, the K runs that are their evidence, and the edit's fingerprint (hidden)."""
     lines = [
         MARKER,
+        f"<!-- export-bot:edit {fingerprint(entries)} -->",
         f"These skiplist entries are no longer needed: every cell they skip passed in the last "
         f"{min_passes} probe runs of the baseline sweep on main (a narrowed entry keeps the cells that still fail).",
         "",
@@ -40,14 +79,22 @@ def render_body(entries: list[dict], *, min_passes: int, run_url: str | None = N
         else:
             lines.append(f"- remove {where}")
             lines.append(f"  - passing now: {evidence}")
-    if run_url:
-        lines += ["", f"Evidence from the sweep: {run_url}"]
-    lines += ["", "This PR is kept up to date by `export-bot github obsolete-skips`; edits to it are overwritten."]
+    if runs:
+        listed = ", ".join(f"[run {r.run_id}]({r.url})" if r.url else f"run {r.run_id}" for r in runs)
+        lines += ["", f"Evidence, the {len(runs)} sweeps (oldest first): {listed}"]
+    lines += [
+        "",
+        "This PR is kept up to date by `export-bot github obsolete-skips`; edits to it are overwritten. "
+        "Close it to decline: the same edit on the same evidence is not proposed again.",
+    ]
     return "\n".join(lines) + "\n"
 
 
-def sync_pull_request(client: GitHubClient, files: dict[str, str], body: str, *, base: str = "main") -> str:
+def sync_pull_request(
+    client: GitHubClient, files: dict[str, str], body: str, *, title: str | None = None, base: str = "main"
+) -> str:
     """Bring the branch and its PR in line with `files` (path → text); returns what was done."""
+    title = title or title_for([])
     pull = client.find_open_pull(BRANCH, base)
     if not files:
         if pull is None:
@@ -60,17 +107,32 @@ def sync_pull_request(client: GitHubClient, files: dict[str, str], body: str, *,
         )
         client.delete_branch(BRANCH)
         return f"closed #{pull.number}"
+    if pull is None:
+        declined = _declined(client, fingerprint_of(body), base)
+        if declined is not None:
+            return f"#{declined.number} was closed for this same edit on the same evidence: not proposed again"
     base_sha = client.branch_sha(base)
     if base_sha is None:
         raise ValueError(f"branch {base} does not exist")
-    sha = client.commit_files(base_sha, files, TITLE)
+    sha = client.commit_files(base_sha, files, title)
     # Always rebuilt on the current main: the branch holds one bot commit, never anyone's work.
     client.set_branch(BRANCH, sha, force=True)
     if pull is None:
-        created = client.create_pull(BRANCH, base, TITLE, body)
+        created = client.create_pull(BRANCH, base, title, body)
         return f"opened #{created.number}"
-    client.edit_pull(pull.number, title=TITLE, body=body)
+    client.edit_pull(pull.number, title=title, body=body)
     return f"updated #{pull.number}"
+
+
+def _declined(client: GitHubClient, edit: str | None, base: str) -> PullRequest | None:
+    """A PR for the same edit that someone closed without merging (the bot's own closing drops the fingerprint)."""
+    if edit is None:
+        return None
+    owner = client.repository.split("/")[0]
+    for closed in client.pulls_from(owner, BRANCH, state="closed", base=base, limit=10):
+        if not closed.merged and fingerprint_of(closed.body) == edit:
+            return closed
+    return None
 
 
 def current_report_json(client: GitHubClient, run_id: int, artifact: str) -> dict:
@@ -86,12 +148,16 @@ def current_report_json(client: GitHubClient, run_id: int, artifact: str) -> dic
 
 def history_json(
     client: GitHubClient, workflow: str, artifact: str, *, branch: str, count: int, exclude_run: int
-) -> list[dict]:
-    """report.json of the last `count` successful sweeps on `branch` before this one, oldest first."""
+) -> list[tuple[WorkflowRun, dict]]:
+    """(run, report.json) of the last `count` sweeps on `branch` before this one, oldest first.
+
+    A sweep counts when it uploaded its artifact, whatever became of its later jobs: a failed
+    obsolete-skip job (this one, another night) must not drop that night's probes.
+    """
     from bot.publish.baseline import ArtifactError, fetch_artifacts, read_json_member
 
     reports = []
-    for fetched in fetch_artifacts(client, workflow, artifact, branch=branch, limit=count + 1):
+    for fetched in fetch_artifacts(client, workflow, artifact, branch=branch, status=None, limit=count + 1):
         if fetched.run.id == exclude_run or len(reports) >= count:
             continue
         try:
@@ -100,7 +166,7 @@ def history_json(
             log.warning("run %s: %s; left out of the history", fetched.run.id, exc)
             continue
         if data is not None:
-            reports.append(data)
+            reports.append((fetched.run, data))
     return list(reversed(reports))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import logging
 import re
 import tempfile
@@ -14,12 +15,13 @@ from bot.publish.command import (
     HELP_TEXT,
     Invalid,
     Request,
-    fork_refusal,
+    closed_refusal,
+    fork_apply_reply,
     parse_command,
     refusal,
 )
-from bot.publish.events import CommentEvent
-from bot.publish.github_api import GitHubClient, PullRequest
+from bot.publish.events import CommentEvent, command_comment_of
+from bot.publish.github_api import GitHubClient, GitHubError, PullRequest
 
 log = logging.getLogger(__name__)
 
@@ -36,8 +38,18 @@ class Outcome:
     reply: str | None = None
 
 
+def reply_marker(comment_id: int) -> str:
+    """Hidden in every reply: it makes the reply's body unique, so a post whose answer was lost is
+    found by re-listing the comments instead of being posted twice."""
+    return f"<!-- export-bot:reply-to {comment_id} -->"
+
+
+def _reply(client: GitHubClient, event: CommentEvent, text: str) -> None:
+    client.create_comment(event.number, f"{text.rstrip()}\n\n{reply_marker(event.comment_id)}\n")
+
+
 def _refuse(client: GitHubClient, event: CommentEvent, reply: str, note: str) -> Outcome:
-    client.create_comment(event.number, reply)
+    _reply(client, event, reply)
     client.react(event.number, event.comment_id, "confused")
     return Outcome(False, note, reply=reply)
 
@@ -49,8 +61,13 @@ def handle_command(
     model_classes: frozenset[str],
     model_types: frozenset[str],
     dispatch: str | None = None,
+    reports: str | None = None,
 ) -> Outcome:
-    """Accept or refuse one comment; an accepted run request carries the PR head SHA pinned now."""
+    """Accept or refuse one comment; an accepted run request carries the PR head SHA pinned now.
+
+    `reports` is the workflow whose report artifacts hold the proposals (default: `dispatch`);
+    a fork's `apply` is answered here, once, with the patch.
+    """
     why = event.ignored_because()
     if why:
         return Outcome(False, f"ignored: {why}")
@@ -58,33 +75,60 @@ def handle_command(
     if parsed is None:
         return Outcome(False, "ignored: not an /export-check command")
     permission = client.permission(event.author)
-    if permission not in ALLOWED_PERMISSIONS:
-        return _refuse(client, event, refusal(event.author, permission), f"refused: {event.author} has {permission}")
+    if not permission.allows(ALLOWED_PERMISSIONS):
+        return _refuse(
+            client, event, refusal(event.author, permission.role), f"refused: {event.author} has {permission.role}"
+        )
     if isinstance(parsed, Invalid):
-        return _refuse(client, event, parsed.message, "refused: " + "; ".join(parsed.problems))
+        return _refuse(
+            client, event, parsed.message, f"refused: {parsed.count} problem(s): " + "; ".join(parsed.problems)
+        )
     if parsed.kind == "help":
-        client.create_comment(event.number, HELP_TEXT)
+        _reply(client, event, HELP_TEXT)
         return Outcome(False, "answered help", reply=HELP_TEXT)
-    client.react(event.number, event.comment_id, "eyes")
     pull = client.pull_request(event.number)
+    if pull.state != "open":
+        return _refuse(client, event, closed_refusal(event.number), f"refused: #{event.number} is {pull.state}")
     if parsed.kind == "apply" and pull.is_fork:
-        return _refuse(client, event, fork_refusal(pull.head_repo or "a deleted fork"), "refused: apply on a fork")
+        patch = fork_patch(client, reports or dispatch or "export-conformance.yml", pull)
+        reply = fork_apply_reply(pull.head_repo or "a deleted fork", patch)
+        return _refuse(client, event, reply, "answered apply on a fork with the patch")
+    client.react(event.number, event.comment_id, "eyes")
     request = replace(parsed, pr=event.number, head_sha=pull.head_sha, comment_id=event.comment_id)
     if dispatch and request.kind != "apply":  # `apply` commits first, then dispatches itself
-        _dispatch(client, dispatch, event.default_branch, request)
+        _dispatch(client, event, dispatch, request)
     return Outcome(True, f"accepted {request.kind} at {pull.head_sha}", request=request)
 
 
-def _dispatch(client: GitHubClient, workflow: str, ref: str, request: Request) -> None:
+def _dispatch(client: GitHubClient, event: CommentEvent, workflow: str, request: Request) -> None:
+    """Start the conformance run; a dispatch GitHub refuses is answered with 😕 and a reply, then fails the job."""
     # `comment` names the run (`run-name`), so the job that posts its report can finish the
-    # command with 🚀 or 😕: a workflow_run event carries the run's title, not its inputs.
+    # command with 🚀 or 😕 (a workflow_run event carries the run's title, not its inputs), and
+    # a dispatch whose answer was lost is recognised by the run it started.
     inputs = {
         "pr": str(request.pr),
         "sha": request.head_sha,
         "request": request.to_json(),
         "comment": str(request.comment_id or ""),
     }
-    client.dispatch(workflow, ref, inputs)
+    try:
+        client.dispatch(
+            workflow,
+            event.default_branch,
+            inputs,
+            started=lambda run: command_comment_of(run.title) == request.comment_id,
+        )
+    except GitHubError as exc:
+        reply = (
+            f"I could not start the conformance run: {exc}. Nothing is running for this command; "
+            "comment `/export-check` again in a few minutes, or ask a maintainer to look at the workflow's log."
+        )
+        try:
+            _reply(client, event, reply)
+            client.react(event.number, event.comment_id, "confused")
+        except GitHubError as also:  # the job fails with the first error either way
+            log.warning("could not say so on #%s either: %s", event.number, also)
+        raise
 
 
 def finish_command(client: GitHubClient, comment_id: int, *, reported: bool, pulls: tuple[int, ...] = ()) -> str:
@@ -140,7 +184,32 @@ def latest_proposal(
 
 
 def edited_skiplists(client: GitHubClient, proposal_json: dict, head_sha: str, skiplists_path: str) -> dict[str, str]:
-    """The PR head's skiplist files with the proposal's entries applied by our own editor: path → new text.
+    """The PR head's skiplist files with the proposal's entries applied by our own editor: path → new text."""
+    return {path: new for path, (_, new) in skiplist_changes(client, proposal_json, head_sha, skiplists_path).items()}
+
+
+def fork_patch(client: GitHubClient, workflow: str, pull: PullRequest, skiplists_path: str = "skiplists") -> str | None:
+    """The unified diff of the latest report's proposal for a fork PR's head; None when no report is for it.
+
+    The diff is made here from the entries and the head's files, like `apply`'s commit: the
+    report's own `patch` text was written by the PR's code and is never echoed.
+    """
+    proposal = latest_proposal(client, workflow, pull.head_sha)
+    if proposal is None:
+        return None
+    if not proposal.get("entries"):
+        return ""
+    changes = skiplist_changes(client, proposal, pull.head_sha, skiplists_path)
+    return "".join(
+        "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}"))
+        for path, (old, new) in sorted(changes.items())
+    )
+
+
+def skiplist_changes(
+    client: GitHubClient, proposal_json: dict, head_sha: str, skiplists_path: str
+) -> dict[str, tuple[str, str]]:
+    """path → (text at the head, text with the proposal's entries applied by our own editor).
 
     Only the entries (data) come from the report; the text is produced here, from the files
     at the pinned head, so a report cannot smuggle arbitrary content into a commit.
@@ -154,15 +223,19 @@ def edited_skiplists(client: GitHubClient, proposal_json: dict, head_sha: str, s
             raise ArtifactError(f"the proposal edits {edit.file!r}, which is not a skiplist file name")
     folder = skiplists_path.strip("/")
     with tempfile.TemporaryDirectory() as tmp:
+        before = {}
         for name, text in client.read_folder(head_sha, folder).items():
             if _SKIPLIST_NAME.match(name):
                 (Path(tmp) / name).write_text(text, encoding="utf-8")
+                before[name] = text
         written = apply_proposal(proposal, Path(tmp))
         try:
             load_skiplists(Path(tmp))
         except SkiplistError as exc:
             raise ArtifactError(f"the edited skiplists do not load: {exc}") from exc
-        return {f"{folder}/{path.name}": path.read_text(encoding="utf-8") for path in written}
+        return {
+            f"{folder}/{path.name}": (before.get(path.name, ""), path.read_text(encoding="utf-8")) for path in written
+        }
 
 
 def apply_command(
@@ -174,9 +247,12 @@ def apply_command(
     skiplists_path: str = "skiplists",
     dispatch: str | None = None,
 ) -> Outcome:
-    """Commit the latest report's proposed skiplist patch to the PR branch (same repository only)."""
-    if pull.is_fork:
-        return _refuse(client, event, fork_refusal(pull.head_repo or "a deleted fork"), "refused: fork")
+    """Commit the latest report's proposed skiplist patch to the PR branch (same repository only).
+
+    A fork PR or a closed one was answered by `handle_command` (the command job): nothing is said here.
+    """
+    if pull.is_fork or pull.state != "open":
+        return Outcome(False, "ignored: a fork or closed PR, answered by `github command`")
     proposal = latest_proposal(client, workflow, pull.head_sha)
     if proposal is None:
         reply = (
@@ -196,10 +272,10 @@ def apply_command(
     sha = client.commit_files(pull.head_sha, files, message)
     # Fast-forward only: a push since the report would be clobbered; GitHub then says 422.
     client.set_branch(pull.head_ref, sha, force=False)
-    client.create_comment(event.number, f"Committed the proposed skiplist edits as {sha} ({', '.join(sorted(files))}).")
+    _reply(client, event, f"Committed the proposed skiplist edits as {sha} ({', '.join(sorted(files))}).")
     client.react(event.number, event.comment_id, "rocket")
     request = Request("rerun", pr=event.number, head_sha=sha, comment_id=event.comment_id)
     if dispatch:
         # Pushes made with the workflow token start no workflows, so the re-run is dispatched.
-        _dispatch(client, dispatch, event.default_branch, request)
+        _dispatch(client, event, dispatch, request)
     return Outcome(True, f"applied as {sha}", request=request)

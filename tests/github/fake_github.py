@@ -60,6 +60,14 @@ class State:
     next_id: int = 1000
 
 
+# The `run-name` of export-conformance.yml for a dispatched run: GitHub gives it to the run it starts.
+RUN_NAMES = {
+    "export-conformance.yml": lambda inputs: (
+        f"export-conformance #{inputs.get('pr', '')}: /export-check (comment {inputs.get('comment', '')})"
+    ),
+}
+
+
 def _git_sha(kind: str, data: bytes) -> str:
     return hashlib.sha1(f"{kind} {len(data)}\0".encode() + data).hexdigest()
 
@@ -82,6 +90,11 @@ class FakeGitHub:
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
         self.bot = P.user(BOT, 41898282, "Bot")
         self.created_comments = 0
+        # GitHub lists a dispatched run only a little after accepting the dispatch: the run is
+        # hidden from the next `run_list_lag` run listings.
+        self.run_list_lag = 0
+        # A repository whose settings forbid GitHub Actions to open pull requests.
+        self.pull_creation_forbidden = False
 
     # --- lifecycle and faults ---------------------------------------------------------------
     def start(self) -> FakeGitHub:
@@ -174,10 +187,15 @@ class FakeGitHub:
             "sha": head_sha,
             "base_ref": "main",
             "state": "open",
+            "merged": False,
             "title": title,
             "body": "",
             "user": user,
+            "created": STAMP_NOW(),
         }
+
+    def close_pull(self, number: int, *, merged: bool = False) -> None:
+        self.state.pulls[number].update(state="closed", merged=merged)
 
     def add_run(
         self,
@@ -188,6 +206,8 @@ class FakeGitHub:
         conclusion: str = "success",
         artifacts: dict[str, bytes] | None = None,
         event: str = "push",
+        status: str = "completed",
+        title: str = "export",
     ) -> int:
         run_id = self.new_id()
         ids = []
@@ -201,12 +221,23 @@ class FakeGitHub:
                 "workflow": workflow,
                 "head_sha": head_sha,
                 "branch": branch,
-                "conclusion": conclusion,
+                "conclusion": conclusion if status == "completed" else None,
+                "status": status,
                 "event": event,
+                "title": title,
+                "created": STAMP_NOW(),
                 "artifacts": ids,
+                "hidden_for": 0,
             }
         )
         return run_id
+
+    def add_artifact(self, run_id: int, name: str, data: bytes) -> None:
+        self.state.artifacts[self.new_id()] = {"name": name, "run": run_id, "data": data, "expired": False}
+
+    def finish_run(self, run_id: int, conclusion: str) -> None:
+        run = next(r for r in self.state.runs if r["id"] == run_id)
+        run.update(status="completed", conclusion=conclusion)
 
     def bot_comments(self, number: int) -> list[dict]:
         return [c for _, c in sorted(self.state.comments.items()) if c["issue"] == number and c["user"] == BOT]
@@ -255,9 +286,10 @@ class FakeGitHub:
             html_url=f"{self.repo['html_url']}/pull/{number}",
             auto_merge=None,
             issue_url=self.api(f"/issues/{number}"),
-            merged=False,
-            merged_at=None,
+            merged=pr["merged"],
+            merged_at=P.STAMP if pr["merged"] else None,
             closed_at=P.STAMP if pr["state"] == "closed" else None,
+            created_at=pr["created"],
         )
         head_sha = self.pull_head_sha(pr)
         obj["head"].update(
@@ -285,10 +317,10 @@ class FakeGitHub:
             head_sha=run["head_sha"],
             head_branch=run["branch"],
             run_number=rid,
-            display_title="export",
+            display_title=run["title"],
             path=f".github/workflows/{run['workflow']}",
             event=run["event"],
-            status="completed",
+            status=run["status"],
             conclusion=run["conclusion"],
             url=self.api(f"/actions/runs/{rid}"),
             html_url=f"{self.repo['html_url']}/actions/runs/{rid}",
@@ -296,8 +328,8 @@ class FakeGitHub:
             artifacts_url=self.api(f"/actions/runs/{rid}/artifacts"),
             repository=self.repo,
             head_repository=self.repo,
-            created_at=P.STAMP,
-            updated_at=P.STAMP,
+            created_at=run["created"],
+            updated_at=run["created"],
         )
         return obj
 

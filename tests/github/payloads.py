@@ -79,13 +79,24 @@ def issue_comment_event(
     return event
 
 
-def workflow_run_event(*, repo: dict, run_id: int, head_sha: str, pr_numbers: list[int]) -> dict:
+def workflow_run_event(
+    *,
+    repo: dict,
+    run_id: int,
+    head_sha: str,
+    pr_numbers: list[int],
+    head_branch: str = "feature",
+    head_repo: dict | None = None,
+) -> dict:
+    """`head_repo`: the fork a fork PR's run came from (GitHub then lists no pull request)."""
     event = example("workflow_run", "completed")
     event["repository"] = repo
     run = event["workflow_run"]
     run.update(
         id=run_id,
         head_sha=head_sha,
+        head_branch=head_branch,
+        head_repository=head_repo or repo,
         html_url=f"{repo['html_url']}/actions/runs/{run_id}",
         pull_requests=[
             {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import re
 
-from tests.github.fake_github import BOT, STAMP_NOW, FakeGitHub, _git_sha
+from tests.github.fake_github import BOT, RUN_NAMES, STAMP_NOW, FakeGitHub, _git_sha
 
 ROUTES = []
 
@@ -115,8 +115,11 @@ def delete_comment(fake, query, body, comment_id):
 @route("POST", R + "/issues/comments/{comment_id}/reactions")
 def react(fake, query, body, comment_id):
     cid = int(comment_id)
-    fake.state.reactions.setdefault(cid, []).append(body["content"])
-    return 201, {
+    # One reaction of each kind per user: GitHub answers 200 with the one that exists.
+    exists = body["content"] in fake.state.reactions.get(cid, [])
+    if not exists:
+        fake.state.reactions.setdefault(cid, []).append(body["content"])
+    return 200 if exists else 201, {
         "id": fake.new_id(),
         "node_id": "REA_1",
         "user": fake.bot,
@@ -148,7 +151,10 @@ def create_status(fake, query, body, sha):
 @route("GET", R + "/collaborators/{username}/permission")
 def permission(fake, query, body, username):
     perm = fake.state.permissions.get(username, "read")
-    shown = "write" if perm == "maintain" else perm  # GitHub's legacy field folds maintain into write
+    # GitHub's legacy field folds maintain into write and triage into read; a custom role
+    # (`name:base`) shows its name as the role and its base in the legacy field.
+    perm, _, base = perm.partition(":")
+    shown = base or {"maintain": "write", "triage": "read"}.get(perm, perm)
     user = dict(fake.user_obj(username), role_name=perm)
     return 200, {"permission": shown, "role_name": perm, "user": user}
 
@@ -193,6 +199,8 @@ def list_pulls(fake, query, body):
         if "base" in query and query["base"] != pr["base_ref"]:
             continue
         items.append(fake.pull_obj(n))
+    if query.get("direction", "desc" if query.get("sort") == "created" else "asc") == "desc":
+        items.reverse()  # numbers grow with creation time here
     page, headers = _page(fake, f"/repos/{fake.full_name}/pulls", items, query)
     return 200, [_simple_pull(p) for p in page], headers
 
@@ -219,11 +227,49 @@ def _simple_pull(obj: dict) -> dict:
 
 @route("POST", R + "/pulls")
 def create_pull(fake, query, body):
-    if any(p["head_ref"] == body["head"] and p["state"] == "open" and not p["fork"] for p in fake.state.pulls.values()):
+    owner = fake.full_name.split("/")[0]
+    if any(
+        p["head_ref"] == body["head"] and p["base_ref"] == body["base"] and p["state"] == "open" and not p["fork"]
+        for p in fake.state.pulls.values()
+    ):
+        # GitHub's own words: the reason is in `errors[].message`, the top message says only this.
         return 422, {
             "message": "Validation Failed",
-            "errors": [{"message": "A pull request already exists"}],
-            "documentation_url": "https://docs.github.com/rest",
+            "errors": [
+                {
+                    "resource": "PullRequest",
+                    "code": "custom",
+                    "message": f"A pull request already exists for {owner}:{body['head']}.",
+                }
+            ],
+            "documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request",
+            "status": "422",
+        }
+    if f"heads/{body['head']}" not in fake.state.refs:
+        return 422, {
+            "message": "Validation Failed",
+            "errors": [{"resource": "PullRequest", "field": "head", "code": "invalid"}],
+            "documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request",
+            "status": "422",
+        }
+    if fake.state.refs[f"heads/{body['head']}"] == fake.state.refs[f"heads/{body['base']}"]:
+        return 422, {
+            "message": "Validation Failed",
+            "errors": [
+                {
+                    "resource": "PullRequest",
+                    "code": "custom",
+                    "message": f"No commits between {body['base']} and {body['head']}",
+                }
+            ],
+            "documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request",
+            "status": "422",
+        }
+    if fake.pull_creation_forbidden:
+        return 403, {
+            "message": "GitHub Actions is not permitted to create or approve pull requests.",
+            "documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request",
+            "status": "403",
         }
     n = max([0, *fake.state.issues]) + 1
     fake.open_pull(n, body["head"], title=body["title"], user=BOT)
@@ -242,13 +288,19 @@ def edit_pull(fake, query, body, pull_number):
 
 @route("GET", R + "/actions/workflows/{workflow_id}/runs")
 def list_runs(fake, query, body, workflow_id):
-    runs = [r for r in reversed(fake.state.runs) if r["workflow"] == workflow_id]
-    if "branch" in query:
-        runs = [r for r in runs if r["branch"] == query["branch"]]
-    if "head_sha" in query:
-        runs = [r for r in runs if r["head_sha"] == query["head_sha"]]
-    if query.get("status") not in (None, "completed"):
+    for run in fake.state.runs:
+        run["hidden_for"] = max(0, run["hidden_for"] - 1)
+    runs = [r for r in reversed(fake.state.runs) if r["workflow"] == workflow_id and not r["hidden_for"]]
+    for key, field in (("branch", "branch"), ("head_sha", "head_sha"), ("event", "event")):
+        if key in query:
+            runs = [r for r in runs if r[field] == query[key]]
+    # `status` takes a state (queued, in_progress, completed) or a conclusion (success, failure, …).
+    if query.get("status") in ("queued", "in_progress", "completed"):
+        runs = [r for r in runs if r["status"] == query["status"]]
+    elif "status" in query:
         runs = [r for r in runs if r["conclusion"] == query["status"]]
+    if query.get("created", "").startswith(">="):
+        runs = [r for r in runs if r["created"] >= query["created"][2:]]
     page, headers = _page(fake, f"/repos/{fake.full_name}/actions/workflows/{workflow_id}/runs", runs, query)
     return 200, {"total_count": len(runs), "workflow_runs": [fake.run_obj(r) for r in page]}, headers
 
@@ -256,6 +308,23 @@ def list_runs(fake, query, body, workflow_id):
 @route("POST", R + "/actions/workflows/{workflow_id}/dispatches")
 def create_dispatch(fake, query, body, workflow_id):
     fake.state.dispatches.append({"workflow": workflow_id, **body})
+    inputs = body.get("inputs") or {}
+    title = RUN_NAMES[workflow_id](inputs) if workflow_id in RUN_NAMES else workflow_id
+    run_id = fake.add_run(
+        workflow_id,
+        head_sha=fake.state.refs[f"heads/{body['ref']}"],
+        branch=body["ref"],
+        event="workflow_dispatch",
+        status="queued",
+        title=title,
+    )
+    fake.state.runs[-1]["hidden_for"] = fake.run_list_lag
+    if body.get("return_run_details"):
+        return 200, {
+            "workflow_run_id": run_id,
+            "run_url": fake.api(f"/actions/runs/{run_id}"),
+            "html_url": f"{fake.repo['html_url']}/actions/runs/{run_id}",
+        }
     return 204, None
 
 
@@ -283,7 +352,11 @@ def get_ref(fake, query, body, ref):
 def create_ref(fake, query, body):
     ref = body["ref"].removeprefix("refs/")
     if ref in fake.state.refs:
-        return 422, {"message": "Reference already exists", "documentation_url": "https://docs.github.com/rest"}
+        return 422, {
+            "message": "Reference already exists",
+            "documentation_url": "https://docs.github.com/rest/git/refs#create-a-reference",
+            "status": "422",
+        }
     fake.state.refs[ref] = body["sha"]
     return 201, fake.ref_obj(ref)
 
@@ -311,7 +384,7 @@ def _descends(fake, sha: str, ancestor: str) -> bool:
 @route("DELETE", R + "/git/refs/{ref}")
 def delete_ref(fake, query, body, ref):
     if fake.state.refs.pop(ref, None) is None:
-        return 422, {"message": "Reference does not exist", "documentation_url": "https://docs.github.com/rest"}
+        return 422, None  # the description documents no body for this 422
     return 204, None
 
 

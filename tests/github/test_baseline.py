@@ -8,7 +8,9 @@ from bot.publish.baseline import ArtifactError, extract
 from tests.github.conftest import outputs, zipped
 
 
-def test_the_latest_successful_main_run_is_downloaded(fake, gh, tmp_path):
+def test_the_newest_main_run_with_the_artifact_is_downloaded_whatever_its_conclusion(fake, gh, tmp_path):
+    # Run 3's sweep uploaded its baseline, then a later job (the obsolete-skip PR) failed the run:
+    # its baseline is still the newest sweep.
     fake.add_run(
         "export-baseline.yml", head_sha="1" * 40, artifacts={"export-baseline": zipped({"baseline-1.xml": "old"})}
     )
@@ -19,7 +21,7 @@ def test_the_latest_successful_main_run_is_downloaded(fake, gh, tmp_path):
         "export-baseline.yml",
         head_sha="3" * 40,
         conclusion="failure",
-        artifacts={"export-baseline": zipped({"baseline-1.xml": "broken"})},
+        artifacts={"export-baseline": zipped({"baseline-1.xml": "newest"})},
     )
     fake.add_run(
         "export-baseline.yml",
@@ -30,8 +32,8 @@ def test_the_latest_successful_main_run_is_downloaded(fake, gh, tmp_path):
     out = tmp_path / "base"
     result = gh("baseline", "--out", str(out))
     assert result.exit_code == 0, result.output
-    assert (out / "baseline-1.xml").read_text() == "new"
-    assert outputs(gh.output) == {"found": "true", "sha": "2" * 40}
+    assert (out / "baseline-1.xml").read_text() == "newest"
+    assert outputs(gh.output) == {"found": "true", "sha": "3" * 40}
 
 
 def test_no_baseline_yet_is_not_an_error(fake, gh, tmp_path):

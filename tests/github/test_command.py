@@ -87,14 +87,6 @@ def test_a_moved_head_stops_the_run(fake, gh):
     assert f"moved from {pinned[:12]}" in result.output and "this run stops" in result.output
 
 
-def test_apply_on_a_fork_is_refused_with_an_explanation(fake, gh):
-    fake.open_pull(9, "patch-1", fork="someone/Hello-World", head_sha="f" * 40)
-    assert gh("command", event=_event(fake, "/export-check apply", number=9)).exit_code == 0
-    [reply] = fake.bot_comments(9)
-    assert "someone/Hello-World" in reply["body"] and "export-bot propose" in reply["body"]
-    assert outputs(gh.output)["accepted"] == "false"
-
-
 ENTRY = {
     "action": "remove",
     "file": "export_skips.toml",
@@ -135,3 +127,111 @@ def test_apply_without_a_report_for_the_head_says_so(fake, gh):
     assert result.exit_code == 1
     [reply] = fake.bot_comments(1)
     assert "no conformance report for the current head" in reply["body"]
+
+
+def test_apply_on_a_fork_gets_one_reply_carrying_the_patch(fake, gh):
+    fork_head = fake.commit({"src/x.py": "x = 3\n"}, (fake.state.refs["heads/main"],), "fork change")
+    fake.open_pull(9, "patch-1", fork="someone/Hello-World", head_sha=fork_head)
+    # The report's own `patch` text was written by the fork's code: the bot never echoes it.
+    report = make_report(head_sha=fork_head, proposal={"entries": [ENTRY], "patch": "@everyone rm -rf"})
+    fake.add_run(
+        "export-conformance.yml",
+        head_sha=fork_head,
+        branch="patch-1",
+        event="pull_request",
+        artifacts={"export-report": report_zip(report)},
+    )
+    event = _event(fake, "/export-check apply", number=9)
+    # The workflow runs both jobs on the comment: `command`, then `apply`.
+    assert gh("command", "--dispatch", "export-conformance.yml", event=event).exit_code == 0
+    assert gh("apply", "--dispatch", "export-conformance.yml", event=event).exit_code == 0
+    [reply] = fake.bot_comments(9)
+    assert "someone/Hello-World" in reply["body"] and "```diff" in reply["body"]
+    assert "-MMGroundingDinoForObjectDetection = " in reply["body"]
+    assert "--- a/skiplists/export_skips.toml" in reply["body"] and "@everyone" not in reply["body"]
+    assert fake.state.dispatches == [] and fake.state.refs["heads/main"] != fork_head
+    assert outputs(gh.output)["accepted"] == "false"
+
+
+def test_apply_on_a_fork_without_a_report_says_there_is_no_patch_yet(fake, gh):
+    fake.open_pull(9, "patch-1", fork="someone/Hello-World", head_sha="f" * 40)
+    assert gh("command", event=_event(fake, "/export-check apply", number=9)).exit_code == 0
+    [reply] = fake.bot_comments(9)
+    assert "no conformance report for the current head" in reply["body"] and "```" not in reply["body"]
+
+
+def test_the_refusal_quotes_the_role_not_the_legacy_permission(fake, gh):
+    fake.state.permissions["octo-triager"] = "triage"  # GitHub's legacy `permission` field says `read`
+    assert gh("command", event=_event(fake, "/export-check", "octo-triager")).exit_code == 0
+    [reply] = fake.bot_comments(1)
+    assert "(yours: `triage`)" in reply["body"] and "`read`" not in reply["body"]
+
+
+def test_a_custom_role_based_on_write_may_run_commands(fake, gh):
+    fake.state.permissions["octo-ci"] = "ci-runner:write"
+    result = gh("command", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check", "octo-ci"))
+    assert result.exit_code == 0, result.output
+    assert len(fake.state.dispatches) == 1 and fake.bot_comments(1) == []
+
+
+def test_a_closed_pr_gets_a_polite_refusal_and_no_run(fake, gh):
+    fake.close_pull(1)
+    assert gh("command", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check")).exit_code == 0
+    [reply] = fake.bot_comments(1)
+    assert "#1 is closed" in reply["body"] and "Reopen it" in reply["body"]
+    assert fake.state.dispatches == [] and fake.state.reactions[500] == ["confused"]
+
+
+def test_a_failed_dispatch_gets_confused_and_a_reply(fake, gh):
+    fake.inject("status", method="POST", path=r"/dispatches$", times=100, status=500)
+    result = gh("command", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check"))
+    assert result.exit_code == 1 and "dispatch workflow export-conformance.yml: HTTP 500" in result.output
+    [reply] = fake.bot_comments(1)
+    assert "could not start the conformance run" in reply["body"] and "HTTP 500" in reply["body"]
+    assert fake.state.reactions[500] == ["eyes", "confused"] and fake.state.runs == []
+
+
+def test_a_dispatch_answered_502_after_it_took_effect_starts_one_run(fake, gh):
+    fake.run_list_lag = 2  # the run is listed a little after GitHub accepted the dispatch
+    fake.inject("status", method="POST", path=r"/dispatches$", times=3, status=502, after=True)
+    result = gh("command", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check"))
+    assert result.exit_code == 0, result.output
+    [run] = fake.state.runs
+    assert run["title"] == "export-conformance #1: /export-check (comment 500)"
+    assert len(fake.state.dispatches) == 1 and fake.state.reactions[500] == ["eyes"]
+    assert sum(1 for m, p in fake.requests if m == "POST" and p.endswith("/dispatches")) == 1
+    assert fake.bot_comments(1) == [] and outputs(gh.output)["accepted"] == "true"
+
+
+def test_a_dispatch_turned_away_with_502_is_made_again(fake, gh):
+    # A 502 before the request reached GitHub: no run appears, so the dispatch is repeated.
+    fake.inject("status", method="POST", path=r"/dispatches$", times=1, status=502)
+    assert gh("command", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check")).exit_code == 0
+    assert len(fake.state.runs) == 1 and len(fake.state.dispatches) == 1
+    assert sum(1 for m, p in fake.requests if m == "POST" and p.endswith("/dispatches")) == 2
+
+
+def test_a_reply_answered_502_after_it_took_effect_is_posted_once(fake, gh):
+    fake.inject("status", method="POST", path=r"/issues/1/comments$", times=2, status=502, after=True)
+    result = gh("command", event=_event(fake, "/export-check help"))
+    assert result.exit_code == 0, result.output
+    [reply] = fake.bot_comments(1)
+    assert HELP_TEXT in reply["body"] and "<!-- export-bot:reply-to 500 -->" in reply["body"]
+    assert sum(1 for m, p in fake.requests if m == "POST" and p.endswith("/issues/1/comments")) == 1
+
+
+def test_a_reply_to_a_line_of_ten_thousand_bad_words_fits_and_names_a_few(fake, gh):
+    words = " ".join(f"w{i % 1000:03d}" for i in range(2500))
+    body = f"/export-check {words}"[:10_000]
+    assert gh("command", event=_event(fake, body)).exit_code == 0
+    [reply] = fake.bot_comments(1)
+    assert len(reply["body"]) < 65536
+    assert reply["body"].count("is not a model class") == 5
+    assert "… and " in reply["body"] and " more problems (" in reply["body"]
+
+
+def test_echoed_words_cannot_leave_their_code_span_or_mention_anyone(fake, gh):
+    assert gh("command", event=_event(fake, "/export-check x`@octo-org/team`")).exit_code == 0
+    [reply] = fake.bot_comments(1)
+    first = reply["body"].split("\n")[2]
+    assert "@octo-org" not in reply["body"] and first.count("`") == 2, first

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.model_index import installed_index
-from bot.publish.command import HELP_TEXT, Invalid, Request, parse_command
+from bot.publish import command
+from bot.publish.command import HELP_TEXT, MAX_SHOWN, Invalid, Request, code, fenced, parse_command
 
 CLASSES = frozenset({"BertModel", "LlamaForCausalLM", "ViTModel"})
 TYPES = frozenset({"bert", "llama", "vit"})
@@ -82,3 +83,36 @@ def test_the_installed_transformers_names_are_accepted():
 def test_requests_round_trip_through_json():
     request = Request("models", models=("bert",), backends=("onnx",), pr=3, head_sha="a" * 40, comment_id=9)
     assert Request.from_json(request.to_json()) == request
+
+
+def test_a_refusal_lists_a_few_problems_and_counts_the_rest():
+    result = parse("/export-check " + " ".join(f"bad{i}" for i in range(3000)))
+    assert isinstance(result, Invalid) and result.count == 3000 and len(result.problems) == MAX_SHOWN
+    assert "… and 2995 more problems (3000 in all)" in result.message
+    assert len(result.message) < 4000
+
+
+def test_parsing_describes_only_the_problems_it_shows(monkeypatch):
+    # Suggestions scan every known name: one per shown problem keeps parsing linear in the input.
+    calls = []
+    real = command.difflib.get_close_matches
+    monkeypatch.setattr(command.difflib, "get_close_matches", lambda *a, **k: calls.append(a) or real(*a, **k))
+    result = parse("/export-check " + " ".join(f"w{i}" for i in range(5000)))
+    assert isinstance(result, Invalid) and result.count == 5000 and len(calls) == MAX_SHOWN
+
+
+def test_a_long_word_is_shortened_in_the_reply():
+    result = parse("/export-check " + "x" * 5000)
+    assert isinstance(result, Invalid) and "x" * 40 not in result.message and "x" * 39 + "…" in result.message
+
+
+@pytest.mark.parametrize("word", ["a`@team", "``@org/team``", "@everyone", "`<img src=x>`", "`" * 7, "x`\n@team"])
+def test_an_echoed_word_stays_in_its_code_span_and_mentions_nobody(word):
+    quoted = code(word)
+    assert quoted.startswith("`") and quoted.endswith("`") and quoted.count("`") == 2
+    assert "@" not in quoted.replace("@\u200b", "")
+
+
+def test_a_fence_is_longer_than_any_backquote_run_inside():
+    block = fenced("a\n````\nb", "diff")
+    assert block.startswith("`````diff\n") and block.endswith("\n`````")

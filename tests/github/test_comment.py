@@ -10,6 +10,7 @@ import threading
 
 from bot.report import COMMENT_MARKER, write_report
 from tests.conftest import ROOT
+from tests.github import payloads as P
 from tests.github.conftest import make_report
 from tests.github.payloads import workflow_run_event
 
@@ -110,6 +111,42 @@ def test_an_older_run_finishing_late_does_not_overwrite_a_newer_report(fake, gh,
     assert "report number 5" in comment["body"].lower()
 
 
+def test_an_older_run_finishing_late_leaves_the_status_to_the_newer_run(fake, gh, tmp_path):
+    # Run 5 reported a failure; run 4 (say, an old comment job re-run: it keeps its run id) passed.
+    sha = fake.state.refs["heads/feature"]
+    newer = gh(
+        "comment",
+        "--report",
+        str(_report(fake, tmp_path, 5, "failure")),
+        event=_event(fake, 5),
+        env={"GITHUB_RUN_ID": "5"},
+    )
+    older = gh(
+        "comment", "--report", str(_report(fake, tmp_path, 4)), event=_event(fake, 4), env={"GITHUB_RUN_ID": "4"}
+    )
+    assert newer.exit_code == 0 and older.exit_code == 0, older.output
+    [comment] = fake.bot_comments(1)
+    assert "❌" in comment["body"] and "report number 5" in comment["body"].lower()
+    assert [s["state"] for s in fake.state.statuses[sha]] == ["failure"]
+    assert "status left as set by run 5" in older.output
+
+
+def test_the_same_run_again_sets_its_status_again(fake, gh, tmp_path):
+    sha = fake.state.refs["heads/feature"]
+    for _ in range(2):
+        assert (
+            gh(
+                "comment",
+                "--report",
+                str(_report(fake, tmp_path, 3)),
+                event=_event(fake, 3),
+                env={"GITHUB_RUN_ID": "3"},
+            ).exit_code
+            == 0
+        )
+    assert [s["state"] for s in fake.state.statuses[sha]] == ["success", "success"]
+
+
 def test_other_users_quoting_the_marker_are_left_alone(fake, gh, tmp_path):
     fake.state.comments[1] = {
         "issue": 1,
@@ -128,13 +165,20 @@ def test_verdicts_map_to_status_states(fake, gh, tmp_path):
         assert fake.state.statuses[sha][-1]["state"] == state
 
 
-def test_fork_pr_found_by_head_sha_when_the_event_lists_none(fake, gh, tmp_path):
+def test_fork_pr_found_from_the_head_owner_and_branch_in_one_request(fake, gh, tmp_path):
+    # Thirty-one open PRs: listing them all would take two pages; the head filter takes one request.
+    for n in range(10, 41):
+        fake.open_pull(n, f"topic-{n}", fork=f"user{n}/Hello-World", head_sha=f"{n:040d}")
     fake.open_pull(7, "patch-1", fork="someone/Hello-World", head_sha="f" * 40)
-    event = workflow_run_event(repo=fake.repo, run_id=3, head_sha="f" * 40, pr_numbers=[])
+    fork = P.repository("someone/Hello-World", 4242, fake.url)
+    event = workflow_run_event(
+        repo=fake.repo, run_id=3, head_sha="f" * 40, pr_numbers=[], head_branch="patch-1", head_repo=fork
+    )
     path = tmp_path / "r.json"
     write_report(make_report(head_sha="f" * 40), path)
     assert gh("comment", "--report", str(path), event=event).exit_code == 0
     assert len(fake.bot_comments(7)) == 1 and fake.state.statuses["f" * 40][-1]["state"] == "success"
+    assert [p for m, p in fake.requests if m == "GET" and p.endswith("/pulls")] == [f"/repos/{fake.full_name}/pulls"]
 
 
 def test_github_refusing_still_writes_the_summary_and_fails(fake, gh, tmp_path):
@@ -148,13 +192,24 @@ def test_github_refusing_still_writes_the_summary_and_fails(fake, gh, tmp_path):
     assert sum(1 for m, p in fake.requests if m == "POST" and p.endswith("/issues/1/comments")) == 5
 
 
-def test_a_lost_answer_to_a_create_is_retried_and_the_duplicates_removed(fake, gh, tmp_path):
-    # The comment is created, but the proxy answers 502 twice: the retries create two more.
+def test_a_lost_answer_to_the_sticky_comment_is_found_not_posted_again(fake, gh, tmp_path):
+    # The comment is created, but the proxy answers 502: the bot re-lists and finds it.
     fake.inject("status", method="POST", path=r"/issues/1/comments$", times=2, status=502, after=True)
     result = gh("comment", "--report", str(_report(fake, tmp_path, 1)), event=_event(fake, 1))
     assert result.exit_code == 0, result.output
-    assert fake.created_comments == 3
-    assert len(fake.bot_comments(1)) == 1
+    assert fake.created_comments == 1 and len(fake.bot_comments(1)) == 1
+    assert sum(1 for m, p in fake.requests if m == "POST" and p.endswith("/issues/1/comments")) == 1
+    assert fake.state.statuses[fake.state.refs["heads/feature"]][-1]["state"] == "success"
+
+
+def test_a_lost_answer_to_the_status_is_harmless(fake, gh, tmp_path):
+    sha = fake.state.refs["heads/feature"]
+    fake.inject("status", method="POST", path=r"/statuses/", times=1, status=502, after=True)
+    result = gh("comment", "--report", str(_report(fake, tmp_path, 1, "failure")), event=_event(fake, 1))
+    assert result.exit_code == 0, result.output
+    [comment] = fake.bot_comments(1)
+    # Repeating a status is idempotent: the newest for the context is the one GitHub shows.
+    assert {s["state"] for s in fake.state.statuses[sha]} == {"failure"} and "❌" in comment["body"]
 
 
 def test_a_direct_pull_request_run_posts_on_its_pr(fake, gh, tmp_path):
@@ -203,12 +258,10 @@ def test_a_run_title_is_trusted_only_from_dispatched_runs_and_for_commands_on_th
     fake.open_pull(7, "patch-1", fork="someone/Hello-World", head_sha="f" * 40)
     _command_comment(fake, 904, issue=7)
     # A pull_request run's title comes from the PR's own workflow file: it names nothing.
-    assert (
-        gh(
-            "comment", "--report", str(_report(fake, tmp_path, 1)), event=_dispatched(fake, 9, 902, "pull_request")
-        ).exit_code
-        == 0
-    )
+    pull_request_run = _dispatched(fake, 9, 902, "pull_request")
+    pull_request_run["workflow_run"].update(head_sha=fake.state.refs["heads/feature"])
+    pull_request_run["workflow_run"]["pull_requests"] = _event(fake, 9)["workflow_run"]["pull_requests"]
+    assert gh("comment", "--report", str(_report(fake, tmp_path, 1)), event=pull_request_run).exit_code == 0
     for cid in (903, 904):  # not a command; a command on another PR than the report's
         assert (
             gh("comment", "--report", str(_report(fake, tmp_path, 1)), event=_dispatched(fake, 10, cid)).exit_code == 0

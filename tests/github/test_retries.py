@@ -100,3 +100,94 @@ def test_persistent_rate_limits_end_in_a_clear_error(fake):
     with pytest.raises(GitHubError, match=r"read pull request #1: HTTP 403 You have exceeded a secondary rate limit"):
         client.pull_request(1)
     assert _count(fake, "GET", "/pulls/1") == 2
+
+
+# --- writes that are not idempotent: looked for before they are repeated --------------------
+
+
+def _posts(fake, suffix):
+    return _count(fake, "POST", suffix)
+
+
+def _branch(fake, client, name="topic"):
+    sha = fake.commit({"x.txt": "x\n"}, (fake.state.refs["heads/main"],), "topic")
+    client.set_branch(name, sha)
+    return sha
+
+
+def test_a_comment_answered_502_after_it_took_effect_is_posted_once(fake, client):
+    fake.inject("status", method="POST", path=r"/issues/1/comments$", times=3, status=502, after=True)
+    made = client.create_comment(1, "hello <!-- export-bot:reply-to 5 -->")
+    assert [c["body"] for c in fake.bot_comments(1)] == [made.body] and _posts(fake, "/issues/1/comments") == 1
+
+
+def test_a_comment_lost_on_the_way_in_is_posted_again(fake, client):
+    fake.inject("reset", method="POST", path=r"/issues/1/comments$", times=1)
+    client.create_comment(1, "hello")
+    assert len(fake.bot_comments(1)) == 1 and _posts(fake, "/issues/1/comments") == 2
+
+
+def test_a_dispatch_answered_502_after_it_took_effect_is_found_by_its_run(fake, client):
+    fake.run_list_lag = 3
+    fake.inject("status", method="POST", path=r"/dispatches$", times=1, status=502, after=True)
+    inputs = {"pr": "1", "sha": "a" * 40, "request": "{}", "comment": "77"}
+    run = client.dispatch("export-conformance.yml", "main", inputs, started=lambda r: r.title.endswith("(comment 77)"))
+    assert run is not None and [r["id"] for r in fake.state.runs] == [run.id]
+    assert _posts(fake, "/dispatches") == 1
+
+
+def test_a_dispatch_is_not_mistaken_for_another_commands_run(fake, client):
+    inputs = {"pr": "1", "sha": "a" * 40, "request": "{}", "comment": "78"}
+    client.dispatch("export-conformance.yml", "main", dict(inputs, comment="79"), started=lambda r: False)
+    fake.inject("status", method="POST", path=r"/dispatches$", times=1, status=502)
+    client.dispatch("export-conformance.yml", "main", inputs, started=lambda r: r.title.endswith("(comment 78)"))
+    assert [r["title"][-12:] for r in fake.state.runs] == ["(comment 79)", "(comment 78)"]
+
+
+def test_a_branch_answered_502_after_it_was_created_is_one_branch(fake, client):
+    fake.inject("status", method="POST", path=r"/git/refs$", times=2, status=502, after=True)
+    sha = _branch(fake, client)
+    assert fake.state.refs["heads/topic"] == sha and _posts(fake, "/git/refs") == 1
+
+
+def test_a_branch_that_exists_elsewhere_is_not_taken_over(fake, client):
+    fake.state.refs["heads/topic"] = fake.state.refs["heads/main"]
+    sha = fake.commit({"x.txt": "x\n"}, (fake.state.refs["heads/main"],), "topic")
+    fake.inject("status", method="GET", path=r"/git/ref/heads/topic$", times=1, status=404)
+    with pytest.raises(GitHubError, match="branch topic already exists at .*nothing was changed"):
+        client.set_branch("topic", sha)
+    assert fake.state.refs["heads/topic"] == fake.state.refs["heads/main"]
+
+
+def test_a_pull_request_answered_502_after_it_was_opened_is_one_pr(fake, client):
+    _branch(fake, client)
+    fake.inject("status", method="POST", path=r"/pulls$", times=2, status=502, after=True)
+    made = client.create_pull("topic", "main", "Title", "Body")
+    assert [n for n, p in fake.state.pulls.items() if p["head_ref"] == "topic"] == [made.number]
+    assert made.title == "Title" and _posts(fake, "/pulls") == 1
+
+
+def test_an_open_pr_that_already_exists_is_made_ours(fake, client):
+    _branch(fake, client)
+    fake.open_pull(40, "topic", title="Someone's title")
+    made = client.create_pull("topic", "main", "Title", "Body")
+    assert made.number == 40 and fake.state.pulls[40]["title"] == "Title" and fake.state.pulls[40]["body"] == "Body"
+
+
+def test_githubs_reason_is_kept_in_the_error(fake, client):
+    client.set_branch("empty", fake.state.refs["heads/main"])
+    with pytest.raises(GitHubError, match=r"HTTP 422 Validation Failed \(No commits between main and empty\)"):
+        client.create_pull("empty", "main", "t", "b")
+
+
+def test_deleting_a_branch_whose_answer_was_lost_is_done(fake, client):
+    _branch(fake, client)
+    fake.inject("status", method="DELETE", path=r"/git/refs/heads/topic$", times=1, status=502, after=True)
+    client.delete_branch("topic")
+    assert "heads/topic" not in fake.state.refs
+
+
+def test_a_rate_limited_write_waits_and_is_made_once(fake, client):
+    fake.inject("rate_limit", method="POST", path=r"/issues/1/comments$", times=1, seconds=0)
+    client.create_comment(1, "hi")
+    assert len(fake.bot_comments(1)) == 1 and _posts(fake, "/issues/1/comments") == 2
