@@ -379,11 +379,9 @@ def obsolete_skips(
         raise BotError(str(exc)) from None
     edits, files = obsolete_files(report, history, skiplists_dir, min_passes=k, repo_folder=skiplists_path)
     # The K runs that are the evidence: the earlier sweeps, then this one.
-    this_url = (
-        run_url
-        or report.run_url
-        or (f"{server_url.rstrip('/')}/{client.repository}/actions/runs/{run_id}" if run_id else "")
-    )
+    # This run's page: GITHUB_RUN_ID names it; the report's own URL only when there is no id.
+    own = f"{server_url.rstrip('/')}/{client.repository}/actions/runs/{run_id}" if run_id else ""
+    this_url = run_url or own or report.run_url or ""
     runs = [Evidence(run.id, run.url) for run, _ in earlier] + ([Evidence(run_id, this_url)] if run_id else [])
     entries = [e.to_json() for e in edits]
     body = render_body(entries, min_passes=k, runs=runs)

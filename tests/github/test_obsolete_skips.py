@@ -2,28 +2,34 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from bot.publish.obsolete_skips import BRANCH, MARKER
-from bot.report import write_report
+from bot.publish.obsolete_skips import BRANCH, MARKER, fingerprint, render_body, title_for
 from tests.conftest import SKIPLISTS
-from tests.github.conftest import make_report, report_zip
+from tests.github.conftest import make_report, outputs, zipped
 from tests.github.payloads import push_event
 
 GDINO = "MMGroundingDinoForObjectDetection::test_onnx_export_dynamic"
 BIGBIRD = "BigBirdForMultipleChoice::test_openvino_export_dynamic"
+RUNS = "https://github.com/Codertocat/Hello-World/actions/runs/"
 
 
-def _sweep(fake, gh, tmp_path, run_id, passing, failing=()):
-    """One baseline sweep on main: its report is this run's; earlier sweeps' reports are the history."""
+def _night(fake, gh, passing, failing=(), *, night: str = ""):
+    """One baseline run on main: its sweep uploads the baseline artifact (with this sweep's report.json),
+    then its obsolete-skips job reads that artifact and the earlier runs' ones. Returns (run id, result)."""
     cells = [(c, "passed", True) for c in passing] + [(c, "failed", True) for c in failing]
     report = make_report(head_sha=fake.state.refs["heads/main"], cells=cells)
-    path = tmp_path / f"report-{run_id}.json"
-    write_report(report, path)
+    artifact = zipped({"report.json": json.dumps(report.to_json()), "night.txt": night})
+    run_id = fake.add_run(
+        "export-baseline.yml",
+        head_sha=fake.state.refs["heads/main"],
+        status="in_progress",
+        artifacts={"export-baseline": artifact},
+    )
     result = gh(
         "obsolete-skips",
-        "--report",
-        str(path),
         "--skiplists",
         str(SKIPLISTS),
         "--min-passes",
@@ -31,9 +37,13 @@ def _sweep(fake, gh, tmp_path, run_id, passing, failing=()):
         event=push_event(repo=fake.repo, after=fake.state.refs["heads/main"]),
         env={"GITHUB_RUN_ID": str(run_id)},
     )
-    fake.add_run(
-        "export-baseline.yml", head_sha=fake.state.refs["heads/main"], artifacts={"export-baseline": report_zip(report)}
-    )
+    # The job's exit decides the run's conclusion, as on GitHub.
+    fake.finish_run(run_id, "success" if result.exit_code == 0 else "failure")
+    return run_id, result
+
+
+def _sweep(fake, gh, passing, failing=()):
+    _, result = _night(fake, gh, passing, failing)
     assert result.exit_code == 0, result.output
     return result.output.strip()
 
@@ -42,11 +52,15 @@ def _open_pulls(fake):
     return [pr for pr in fake.state.pulls.values() if pr["head_ref"] == BRANCH and pr["state"] == "open"]
 
 
-def test_opened_then_updated_in_place_then_closed(fake, gh, tmp_path):
+def _ours(fake):
+    return [pr for pr in fake.state.pulls.values() if pr["head_ref"] == BRANCH]
+
+
+def test_opened_then_updated_in_place_then_closed(fake, gh):
     # K = 3: two passing sweeps are not enough.
-    assert _sweep(fake, gh, tmp_path, 11, [GDINO]) == "nothing to remove, no PR open"
-    assert _sweep(fake, gh, tmp_path, 12, [GDINO, BIGBIRD]) == "nothing to remove, no PR open"
-    opened = _sweep(fake, gh, tmp_path, 13, [GDINO, BIGBIRD])
+    assert _sweep(fake, gh, [GDINO]) == "nothing to remove, no PR open"
+    assert _sweep(fake, gh, [GDINO, BIGBIRD]) == "nothing to remove, no PR open"
+    opened = _sweep(fake, gh, [GDINO, BIGBIRD])
     [pr] = _open_pulls(fake)
     assert opened == f"opened #{pr['number']}"
     assert pr["body"].startswith(MARKER)
@@ -60,22 +74,114 @@ def test_opened_then_updated_in_place_then_closed(fake, gh, tmp_path):
     )
     assert fake.state.commits[first_head]["parents"] == [fake.state.refs["heads/main"]]
 
-    updated = _sweep(fake, gh, tmp_path, 14, [GDINO, BIGBIRD])
+    updated = _sweep(fake, gh, [GDINO, BIGBIRD])
     assert updated == f"updated #{pr['number']}" and _open_pulls(fake) == [pr]
     assert "**BigBirdForMultipleChoice**" in pr["body"] and f"`{BIGBIRD}`" in pr["body"]
+    removals = pr["body"].count("\n- remove ")
+    assert removals > 1 and pr["title"] == f"Skiplists: remove {removals} obsolete skips"
     assert fake.state.refs[f"heads/{BRANCH}"] != first_head  # force-updated, still one commit on main
     assert fake.state.commits[fake.state.refs[f"heads/{BRANCH}"]]["parents"] == [fake.state.refs["heads/main"]]
 
     # The skips are needed again: nothing is left, the PR is closed and the branch removed.
-    closed = _sweep(fake, gh, tmp_path, 15, [], failing=[GDINO, BIGBIRD])
+    closed = _sweep(fake, gh, [], failing=[GDINO, BIGBIRD])
     assert closed == f"closed #{pr['number']}" and pr["state"] == "closed"
     assert f"heads/{BRANCH}" not in fake.state.refs
-    assert _sweep(fake, gh, tmp_path, 16, []) == "nothing to remove, no PR open"
-    assert len([p for p in fake.state.pulls.values() if p["head_ref"] == BRANCH]) == 1
+    assert _sweep(fake, gh, []) == "nothing to remove, no PR open"
+    assert len(_ours(fake)) == 1
 
 
 @pytest.mark.parametrize("history", [0, 1])
-def test_short_history_removes_nothing(fake, gh, tmp_path, history):
-    for n in range(history):
-        _sweep(fake, gh, tmp_path, 20 + n, [GDINO])
-    assert _sweep(fake, gh, tmp_path, 30, [GDINO]) == "nothing to remove, no PR open"
+def test_short_history_removes_nothing(fake, gh, history):
+    for _ in range(history):
+        _sweep(fake, gh, [GDINO])
+    assert _sweep(fake, gh, [GDINO]) == "nothing to remove, no PR open"
+
+
+def test_the_pr_links_the_k_runs_that_are_its_evidence_and_says_what_it_does(fake, gh):
+    ids = [_night(fake, gh, [GDINO])[0] for _ in range(3)]
+    [pr] = _open_pulls(fake)
+    removals = pr["body"].count("\n- remove ")
+    assert pr["title"] == f"Skiplists: remove {removals} obsolete skip{'s' if removals > 1 else ''}"
+    for run_id in ids:
+        assert f"[run {run_id}]({RUNS}{run_id})" in pr["body"]
+    assert "the 3 sweeps (oldest first)" in pr["body"]
+
+
+def test_a_closed_pr_is_respected_until_the_edit_or_its_evidence_changes(fake, gh):
+    for _ in range(3):
+        _sweep(fake, gh, [GDINO])
+    [pr] = _open_pulls(fake)
+    fake.close_pull(pr["number"])  # a maintainer declines it
+    for _ in range(2):
+        assert "was closed for this same edit" in _sweep(fake, gh, [GDINO])
+    assert len(_ours(fake)) == 1
+    # BigBird has now passed in three sweeps in a row: the edit changed, so it is proposed again.
+    for _ in range(2):
+        assert "was closed for this same edit" in _sweep(fake, gh, [GDINO, BIGBIRD])
+    assert _sweep(fake, gh, [GDINO, BIGBIRD]).startswith("opened #")
+    [again] = _open_pulls(fake)
+    assert again["number"] != pr["number"] and "**BigBirdForMultipleChoice**" in again["body"]
+
+
+def test_a_merged_or_bot_closed_pr_does_not_block_a_new_one(fake, gh):
+    for _ in range(3):
+        _sweep(fake, gh, [GDINO])
+    [pr] = _open_pulls(fake)
+    fake.close_pull(pr["number"], merged=True)  # merged, then (say) reverted on main
+    assert _sweep(fake, gh, [GDINO]).startswith("opened #")
+
+
+def test_a_pr_answered_502_after_it_was_opened_is_one_pr_and_a_green_job(fake, gh):
+    for _ in range(2):
+        _sweep(fake, gh, [GDINO])
+    fake.inject("status", method="POST", path=r"/pulls$", times=2, status=502, after=True)
+    fake.inject("status", method="POST", path=r"/git/refs$", times=2, status=502, after=True)
+    opened = _sweep(fake, gh, [GDINO])
+    [pr] = _ours(fake)
+    assert opened == f"opened #{pr['number']}" and pr["state"] == "open" and pr["body"].startswith(MARKER)
+    assert f"heads/{BRANCH}" in fake.state.refs
+    assert sum(1 for m, p in fake.requests if m == "POST" and p.endswith("/pulls")) == 1
+    assert sum(1 for m, p in fake.requests if m == "POST" and p.endswith("/git/refs")) == 1
+
+
+def test_four_failing_nights_still_leave_prs_diffing_against_the_newest_sweep(fake, gh, tmp_path):
+    for _ in range(2):
+        _sweep(fake, gh, [GDINO])
+    # The repository forbids Actions to open PRs: from now on every night's obsolete-skip job fails.
+    fake.pull_creation_forbidden = True
+    for night in range(1, 5):
+        run_id, result = _night(fake, gh, [GDINO], night=f"night {night}")
+        assert result.exit_code == 1
+        # GitHub's reason is in the printed error; the failed nights still count as history.
+        assert "HTTP 403 GitHub Actions is not permitted to create or approve pull requests" in result.output
+        out = tmp_path / f"base-{night}"
+        assert gh("baseline", "--out", str(out)).exit_code == 0
+        assert (out / "night.txt").read_text() == f"night {night}"
+        assert outputs(gh.output)["found"] == "true"
+    assert [r["conclusion"] for r in fake.state.runs][-4:] == ["failure"] * 4
+    fake.pull_creation_forbidden = False
+    last, result = _night(fake, gh, [GDINO])
+    assert result.exit_code == 0 and result.output.startswith("opened #")
+    [pr] = _open_pulls(fake)
+    failed_nights = [r["id"] for r in fake.state.runs][-3:-1]
+    for run_id in (*failed_nights, last):
+        assert f"[run {run_id}]({RUNS}{run_id})" in pr["body"]
+
+
+def test_the_title_says_remove_or_narrow():
+    remove = {"action": "remove", "file": "f.toml", "scope": "onnx", "model_class": "A", "evidence": ["A::t"]}
+    narrow = dict(remove, action="narrow", model_class="B", new_scopes=["onnx.static"], still_failing=["B::s"])
+    assert title_for([remove]) == "Skiplists: remove 1 obsolete skip"
+    assert title_for([narrow]) == "Skiplists: narrow 1 skip to the cells that still fail"
+    assert title_for([remove, narrow, dict(remove, model_class="C")]) == (
+        "Skiplists: remove 2 obsolete skips, narrow 1 skip to the cells that still fail"
+    )
+
+
+def test_the_fingerprint_follows_the_edit_and_its_cells_not_the_runs():
+    entry = {"action": "remove", "file": "f.toml", "scope": "onnx", "model_class": "A", "evidence": ["A::t"]}
+    assert fingerprint([entry]) == fingerprint([dict(entry)])
+    assert fingerprint([entry]) != fingerprint([dict(entry, evidence=["A::t", "A::u"])])
+    assert fingerprint([entry]) != fingerprint([dict(entry, action="narrow", new_scopes=["onnx.static"])])
+    one = render_body([entry], min_passes=3, runs=[])
+    assert f"<!-- export-bot:edit {fingerprint([entry])} -->" in one
