@@ -97,16 +97,20 @@ def test_zizmor_offline_finds_nothing():
 
 def test_the_command_dispatches_exactly_the_inputs_the_workflow_declares_and_its_title_names_the_comment():
     from bot.publish.command import Request
-    from bot.publish.events import RunEvent
+    from bot.publish.events import CommentEvent, RunEvent
+    from bot.publish.github_api import WorkflowRun
     from bot.publish.respond import _dispatch
 
     sent = []
 
     class Client:
-        def dispatch(self, workflow, ref, inputs):
-            sent.append(inputs)
+        def dispatch(self, workflow, ref, inputs, *, started):
+            sent.append((inputs, started))
 
-    _dispatch(Client(), "export-conformance.yml", "main", Request("rerun", pr=12, head_sha="a" * 40, comment_id=345))
+    comment = CommentEvent("created", 12, True, 345, "/export-check", "octocat", False, "main")
+    _dispatch(Client(), comment, "export-conformance.yml", Request("rerun", pr=12, head_sha="a" * 40, comment_id=345))
+    [(inputs, started)] = sent
+    sent = [inputs]
     workflow = load(ROOT / ".github" / "workflows" / "export-conformance.yml")
     declared = workflow["on"]["workflow_dispatch"]["inputs"]
     assert set(sent[0]) == set(declared)
@@ -114,4 +118,7 @@ def test_the_command_dispatches_exactly_the_inputs_the_workflow_declares_and_its
     fmt = re.search(r"format\('([^']*)', inputs\.pr, inputs\.comment\)", workflow["run-name"])[1]
     title = fmt.replace("{0}", sent[0]["pr"]).replace("{1}", sent[0]["comment"])
     event = {"workflow_run": {"event": "workflow_dispatch", "display_title": title, "head_sha": "b" * 40}}
-    assert RunEvent.from_payload(event).command_comment == 345
+    assert RunEvent.from_payload(event).command_comment == 345 and RunEvent.from_payload(event).command_pr == 12
+    # A dispatch whose answer was lost is recognised by this title before it is repeated.
+    assert started(WorkflowRun(1, "b" * 40, "main", "", title, "workflow_dispatch"))
+    assert not started(WorkflowRun(1, "b" * 40, "main", "", title.replace("345", "3456"), "workflow_dispatch"))

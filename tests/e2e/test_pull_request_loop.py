@@ -226,7 +226,11 @@ def test_a_pr_breaking_dynamic_shapes_is_reported_then_applied_and_green(tmp_pat
     assert not green.proposal["entries"]  # idempotent: nothing more to propose
 
     # The comment job of the dispatched run: its event names main's SHA and no PR, the report names the head.
-    dispatched = workflow_run_event(repo=fake.repo, run_id=3, head_sha=base_sha, pr_numbers=[])
+    dispatched = workflow_run_event(repo=fake.repo, run_id=3, head_sha=base_sha, pr_numbers=[], head_branch="main")
+    # Its title, export-conformance.yml's run-name, names the PR (and the command's comment).
+    dispatched["workflow_run"].update(
+        event="workflow_dispatch", display_title=f"export-conformance #{PR}: /export-check (comment {comment_id})"
+    )
     recommented = bot("comment", "--report", str(report_2), cwd=repo, fake=fake, event=dispatched, run_id=3)
     assert recommented.exit_code == 0, recommented.output
     [(updated_id, updated)] = stickies(fake).items()
