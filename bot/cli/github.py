@@ -125,6 +125,13 @@ def comment(obj: Context, report_path: Path, pr: int | None, run_id: int, bot_lo
     actions.write_summary(render_summary(report))
     client = obj.client()
     sha, numbers = _pulls_of_run(client, event, report.head_sha, pr)
+    if not numbers:
+        # The PR's head moved on while this dispatched run checked the pinned one: the run of
+        # the new head reports; this one's report stays in its summary.
+        message = f"#{event.command_pr} has a new head since this run's {str(report.head_sha)[:12]}: nothing posted"
+        actions.annotate("notice", message)
+        click.echo(message)
+        return
     body = render_comment(report, max_chars=MAX_COMMENT - stamp_length(run_id))
     held = []
     for number in numbers:
@@ -159,10 +166,7 @@ def _pulls_of_run(client, event, report_sha: str | None, pr: int | None) -> tupl
         pull = client.pull_request(event.command_pr)
         if report_sha and pull.head_sha == report_sha:
             return report_sha, (pull.number,)
-        raise BotError(
-            f"the run answered #{pull.number}, whose head is now {pull.head_sha[:12]}, "
-            f"but its report is for {str(report_sha)[:12]}: nothing posted (the next run reports on the new head)"
-        )
+        return None, ()
     if event.head_owner and event.head_branch:
         # A fork PR's workflow_run event lists no pull request: its head owner and branch find it.
         found = [p for p in client.pulls_from(event.head_owner, event.head_branch) if p.head_sha == sha]
@@ -334,7 +338,7 @@ def baseline(obj: Context, workflow: str, artifact: str, branch: str, out: Path)
 )
 @click.option("--skiplists-path", default="skiplists", show_default=True, help="That folder's path in the repository.")
 @click.option(
-    "--run-url", default=None, help="This sweep's run page (default: the report's, else built from the run id)."
+    "--run-url", default=None, help="This sweep's run page (default: built from --run-id, else the report's)."
 )
 @click.option("--server-url", envvar="GITHUB_SERVER_URL", default="https://github.com", help="GITHUB_SERVER_URL.")
 @click.pass_obj

@@ -69,6 +69,7 @@ def first_line(body: str) -> str:
 
 MAX_SHOWN = 5  # problems listed in a refusal; the rest are counted, so the reply always fits a comment
 MAX_WORD = 40  # characters of an echoed word
+MAX_PATCH = 60_000  # a patch longer than this does not fit in a reply (GitHub's limit is 65,536)
 
 
 def code(text: str) -> str:
@@ -185,6 +186,11 @@ def fork_apply_reply(head_repo: str, patch: str | None) -> str:
         )
     if not patch.strip():
         return f"{intro} The latest report proposes no skiplist change for this head: there is nothing to apply."
+    if len(patch) > MAX_PATCH:
+        return (
+            f"{intro} The proposed patch ({patch.count(chr(10)):,} lines) is too long for a comment: download the "
+            "run's `export-report` artifact and apply it with `export-bot propose --report report.json --apply`."
+        )
     return (
         f"{intro} Here is the proposed skiplist patch; apply it to your branch (`git apply`) and push:\n\n"
         f"{fenced(patch, 'diff')}\n"

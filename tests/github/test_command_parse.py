@@ -6,7 +6,7 @@ import pytest
 
 from bot.model_index import installed_index
 from bot.publish import command
-from bot.publish.command import HELP_TEXT, MAX_SHOWN, Invalid, Request, code, fenced, parse_command
+from bot.publish.command import HELP_TEXT, MAX_SHOWN, Invalid, Request, code, fenced, fork_apply_reply, parse_command
 
 CLASSES = frozenset({"BertModel", "LlamaForCausalLM", "ViTModel"})
 TYPES = frozenset({"bert", "llama", "vit"})
@@ -116,3 +116,9 @@ def test_an_echoed_word_stays_in_its_code_span_and_mentions_nobody(word):
 def test_a_fence_is_longer_than_any_backquote_run_inside():
     block = fenced("a\n````\nb", "diff")
     assert block.startswith("`````diff\n") and block.endswith("\n`````")
+
+
+def test_a_fork_reply_always_fits_a_comment():
+    assert "```diff\n+a\n```" in fork_apply_reply("someone/x", "+a\n")
+    huge = fork_apply_reply("someone/x", "+line\n" * 20_000)
+    assert len(huge) < 1000 and "20,000 lines" in huge and "export-report" in huge

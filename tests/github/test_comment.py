@@ -270,3 +270,13 @@ def test_a_run_title_is_trusted_only_from_dispatched_runs_and_for_commands_on_th
         gh("comment", "--report", str(_report(fake, tmp_path, 1)), event=_dispatched(fake, 11, 999)).exit_code == 0
     )  # gone
     assert fake.state.reactions == {}
+
+
+def test_a_dispatched_run_whose_pr_moved_on_posts_nothing_and_stays_green(fake, gh, tmp_path):
+    _command_comment(fake, 905)
+    old = _report(fake, tmp_path, 1)
+    pinned = fake.state.refs["heads/feature"]
+    fake.state.refs["heads/feature"] = fake.commit({"src/x.py": "x = 9\n"}, (pinned,), "push")
+    result = gh("comment", "--report", str(old), event=_dispatched(fake, 12, 905))
+    assert result.exit_code == 0, result.output
+    assert "has a new head" in result.output and fake.bot_comments(1) == [] and fake.state.statuses == {}
