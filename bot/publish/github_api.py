@@ -174,11 +174,17 @@ class Artifact:
 def reason(exc: GithubException) -> str:
     """GitHub's words for a refusal: the message, and the `errors[].message` a 422 explains itself with."""
     data = exc.data if isinstance(exc.data, dict) else {"message": exc.data}
-    details = [e.get("message") or e.get("code") for e in data.get("errors") or () if isinstance(e, dict)] + [
-        e for e in data.get("errors") or () if isinstance(e, str)
+    errors = data.get("errors") if isinstance(data.get("errors"), list) else []
+    # An error without a message names the field and GitHub's code for it ("head invalid").
+    details = [
+        e.get("message") or " ".join(str(e[k]) for k in ("field", "code") if e.get(k))
+        if isinstance(e, dict)
+        else str(e)
+        for e in errors
     ]
     message = str(data.get("message") or "")
-    return f"{message} ({'; '.join(filter(None, details))})" if any(details) else message
+    details = [d for d in details if d]
+    return f"{message} ({'; '.join(details)})" if details else message
 
 
 def _already_exists(exc: GithubException) -> bool:

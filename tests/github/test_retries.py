@@ -191,3 +191,20 @@ def test_a_rate_limited_write_waits_and_is_made_once(fake, client):
     fake.inject("rate_limit", method="POST", path=r"/issues/1/comments$", times=1, seconds=0)
     client.create_comment(1, "hi")
     assert len(fake.bot_comments(1)) == 1 and _posts(fake, "/issues/1/comments") == 2
+
+
+@pytest.mark.parametrize("force,at_ours", [(False, True), (True, False)])
+def test_reference_already_exists_is_done_once_the_branch_is_checked(fake, client, force, at_ours):
+    # Another attempt created the branch after this one looked (the GET said 404): GitHub answers
+    # 422 "Reference already exists", and the bot checks where the branch is before calling it done.
+    sha = fake.commit({"x.txt": "x\n"}, (fake.state.refs["heads/main"],), "topic")
+    fake.state.refs["heads/topic"] = sha if at_ours else fake.state.refs["heads/main"]
+    fake.inject("status", method="GET", path=r"/git/ref/heads/topic$", times=1, status=404)
+    client.set_branch("topic", sha, force=force)
+    assert fake.state.refs["heads/topic"] == sha
+    assert [s.status for s in fake.sent if s.method == "POST" and s.template.endswith("/git/refs")] == [422]
+
+
+def test_a_refusal_without_a_message_names_the_field(fake, client):
+    with pytest.raises(GitHubError, match=r"HTTP 422 Validation Failed \(head invalid\)"):
+        client.create_pull("no-such-branch", "main", "t", "b")
