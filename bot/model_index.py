@@ -113,7 +113,9 @@ def _base_name(node: ast.expr) -> str | None:
 
 
 def model_classes(
-    exported: tuple[str, ...], bases: Mapping[str, tuple[str, ...]], everywhere: Mapping[str, tuple[str, ...]] = {}
+    exported: tuple[str, ...],
+    bases: Mapping[str, tuple[str, ...]],
+    everywhere: Mapping[str, tuple[str, ...]] | None = None,
 ) -> tuple[str, ...]:
     """The exported names that are model classes: `PreTrainedModel` subclasses, less the abstract `…PreTrainedModel` bases.
 
@@ -129,7 +131,7 @@ def model_classes(
             return True
         if name not in known:
             own = bases.get(name)
-            parents = own if own is not None else everywhere.get(name)
+            parents = own if own is not None else (everywhere or {}).get(name)
             if parents is None:
                 known[name] = name.endswith(_ROOT_SUFFIX)
             else:
