@@ -256,3 +256,22 @@ def test_a_root_that_is_not_junit_stops_at_once(tmp_path):
 def test_whitespace_only_file_is_empty(tmp_path):
     [problem] = read_results([write(tmp_path, "blank.xml", "  \n\t\n")]).problems
     assert problem.what == "empty file: no JUnit XML in it"
+
+
+def test_a_typed_skip_or_the_property_reads_as_not_buildable(tmp_path):
+    prop = '<properties><property name="not_buildable" value="true"/></properties>'
+    text = f"""<testsuite>
+ <testcase classname="GhostModel" name="test_onnx_export_static">
+  <skipped type="not-buildable" message="the zoo has no recipe for GhostModel"/>
+ </testcase>
+ <testcase classname="GhostModel" name="test_onnx_export_dynamic">{prop}
+  <skipped type="pytest.skip" message="no tester lists GhostModel"/>
+ </testcase>
+ <testcase classname="BertModel" name="test_onnx_export_static"><skipped type="pytest.skip" message="x"/></testcase>
+</testsuite>"""
+    results = read_results([write(tmp_path, "nb.xml", text)]).results
+    typed = results[Cell.parse("GhostModel::test_onnx_export_static")]
+    assert (typed.status, typed.message) == (Status.NOT_BUILDABLE, "the zoo has no recipe for GhostModel")
+    flagged = results[Cell.parse("GhostModel::test_onnx_export_dynamic")]
+    assert flagged.status is Status.NOT_BUILDABLE and "not_buildable" not in dict(flagged.properties)
+    assert results[Cell.parse("BertModel::test_onnx_export_static")].status is Status.SKIPPED
