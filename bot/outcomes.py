@@ -33,6 +33,10 @@ STAGES = ("build", "eager", "export", "run", "compare")
 # and the testcase property `not_buildable=true`.
 NOT_BUILDABLE_TYPE = "not-buildable"
 NOT_BUILDABLE_PROPERTY = "not_buildable"
+# Testsuite properties naming the transformers a run tested: the package's folder, and the HEAD
+# of the checkout it came from (absent when it is not in a git work tree). With `version.transformers`.
+TRANSFORMERS_LOCATION = "transformers.location"
+TRANSFORMERS_SHA = "transformers.sha"
 # `<error>` kinds: the first two are infrastructure, flagged beside conformance failures.
 ERROR_KINDS = ("crash", "timeout", "harness", "build")
 INFRASTRUCTURE_KINDS = ("crash", "timeout")

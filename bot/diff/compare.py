@@ -82,6 +82,7 @@ def diff(
         counts=_counts(counts),
         problems=problems,
         versions=head.versions,
+        provenance=head.provenance,
         base_sha=base_sha or (base.git_sha if base is not None else None),
         head_sha=head_sha or head.git_sha,
         run_url=run_url,

@@ -119,9 +119,32 @@ def short_sha(sha: str | None) -> str:
     return f"`{sha[:12]}`" if sha else "unknown"
 
 
+def tested_line(report: Report) -> str | None:
+    """`Tested transformers 5.24.0.dev0 from /path (checkout abc1234).`; None when the JUnit did not say."""
+    p = report.provenance
+    if not p.known:
+        return None
+    text = f"Tested transformers {p.transformers_version or '(version unknown)'}"
+    if p.transformers_location:
+        text += f" from {escape(p.transformers_location)}"
+    if p.transformers_sha:
+        shas = " / ".join(sha[:7] for sha in p.transformers_sha.split(" / "))
+        text += f" (checkout {shas})"
+    elif p.transformers_location:
+        text += " (not a git checkout)"
+    text += "."
+    if p.disagree:
+        fields = ", ".join(name.replace("transformers_", "") for name in p.disagree)
+        text += f" ⚠️ The shards disagree on the {fields}."
+    return text
+
+
 def footer(report: Report) -> list[str]:
     base = short_sha(report.base_sha) if report.baseline else "none (no baseline)"
     lines = [f"Base {base} → head {short_sha(report.head_sha)}."]
+    tested = tested_line(report)
+    if tested:
+        lines.append(tested)
     if report.versions:
         lines.append("Versions: " + ", ".join(f"{k} {v}" for k, v in report.versions.items()) + ".")
     if report.run_url:

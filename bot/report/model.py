@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from bot.errors import BotError
-from bot.results.model import Problem
+from bot.results.model import Problem, Provenance
 
 SCHEMA = "export-bot/report@1"
 VERDICTS = ("success", "failure", "neutral")
@@ -105,6 +105,7 @@ class Report:
     files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # base/head/rerun → files read
     proposal: dict | None = None  # written by `export-bot propose`; its content is the proposer's
     selection: str | None = None  # why these cells ran (`export-bot select`'s summary), when known
+    provenance: Provenance = field(default_factory=Provenance)  # which transformers the head tested
     schema: str = SCHEMA
 
     def category(self, name: str) -> tuple[CellLine, ...]:
@@ -131,6 +132,7 @@ class Report:
             "head_sha": self.head_sha,
             "run_url": self.run_url,
             "versions": dict(self.versions),
+            "provenance": self.provenance.to_json(),
             "problems": [p.to_json() for p in self.problems],
             "counts": {key: dict(value) for key, value in self.counts.items()},
             "categories": {name: [line.to_json() for line in lines] for name, lines in self.categories.items()},
@@ -168,6 +170,7 @@ class Report:
                 files={k: tuple(v) for k, v in data.get("files", {}).items()},
                 proposal=data.get("proposal"),
                 selection=data.get("selection"),
+                provenance=Provenance.from_json(data.get("provenance")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ReportError(f"{where}: not a valid report ({exc!r}); regenerate it with `export-bot diff`") from exc

@@ -7,7 +7,14 @@ from dataclasses import MISSING, fields
 from functools import cache, lru_cache
 
 from bot.cells import Cell, CellIdError
-from bot.outcomes import NOT_BUILDABLE_PROPERTY, NOT_BUILDABLE_TYPE, CellResult, Status
+from bot.outcomes import (
+    NOT_BUILDABLE_PROPERTY,
+    NOT_BUILDABLE_TYPE,
+    TRANSFORMERS_LOCATION,
+    TRANSFORMERS_SHA,
+    CellResult,
+    Status,
+)
 from bot.results.model import VERSION_KEYS, SuiteInfo
 
 # Testcase properties that the cell id or a CellResult field already carries.
@@ -144,4 +151,6 @@ def suite_info(file: str, name: str, props: Mapping[str, str], cases: int) -> Su
         git_sha=props.get("git_sha") or props.get("git-sha") or props.get("sha") or None,
         versions=versions,
         testcases=cases,
+        transformers_location=props.get(TRANSFORMERS_LOCATION) or None,
+        transformers_sha=props.get(TRANSFORMERS_SHA) or None,
     )

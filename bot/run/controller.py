@@ -15,6 +15,7 @@ from bot.outcomes import NOT_BUILDABLE_PROPERTY, NOT_BUILDABLE_TYPE, Status
 from bot.run.junit import cell_properties, installed_versions, read_git_sha, source_checkout, suite_properties
 from bot.run.plan import RunPlan
 from bot.run.progress import Progress, ProgressWriter
+from bot.run.provenance import installed_transformers
 from bot.run.shard import estimate
 
 
@@ -83,8 +84,17 @@ class Controller:
         if xml is None:
             return
         sha = read_git_sha(source_checkout(self.plan.source))
+        tested = installed_transformers()  # the package the workers import, found without importing it
+        versions = installed_versions()
+        if tested.version:  # the found package's own version, even when a path shadows the installed one
+            versions["transformers"] = tested.version
         for name, value in suite_properties(
-            source=self.plan.source, shard=self.plan.shard, versions=installed_versions(), git_sha=sha
+            source=self.plan.source,
+            shard=self.plan.shard,
+            versions=versions,
+            git_sha=sha,
+            transformers_location=str(tested.location) if tested.location else None,
+            transformers_sha=tested.sha,
         ):
             xml.add_global_property(name, value)
 

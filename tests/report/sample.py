@@ -38,8 +38,13 @@ def r(cell_id: str, status: str, **fields) -> CellResult:
     return CellResult(Cell.parse(cell_id), Status(status), **fields)
 
 
-def result_set(*results: CellResult, problems=(), sha="abc", files=("junit.xml",)) -> ResultSet:
-    suite = SuiteInfo(files[0], "export-bot", "1/1", "zoo", sha, VERSIONS, len(results))
+CHECKOUT = "/work/transformers/src/transformers"
+
+
+def result_set(
+    *results: CellResult, problems=(), sha="abc", files=("junit.xml",), location=None, tested_sha=None
+) -> ResultSet:
+    suite = SuiteInfo(files[0], "export-bot", "1/1", "zoo", sha, VERSIONS, len(results), location, tested_sha)
     return ResultSet({x.cell: x for x in results}, tuple(problems), (), (suite,), tuple(files))
 
 
@@ -77,6 +82,8 @@ def failure_report(folder: Path):
             for backend in ("torch", "onnx")
         ),
         sha="2222222222222222",
+        location=CHECKOUT,
+        tested_sha="2222222222222222abcdefabcdefabcdefabcdef",
     )
     rerun = result_set(r("LlamaForCausalLM::test_torch_export_generate_static", "passed"))
     report = diff(base, head, skiplists(folder), rerun, run_url="https://github.com/o/r/actions/runs/42")
@@ -144,5 +151,6 @@ def no_baseline_report(folder: Path):
             message="Timeout (>1000.0s) from pytest-timeout.",
         ),
         sha=None,
+        location="/opt/venv/lib/python3.12/site-packages/transformers",
     )
     return diff(None, head, skiplists(folder), head_sha="4444444444444444")

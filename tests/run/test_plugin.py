@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot.cells import Cell
@@ -74,6 +76,11 @@ def test_suite_properties_name_versions_source_and_shard(junit):
         assert junit.suite[f"version.{package}"]
     assert junit.suite["source"] == "zoo"
     assert junit.suite["shard"] == "2/3"
+    # Provenance: the installed package's folder; no sha, since no git work tree tracks site-packages.
+    import transformers
+
+    assert junit.suite["transformers.location"] == str(Path(transformers.__file__).resolve().parent)
+    assert "transformers.sha" not in junit.suite
 
 
 def test_probe_runs_a_skiplisted_cell_and_records_probe_true(tmp_path):
