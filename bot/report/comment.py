@@ -167,8 +167,8 @@ def _aside(name: str, line: CellLine) -> str:
 
 
 def _proposal(proposal: dict | None, budget: _Budget, left_out: list[str]) -> list[str]:
-    if not proposal:
-        return []
+    if not proposal or not (proposal.get("entries") or proposal.get("uncoverable") or proposal.get("patch")):
+        return []  # an empty proposal (nothing to add or remove) gets no heading
     out = ["", "### Proposed skiplist change", ""]
     entries = proposal.get("entries") or []
     for entry in entries[: max(budget.items, 0)]:

@@ -139,3 +139,8 @@ def test_the_tested_transformers_line_says_where_from_and_when_shards_disagree(t
         "⚠️ The shards disagree on the location."
     )
     assert tested_line(replace(report, provenance=Provenance())) is None
+
+
+def test_an_empty_proposal_gets_no_heading(tmp_path):
+    report = no_baseline_report(tmp_path / "s").with_proposal({"entries": [], "uncoverable": [], "patch": ""})
+    assert "Proposed skiplist change" not in render_comment(report)
