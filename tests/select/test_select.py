@@ -56,6 +56,10 @@ def test_modeling_llama_selects_llama_and_its_runtime_dependents(repo):
     assert selection.modular_descendants == expected
     assert set(selection.cells) == set().union(*(row(c) for c in llama | phi3))
     assert selection.unbuildable == tuple(sorted((llama | phi3) - CATALOG.buildable))
+    # Said before running, so the comment can tell them apart from failures.
+    unbuildable = len(selection.unbuildable)
+    assert selection.summary.endswith(f"; {unbuildable} of them not buildable by the model source")
+    assert selection.to_json()["unbuildable"] == list(selection.unbuildable)
 
 
 def test_modular_descendants_run_when_configured(repo):
