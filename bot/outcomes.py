@@ -14,6 +14,9 @@ class Status(str, Enum):
     FAILED = "failed"
     ERROR = "error"
     SKIPPED = "skipped"
+    # The model source has no way to build the class (no zoo recipe, no tester lists it):
+    # nothing about the export, so neither passing nor failing (docs/outcomes.md).
+    NOT_BUILDABLE = "not-buildable"
 
     @property
     def passing(self) -> bool:
@@ -26,6 +29,14 @@ class Status(str, Enum):
 
 # Where in the seed's sequence a failure happened.
 STAGES = ("build", "eager", "export", "run", "compare")
+# JUnit for a NOT_BUILDABLE cell: `<skipped type="not-buildable">` (a skip to any other reader)
+# and the testcase property `not_buildable=true`.
+NOT_BUILDABLE_TYPE = "not-buildable"
+NOT_BUILDABLE_PROPERTY = "not_buildable"
+# Testsuite properties naming the transformers a run tested: the package's folder, and the HEAD
+# of the checkout it came from (absent when it is not in a git work tree). With `version.transformers`.
+TRANSFORMERS_LOCATION = "transformers.location"
+TRANSFORMERS_SHA = "transformers.sha"
 # `<error>` kinds: the first two are infrastructure, flagged beside conformance failures.
 ERROR_KINDS = ("crash", "timeout", "harness", "build")
 INFRASTRUCTURE_KINDS = ("crash", "timeout")

@@ -59,3 +59,48 @@ def test_check_runs_diffs_confirms_and_writes_its_files(tmp_path):
     assert {p.name for p in out.iterdir()} >= {"report.json", "comment.md", "summary.md", "junit.xml"}
     assert json.loads((out / "report.json").read_text())["proposal"] is not None
     assert "verdict: success" in result.stderr
+
+
+@pytest.mark.export
+def test_a_llama_only_pr_with_classes_the_zoo_cannot_build_is_green_and_proposes_nothing(tmp_path):
+    """modeling_llama.py changes; the zoo has no recipe for LlamaForQuestionAnswering/TokenClassification.
+
+    Their cells are "not buildable by this source": no 💥, no failed verdict, no skiplist entry.
+    """
+    from bot.model_index import installed_models_dir
+
+    repo = tmp_path / "transformers"
+    llama = repo / "src/transformers/models/llama"
+    llama.mkdir(parents=True)
+    for name in ("__init__.py", "configuration_llama.py", "modeling_llama.py"):
+        (llama / name).write_text((installed_models_dir() / "llama" / name).read_text(encoding="utf-8"))
+
+    def git(*args: str) -> None:
+        subprocess.run(
+            ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+            check=True,
+            capture_output=True,
+        )
+
+    git("init", "-q", "-b", "main")
+    git("add", "-A")
+    git("commit", "-q", "-m", "base")
+    git("checkout", "-q", "-b", "pr")
+    modeling = llama / "modeling_llama.py"
+    modeling.write_text(modeling.read_text(encoding="utf-8") + "\n# a comment\n", encoding="utf-8")
+    git("commit", "-q", "-am", "touch llama")
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "bot", "check", "--base", "main", "--head", "pr", "--repo", str(repo)]
+    command += ["--backends", "dynamo", "--shapes", "static", "--no-generate", "-n", "0", "--out", str(out)]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = load_report(out / "report.json")
+    assert report.verdict == "success", report.headline
+    unbuildable = {line.cell.partition("::")[0] for line in report.category("not_buildable")}
+    assert unbuildable == {"LlamaForQuestionAnswering", "LlamaForTokenClassification"}
+    assert not report.infrastructure and not report.category("new_failing")
+    assert report.proposal is not None and not report.proposal.get("entries")
+    assert (out / "skiplists.patch").exists() is False
+    comment = (out / "comment.md").read_text(encoding="utf-8")
+    assert "🚧 2 cells not buildable by this source" in comment and "💥" not in comment
+    assert "the zoo has no recipe for it" in comment

@@ -10,10 +10,12 @@ from bot.cli.common import (
     EXIT_FAILURE,
     EXIT_OK,
     BotError,
+    checkout_option,
     handle_errors,
     matrix_options,
     resolve_skiplists,
     skiplists_option,
+    verify_tested_transformers,
     workers_option,
 )
 
@@ -52,6 +54,7 @@ from bot.cli.common import (
     show_default=True,
     help="Where report.json, the markdown, the patch and the JUnit go.",
 )
+@checkout_option
 @handle_errors
 def check(
     models,
@@ -69,6 +72,7 @@ def check(
     skiplists_dir,
     cell_timeout,
     out,
+    checkout,
 ) -> None:
     """Run the conformance check locally, as the PR workflow does, and print the verdict.
 
@@ -81,6 +85,7 @@ def check(
 
     if base_ref and (models or preset):
         raise BotError("--base selects the cells from the git diff; leave out --models and --preset")
+    verify_tested_transformers(checkout, source, repo)
     options = CheckOptions(
         models=tuple(models),
         preset=preset if (preset or models or base_ref) else "smoke",

@@ -86,6 +86,47 @@ def handle_errors(fn: Callable) -> Callable:
     return wrapper
 
 
+checkout_option = click.option(
+    "--checkout",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The Transformers checkout under test: exit 2 unless `import transformers` loads its src/transformers "
+    "(default: the PATH of --source transformers-tests:PATH, or the repository whose pyproject.toml has "
+    "[tool.export-bot], when either holds src/transformers).",
+)
+
+
+def verify_tested_transformers(checkout: Path | None, source: str | None, project: Path = Path(".")) -> None:
+    """Fail at once when a checkout is given and the transformers to be imported is not its own.
+
+    Testing the package index's transformers instead of the pull request's code would report on
+    other code than the one under review; the message says how to install the checkout.
+    """
+    from bot.run.provenance import expected_checkout, installed_transformers, verify_checkout
+
+    spec = source
+    if spec is None:
+        from bot.settings import SettingsError, load_settings
+
+        try:
+            spec = load_settings().source  # as planning resolves it
+        except SettingsError as exc:
+            raise BotError(str(exc)) from None
+    want = expected_checkout(checkout, spec, project if _configures_bot(project / "pyproject.toml") else None)
+    if want is not None:
+        installed = installed_transformers()
+        verify_checkout(want, installed.location, installed.version)
+
+
+def _configures_bot(pyproject: Path) -> bool:
+    from bot import toml
+
+    try:
+        return "export-bot" in toml.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
+    except (OSError, toml.TOMLDecodeError):
+        return False
+
+
 def resolve_skiplists(skiplists_dir: Path | None, settings=None) -> Path:
     """--skiplists, else `[tool.export-bot] skiplists`, else the bot's own skiplists/.
 

@@ -10,10 +10,12 @@ from bot.cli.common import (
     EXIT_FAILURE,
     EXIT_OK,
     BotError,
+    checkout_option,
     handle_errors,
     matrix_options,
     resolve_skiplists,
     skiplists_option,
+    verify_tested_transformers,
     workers_option,
 )
 
@@ -63,6 +65,7 @@ from bot.cli.common import (
     default=None,
     help="Seconds before a cell is stopped as a timeout (default: [tool.export-bot] cell-timeout, 1000).",
 )
+@checkout_option
 @handle_errors
 def run(
     models,
@@ -80,10 +83,13 @@ def run(
     junit,
     skiplists_dir,
     cell_timeout,
+    checkout,
 ) -> None:
     """Run the conformance cells and write JUnit; exits 0 when every cell ran (failures are data)."""
     from bot.run.session import COMPLETED, SessionOptions, run_session
 
+    # Before planning: reading a tester source imports transformers, which must be the checkout's.
+    verify_tested_transformers(checkout, source)
     plan = plan_from_options(
         models=models,
         preset=preset,

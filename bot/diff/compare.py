@@ -55,7 +55,8 @@ def diff(
         if category is not None:
             lines[category].append(line)
     for cell, before in base_results.items():
-        if cell not in head.results:
+        # A cell the base could not build lost nothing by being absent from the head.
+        if cell not in head.results and before.status is not Status.NOT_BUILDABLE:
             lines["not_run"].append(CellLine(cell.id, "missing", base_status=before.status.value))
     # Sorted by id so a report does not depend on the order shards were read in.
     by_id = attrgetter("cell")
@@ -81,6 +82,7 @@ def diff(
         counts=_counts(counts),
         problems=problems,
         versions=head.versions,
+        provenance=head.provenance,
         base_sha=base_sha or (base.git_sha if base is not None else None),
         head_sha=head_sha or head.git_sha,
         run_url=run_url,
@@ -94,18 +96,21 @@ def diff(
 
 _FAILING = frozenset((Status.FAILED, Status.ERROR))
 _PASSING = frozenset((Status.PASSED, Status.PASSED_UNCOMPARED))
+_NOT_RUN = frozenset((Status.SKIPPED, Status.NOT_BUILDABLE))
 
 
 def _category(result: CellResult, before: CellResult | None) -> str | None:
     """docs/diff.md's table; None for a cell that did what it did before (passing, or skipped)."""
     status = result.status
+    if status is Status.NOT_BUILDABLE:
+        return "not_buildable"  # the source cannot build the class: no verdict either way
     if result.probe:
         # A probe runs a skiplisted cell anyway: passing means the skip is obsolete, failing
         # means the skip is still needed. Neither is this PR's breakage.
         return "obsolete_skip" if status in _PASSING else None
     # A base skip, or a base probe of a skiplisted cell (main's sweep probes), is no
     # comparable result: the cell did not run there as the head runs it.
-    ran_before = before is not None and before.status is not Status.SKIPPED and not before.probe
+    ran_before = before is not None and before.status not in _NOT_RUN and not before.probe
     if status is Status.SKIPPED:
         return "newly_skipped" if ran_before else None
     if status in _FAILING:

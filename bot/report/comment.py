@@ -12,6 +12,7 @@ from bot.report.markdown import (
     escape,
     footer,
     n,
+    not_buildable_lines,
     overview,
     totals,
 )
@@ -55,6 +56,7 @@ _NOUNS = {
     "still_failing": ("pre-existing failure", "pre-existing failures"),
     "newly_skipped": ("newly skipped cell", "newly skipped cells"),
     "not_run": ("cell not run", "cells not run"),
+    "not_buildable": ("cell not buildable", "cells not buildable"),
 }
 
 
@@ -96,6 +98,8 @@ def _compose(report: Report, budget: _Budget) -> str:
         out.append(
             f"💥 {n(len(report.infrastructure), 'cell')} crashed or timed out (infrastructure, not conformance)."
         )
+    if report.not_buildable:
+        out += ["", *not_buildable_lines(report, classes=5, reasons=max(min(budget.items, 10), 1))]
     for name in MAIN_LISTS:
         lines = report.category(name)
         if lines:
@@ -163,8 +167,8 @@ def _aside(name: str, line: CellLine) -> str:
 
 
 def _proposal(proposal: dict | None, budget: _Budget, left_out: list[str]) -> list[str]:
-    if not proposal:
-        return []
+    if not proposal or not (proposal.get("entries") or proposal.get("uncoverable") or proposal.get("patch")):
+        return []  # an empty proposal (nothing to add or remove) gets no heading
     out = ["", "### Proposed skiplist change", ""]
     entries = proposal.get("entries") or []
     for entry in entries[: max(budget.items, 0)]:

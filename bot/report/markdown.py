@@ -7,9 +7,10 @@ from collections.abc import Iterable, Mapping
 from bot.report.model import CellLine, Report
 
 VERDICT_ICON = {"success": "✅", "failure": "❌", "neutral": "⚠️"}
-STATUS_ORDER = ("passed", "passed-uncompared", "failed", "error", "skipped")
+STATUS_ORDER = ("passed", "passed-uncompared", "failed", "error", "skipped", "not-buildable")
 # Marks per outcome; `error` splits by kind below (crash and timeout are infrastructure).
-MARK = {"passed": "✅", "passed-uncompared": "✅", "failed": "❌", "skipped": "⏭️"}
+NOT_BUILDABLE_MARK = "🚧"
+MARK = {"passed": "✅", "passed-uncompared": "✅", "failed": "❌", "skipped": "⏭️", "not-buildable": NOT_BUILDABLE_MARK}
 TITLES = {
     "newly_broken": "Newly broken",
     "new_failing": "New failing (no base result)",
@@ -20,6 +21,7 @@ TITLES = {
     "still_failing": "Pre-existing failures (failing on main too)",
     "newly_skipped": "Newly skipped",
     "not_run": "Not run (in the baseline, not in this run)",
+    "not_buildable": "Not buildable by this source",
 }
 
 
@@ -71,6 +73,7 @@ def tally(by_status: Mapping[str, int]) -> str:
         ("❌", by_status.get("failed", 0)),
         ("💥", by_status.get("error", 0)),
         ("⏭️", by_status.get("skipped", 0)),
+        (NOT_BUILDABLE_MARK, by_status.get("not-buildable", 0)),
     ]
     return " ".join(f"{m} {c:,}" for m, c in parts if c) or "–"
 
@@ -91,13 +94,57 @@ def overview(report: Report, names: Iterable[str]) -> str:
     return " · ".join(parts) if parts else "No cell changed category."
 
 
+def not_buildable_lines(report: Report, classes: int = 5, reasons: int | None = None) -> list[str]:
+    """`🚧 N cells not buildable by this source`, then one line per reason naming a few classes."""
+    groups = report.not_buildable
+    if not groups:
+        return []
+    total = sum(group.cells for group in groups)
+    out = [
+        f"{NOT_BUILDABLE_MARK} {n(total, 'cell')} not buildable by this source "
+        "(not run: no verdict, never proposed as skips):"
+    ]
+    shown = groups if reasons is None else groups[:reasons]
+    for group in shown:
+        names = ", ".join(f"`{c}`" for c in group.classes[:classes])
+        if len(group.classes) > classes:
+            names += f" and {len(group.classes) - classes:,} more"
+        out.append(f"- {escape(cut(group.reason, 200))} ({n(group.cells, 'cell')}): {names}")
+    if len(shown) < len(groups):
+        out.append(f"- …and {n(len(groups) - len(shown), 'more reason')} in report.json")
+    return out
+
+
 def short_sha(sha: str | None) -> str:
     return f"`{sha[:12]}`" if sha else "unknown"
+
+
+def tested_line(report: Report) -> str | None:
+    """`Tested transformers 5.24.0.dev0 from /path (checkout abc1234).`; None when the JUnit did not say."""
+    p = report.provenance
+    if not p.known:
+        return None
+    text = f"Tested transformers {p.transformers_version or '(version unknown)'}"
+    if p.transformers_location:
+        text += f" from {escape(p.transformers_location)}"
+    if p.transformers_sha:
+        shas = " / ".join(sha[:7] for sha in p.transformers_sha.split(" / "))
+        text += f" (checkout {shas})"
+    elif p.transformers_location:
+        text += " (not a git checkout)"
+    text += "."
+    if p.disagree:
+        fields = ", ".join(name.replace("transformers_", "") for name in p.disagree)
+        text += f" ⚠️ The shards disagree on the {fields}."
+    return text
 
 
 def footer(report: Report) -> list[str]:
     base = short_sha(report.base_sha) if report.baseline else "none (no baseline)"
     lines = [f"Base {base} → head {short_sha(report.head_sha)}."]
+    tested = tested_line(report)
+    if tested:
+        lines.append(tested)
     if report.versions:
         lines.append("Versions: " + ", ".join(f"{k} {v}" for k, v in report.versions.items()) + ".")
     if report.run_url:

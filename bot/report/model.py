@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from bot.errors import BotError
-from bot.results.model import Problem
+from bot.results.model import Problem, Provenance
 
 SCHEMA = "export-bot/report@1"
 VERDICTS = ("success", "failure", "neutral")
@@ -24,6 +24,7 @@ CATEGORIES = (
     "still_failing",  # failed on base and on head: not this PR's fault
     "newly_skipped",  # ran on base, skipped on head
     "not_run",  # base has it, head lacks it: never counted as fixed
+    "not_buildable",  # the model source has no way to build the class: no verdict, never proposed
 )
 EXCERPT = 300  # characters of a message kept per cell
 
@@ -60,6 +61,29 @@ class CellLine(NamedTuple):
         return cls(**{k: v for k, v in data.items() if k in cls._fields})
 
 
+class NotBuildableGroup(NamedTuple):
+    """Cells the model source cannot build for one reason (the reason names no class: `it`)."""
+
+    reason: str
+    classes: tuple[str, ...]
+    cells: int
+
+    def to_json(self) -> dict:
+        return {"reason": self.reason, "classes": list(self.classes), "cells": self.cells}
+
+
+def group_not_buildable(lines) -> tuple[NotBuildableGroup, ...]:
+    """One group per reason; a source's message names the class, so the class becomes `it` to group."""
+    groups: dict[str, dict[str, int]] = {}
+    for line in lines:
+        model_class = line.cell.partition("::")[0]
+        reason = line.message.replace(model_class, "it") if model_class else line.message
+        per_class = groups.setdefault(reason or "no reason given", {})
+        per_class[model_class] = per_class.get(model_class, 0) + 1
+    found = [NotBuildableGroup(r, tuple(sorted(c)), sum(c.values())) for r, c in groups.items()]
+    return tuple(sorted(found, key=lambda g: (-g.cells, g.reason)))
+
+
 @dataclass(frozen=True)
 class Report:
     """Everything the publishing job and the proposal step need, as plain values."""
@@ -81,10 +105,16 @@ class Report:
     files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # base/head/rerun → files read
     proposal: dict | None = None  # written by `export-bot propose`; its content is the proposer's
     selection: str | None = None  # why these cells ran (`export-bot select`'s summary), when known
+    provenance: Provenance = field(default_factory=Provenance)  # which transformers the head tested
     schema: str = SCHEMA
 
     def category(self, name: str) -> tuple[CellLine, ...]:
         return self.categories.get(name, ())
+
+    @property
+    def not_buildable(self) -> tuple[NotBuildableGroup, ...]:
+        """The not-buildable cells grouped by reason, most cells first."""
+        return group_not_buildable(self.category("not_buildable"))
 
     def with_proposal(self, proposal: dict | None) -> Report:
         return replace(self, proposal=proposal)
@@ -102,6 +132,7 @@ class Report:
             "head_sha": self.head_sha,
             "run_url": self.run_url,
             "versions": dict(self.versions),
+            "provenance": self.provenance.to_json(),
             "problems": [p.to_json() for p in self.problems],
             "counts": {key: dict(value) for key, value in self.counts.items()},
             "categories": {name: [line.to_json() for line in lines] for name, lines in self.categories.items()},
@@ -111,6 +142,7 @@ class Report:
             "files": {key: list(value) for key, value in self.files.items()},
             "proposal": self.proposal,
             "selection": self.selection,
+            "not_buildable": [group.to_json() for group in self.not_buildable],
             "cells": [line.to_json() for line in self.cells],
         }
 
@@ -138,6 +170,7 @@ class Report:
                 files={k: tuple(v) for k, v in data.get("files", {}).items()},
                 proposal=data.get("proposal"),
                 selection=data.get("selection"),
+                provenance=Provenance.from_json(data.get("provenance")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ReportError(f"{where}: not a valid report ({exc!r}); regenerate it with `export-bot diff`") from exc

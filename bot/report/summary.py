@@ -14,6 +14,7 @@ from bot.report.markdown import (
     footer,
     mark,
     n,
+    not_buildable_lines,
     overview,
     totals,
 )
@@ -24,6 +25,7 @@ SUMMARY_LIMIT = 900_000
 _ABBREVIATION = {"dynamo": "torch", "onnx": "onnx", "openvino": "ov", "executorch": "et"}
 LEGEND = (
     "✅ passed · ❌ failed · 💥 crashed or timed out · ⚠️ flaky or harness error · ⏭️ skipped · "
+    "🚧 not buildable by this source · "
     "🔓 skiplisted but passed in probe. Columns: torch = torch.export, ov = OpenVINO, et = ExecuTorch; "
     "st/dyn = static/dynamic shapes; gen = generate; sc = static cache; xnn = XNNPACK."
 )
@@ -55,6 +57,11 @@ def _compose(report: Report, grid: tuple[list[str], list[str]], items: int, rows
         lines = report.category(name)
         if not lines or name == "new_passing":
             continue  # new passing cells are the grid's ✅ marks
+        if name == "not_buildable":
+            out += [f"<details><summary>{TITLES[name]} ({len(lines):,})</summary>", ""]
+            out += not_buildable_lines(report, classes=max(items, 1))
+            out += ["", "</details>", ""]
+            continue
         out += [f"<details><summary>{TITLES[name]} ({len(lines):,})</summary>", ""]
         out += [_item(line) for line in lines[:items]]
         if len(lines) > items:

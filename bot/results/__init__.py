@@ -1,6 +1,6 @@
 """Results stage: JUnit files from any producer read into typed cell results (the only JUnit reader)."""
 
 from bot.results.merge import read_results
-from bot.results.model import Problem, ResultSet, SuiteInfo
+from bot.results.model import Problem, Provenance, ResultSet, SuiteInfo
 
-__all__ = ["Problem", "ResultSet", "SuiteInfo", "read_results"]
+__all__ = ["Problem", "Provenance", "ResultSet", "SuiteInfo", "read_results"]

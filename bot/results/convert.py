@@ -7,12 +7,32 @@ from dataclasses import MISSING, fields
 from functools import cache, lru_cache
 
 from bot.cells import Cell, CellIdError
-from bot.outcomes import CellResult, Status
+from bot.outcomes import (
+    NOT_BUILDABLE_PROPERTY,
+    NOT_BUILDABLE_TYPE,
+    TRANSFORMERS_LOCATION,
+    TRANSFORMERS_SHA,
+    CellResult,
+    Status,
+)
 from bot.results.model import VERSION_KEYS, SuiteInfo
 
 # Testcase properties that the cell id or a CellResult field already carries.
 TYPED = frozenset(
-    ("backend", "shape", "path", "cache", "target", "probe", "stage", "kind", "skip_scope", "exactness", "components")
+    (
+        "backend",
+        "shape",
+        "path",
+        "cache",
+        "target",
+        "probe",
+        "stage",
+        "kind",
+        "skip_scope",
+        "exactness",
+        "components",
+        NOT_BUILDABLE_PROPERTY,
+    )
 )
 
 
@@ -77,7 +97,12 @@ def build_result(**values) -> CellResult:
 # Enum members as plain constants: `Status.X` goes through the enum's descriptor, a visible
 # cost when it runs for each of 60,000 cells.
 _PASSED, _UNCOMPARED, _ERROR = Status.PASSED, Status.PASSED_UNCOMPARED, Status.ERROR
-_STATUS = {"failure": Status.FAILED, "error": _ERROR, "skipped": Status.SKIPPED}
+_STATUS = {
+    "failure": Status.FAILED,
+    "error": _ERROR,
+    "skipped": Status.SKIPPED,
+    NOT_BUILDABLE_TYPE: Status.NOT_BUILDABLE,
+}
 
 
 def result_of(cell: Cell, record, file: str) -> CellResult:
@@ -126,4 +151,6 @@ def suite_info(file: str, name: str, props: Mapping[str, str], cases: int) -> Su
         git_sha=props.get("git_sha") or props.get("git-sha") or props.get("sha") or None,
         versions=versions,
         testcases=cases,
+        transformers_location=props.get(TRANSFORMERS_LOCATION) or None,
+        transformers_sha=props.get(TRANSFORMERS_SHA) or None,
     )

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from lxml import etree
 
+from bot.outcomes import NOT_BUILDABLE_PROPERTY, NOT_BUILDABLE_TYPE
 from bot.results.convert import TYPED, suite_info
 from bot.results.model import Problem, SuiteInfo
 
@@ -26,7 +27,7 @@ class CaseRecord(NamedTuple):
     classname: str
     name: str
     time: str | None
-    outcome: str | None  # `failure`, `error`, `skipped`, or None for a pass
+    outcome: str | None  # `failure`, `error`, `skipped`, `not-buildable`, or None for a pass
     message: str  # the outcome's `message`, or the first line of its text
     details: str  # the outcome's text: the traceback
     stage: str | None
@@ -173,12 +174,15 @@ class _Events:
 
 
 def _record(case, props: dict[str, str], outcome: tuple[str, dict] | None, details: str) -> CaseRecord:
+    get = props.get
     if outcome is None:
         tag, message = None, ""
     else:
         tag = outcome[0]
         message = outcome[1].get("message") or details.strip().partition("\n")[0]
-    get = props.get
+        # A cell the model source has no way to build: a skip to other readers, its own outcome here.
+        if tag == "skipped" and (outcome[1].get("type") == NOT_BUILDABLE_TYPE or get(NOT_BUILDABLE_PROPERTY) == "true"):
+            tag = NOT_BUILDABLE_TYPE
     return CaseRecord(
         case.get("classname", ""),
         case.get("name", ""),

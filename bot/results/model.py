@@ -44,6 +44,40 @@ class SuiteInfo:
     git_sha: str | None = None
     versions: Mapping[str, str] = field(default_factory=dict)
     testcases: int = 0
+    transformers_location: str | None = None  # the installed package's folder
+    transformers_sha: str | None = None  # HEAD of the checkout it came from, when it is one
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Which transformers the results tested; a field the suites disagree on holds every value joined by ` / `."""
+
+    transformers_version: str | None = None
+    transformers_location: str | None = None
+    transformers_sha: str | None = None
+    disagree: tuple[str, ...] = ()  # the fields whose suites (shards) disagree
+
+    @property
+    def known(self) -> bool:
+        return bool(self.transformers_version or self.transformers_location or self.transformers_sha)
+
+    def to_json(self) -> dict:
+        return {
+            "transformers_version": self.transformers_version,
+            "transformers_location": self.transformers_location,
+            "transformers_sha": self.transformers_sha,
+            "shards_disagree": list(self.disagree),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping | None) -> Provenance:
+        data = data or {}
+        return cls(
+            data.get("transformers_version"),
+            data.get("transformers_location"),
+            data.get("transformers_sha"),
+            tuple(data.get("shards_disagree", ())),
+        )
 
 
 @dataclass(frozen=True)
@@ -77,6 +111,22 @@ class ResultSet:
                     seen[key].append(value)
         ordered = [k for k in VERSION_KEYS if k in seen] + sorted(k for k in seen if k not in VERSION_KEYS)
         return {key: " / ".join(seen[key]) for key in ordered}
+
+    @property
+    def provenance(self) -> Provenance:
+        """The transformers the suites tested; shards that disagree are named, never hidden."""
+        fields = {
+            "transformers_version": [s.versions.get("transformers") for s in self.suites],
+            "transformers_location": [s.transformers_location for s in self.suites],
+            "transformers_sha": [s.transformers_sha for s in self.suites],
+        }
+        values, disagree = {}, []
+        for name, seen in fields.items():
+            distinct = list(dict.fromkeys(v for v in seen if v))
+            values[name] = " / ".join(distinct) if distinct else None
+            if len(distinct) > 1:
+                disagree.append(name)
+        return Provenance(**values, disagree=tuple(disagree))
 
     @property
     def git_sha(self) -> str | None:

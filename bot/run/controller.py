@@ -11,10 +11,11 @@ import pytest
 from _pytest.junitxml import xml_key
 
 from bot.cells import Cell, CellIdError
-from bot.outcomes import Status
+from bot.outcomes import NOT_BUILDABLE_PROPERTY, NOT_BUILDABLE_TYPE, Status
 from bot.run.junit import cell_properties, installed_versions, read_git_sha, source_checkout, suite_properties
 from bot.run.plan import RunPlan
 from bot.run.progress import Progress, ProgressWriter
+from bot.run.provenance import installed_transformers
 from bot.run.shard import estimate
 
 
@@ -26,6 +27,11 @@ def crash_message(worker: str) -> str:
     return (
         f"WorkerCrash: worker {worker} died while running the cell (a native crash: segfault, abort or out of memory)"
     )
+
+
+def _not_buildable(report: pytest.TestReport) -> bool:
+    # Pairs may arrive as lists from an xdist worker.
+    return any(name == NOT_BUILDABLE_PROPERTY and value == "true" for name, value in report.user_properties)
 
 
 class WorkerState:
@@ -78,8 +84,17 @@ class Controller:
         if xml is None:
             return
         sha = read_git_sha(source_checkout(self.plan.source))
+        tested = installed_transformers()  # the package the workers import, found without importing it
+        versions = installed_versions()
+        if tested.version:  # the found package's own version, even when a path shadows the installed one
+            versions["transformers"] = tested.version
         for name, value in suite_properties(
-            source=self.plan.source, shard=self.plan.shard, versions=installed_versions(), git_sha=sha
+            source=self.plan.source,
+            shard=self.plan.shard,
+            versions=versions,
+            git_sha=sha,
+            transformers_location=str(tested.location) if tested.location else None,
+            transformers_sha=tested.sha,
         ):
             xml.add_global_property(name, value)
 
@@ -127,12 +142,14 @@ class Controller:
             reprcrash = getattr(report.longrepr, "reprcrash", None)
             if reprcrash is not None:
                 xml.node_reporter(report).nodes[-1].set("message", reprcrash.message)
+        if report.skipped and _not_buildable(report) and xml is not None:
+            xml.node_reporter(report).nodes[-1].set("type", NOT_BUILDABLE_TYPE)
         self._track(cell, report)
 
     def _track(self, cell: Cell, report: pytest.TestReport) -> None:
         if report.when == "setup":
             if report.skipped:
-                self.phase[report.nodeid] = Status.SKIPPED
+                self.phase[report.nodeid] = Status.NOT_BUILDABLE if _not_buildable(report) else Status.SKIPPED
             elif report.failed:
                 self.phase[report.nodeid] = Status.ERROR
         elif report.when == "call":

@@ -14,7 +14,7 @@ from typing import Any
 from bot.cells import Cell
 from bot.outcomes import Status
 from bot.run import gates
-from bot.run.sources.base import BuildError, ModelSource
+from bot.run.sources.base import BuildError, ModelSource, NotBuildable
 from bot.skiplist.model import Skiplists
 
 # torch, transformers and the backends are imported inside the functions that need them, so the
@@ -74,6 +74,11 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[0].strip()}" if lines else type(exc).__name__
 
 
+def _first_line(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
 def _traceback(exc: BaseException) -> str:
     return "".join(traceback.format_exception(exc))
 
@@ -115,6 +120,9 @@ def _execute(run: CellRun, source: ModelSource, clock: _Clock, *, optimize: bool
     with clock("build"):
         try:
             built = source.build(cell.model_class, generate=cell.generate)
+        except NotBuildable as exc:
+            # Not a failure of the class or the run: the reason, without a traceback (docs/outcomes.md).
+            return _with(run, status=Status.NOT_BUILDABLE, message=_first_line(exc))
         except Exception as exc:  # a source that cannot build a class is an error, never a drop
             if not isinstance(exc, BuildError):
                 logger.warning(

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cells import Cell
-from bot.outcomes import Status
+from bot.outcomes import TRANSFORMERS_LOCATION, TRANSFORMERS_SHA, Status
 
 if TYPE_CHECKING:  # the result type lives with the runner core, which imports torch lazily
     from bot.run.execute import CellRun
@@ -76,8 +76,20 @@ def read_timings(properties: Iterable[tuple[str, str]]) -> dict[str, float]:
     return timings
 
 
-def suite_properties(*, source: str, shard: str | None, versions: Mapping[str, str], git_sha: str | None) -> Properties:
+def suite_properties(
+    *,
+    source: str,
+    shard: str | None,
+    versions: Mapping[str, str],
+    git_sha: str | None,
+    transformers_location: str | None = None,
+    transformers_sha: str | None = None,
+) -> Properties:
     props = [(f"version.{name}", version) for name, version in versions.items()]
+    if transformers_location:
+        props.append((TRANSFORMERS_LOCATION, transformers_location))
+    if transformers_sha:  # absent when the package is not in a git work tree that tracks it
+        props.append((TRANSFORMERS_SHA, transformers_sha))
     props.append(("source", source))
     if shard:
         props.append(("shard", shard))

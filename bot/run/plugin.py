@@ -16,7 +16,7 @@ import pytest
 from _pytest._code.code import ExceptionChainRepr, ReprFileLocation, ReprTracebackNative
 
 from bot.cells import Cell
-from bot.outcomes import Status
+from bot.outcomes import NOT_BUILDABLE_PROPERTY, Status
 from bot.run.controller import Controller, WorkerState, timeout_message
 from bot.run.junit import cell_properties, run_properties
 from bot.run.plan import PLAN_SUFFIX, RunPlan, read_plan
@@ -154,6 +154,10 @@ class CellItem(pytest.Item):
         self.user_properties.extend(run_properties(run))
         if run.status is Status.PASSED_UNCOMPARED:
             self.user_properties.append(("exactness", run.exactness_scope or "unknown"))
+        if run.status is Status.NOT_BUILDABLE:
+            # A skip to pytest and to any JUnit reader; the controller types the element `not-buildable`.
+            self.user_properties.append((NOT_BUILDABLE_PROPERTY, "true"))
+            pytest.skip(run.message or "not buildable by this source")
         if run.status is Status.SKIPPED:
             pytest.skip(run.message or run.skip_scope or "skipped")
         if run.status is Status.ERROR:

@@ -39,7 +39,11 @@ class Selection:
     def summary(self) -> str:
         if self.cells:
             kinds = sorted({r.kind for rs in self.reasons.values() for r in rs}, key=KINDS.index)
-            return f"{len(self.cells)} cells of {len(self.reasons)} model classes ({', '.join(kinds)})"
+            text = f"{len(self.cells)} cells of {len(self.reasons)} model classes ({', '.join(kinds)})"
+            if self.unbuildable:
+                # Said before anything runs: these classes' cells will be "not buildable by this source".
+                text += f"; {len(self.unbuildable)} of them not buildable by the model source"
+            return text
         if self.reasons or self.removed_types:
             return "export-relevant changes, but no cell to run (see notes)"
         return NOTHING

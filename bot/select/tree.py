@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from bot.model_index import read_all
+from bot.model_index import class_bases, model_classes, read_all
 
 log = logging.getLogger(__name__)
 
@@ -74,13 +74,13 @@ def _closure(start: Iterable[str], parents: Mapping[str, frozenset[str]]) -> dic
     return found
 
 
-def exported_classes(source: str) -> tuple[str, ...]:
-    """The model classes a modeling module exports: its `__all__`, less the abstract `…PreTrainedModel` bases.
+def exported_classes(source: str, everywhere: Mapping[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
+    """The model classes a modeling module exports: its `__all__`, kept to `PreTrainedModel` subclasses.
 
-    The seed's tests never instantiate a `PreTrainedModel` base (it is not in any
-    `all_model_classes`), so it has no cells.
+    Read from the source text (bot/model_index.py): `BertLayer` and helper functions in
+    `__all__` are not model classes, and the abstract `…PreTrainedModel` bases have no cells.
     """
-    return tuple(name for name in read_all(source) if not name.endswith("PreTrainedModel") and name[:1].isalpha())
+    return model_classes(read_all(source), class_bases(source)[0], everywhere or {})
 
 
 def imported_types(module: str | None, level: int, own_type: str) -> str | None:
@@ -175,8 +175,13 @@ def source_paths(paths: Iterable[str], models_dir: str = MODELS_DIR) -> tuple[di
 
 
 # The screen `git grep` runs; the fixed-string fallback (git without PCRE) is filtered by _IMPORT_LINE after.
-_IMPORT_PCRE = r"^\s*(from|import)\s+(\.\.[A-Za-z_]|transformers\.models\.)"
-_IMPORT_FIXED = "from ..\ntransformers.models."
+# The same pass finds the class headers whose bases tell model classes (PreTrainedModel
+# subclasses) from layers; a layer's `(nn.Module)` and an output's `(ModelOutput)` are left out.
+_IMPORT_PCRE = (
+    r"^\s*(from|import)\s+(\.\.[A-Za-z_]|transformers\.models\.)"
+    r"|^class\s+\w+\s*\((?!nn\.Module\)|ModelOutput\))"
+)
+_IMPORT_FIXED = "from ..\ntransformers.models.\nclass "
 
 
 class Grep(Protocol):
@@ -193,7 +198,7 @@ def read_tree(
 ) -> ModelTree:
     """The tree at one ref through the readers given (git at a ref in practice), grepping instead of parsing.
 
-    Only the `__all__` assignments and the cross-type import lines leave git; a modeling
+    Only the `__all__` assignments, the class headers and the cross-type import lines leave git; a modeling
     module whose cross-type import is indented (inside a function, a try or a
     TYPE_CHECKING block) is read whole and walked with the AST to tell run time from typing.
     """
@@ -205,12 +210,15 @@ def read_tree(
     # `__all__` closes the module in Transformers; 300 lines of context cover the longest list.
     for path, line in grep("^__all__", [specs["modeling"]], mode="basic", after=300):
         snippets.setdefault(path, []).append(line)
-    classes = {t: exported_classes("\n".join(snippets.get(p, ()))) for t, p in sorted(modeling.items())}
-
     imports: dict[str, set[str]] = {}
     parents: dict[str, set[str]] = {}
     needs_ast: set[str] = set()
+    class_lines: dict[str, list[str]] = {}
     for path, line in _import_lines(grep, list(specs.values())):
+        if line.startswith("class"):
+            if "/modeling_" in path:
+                class_lines.setdefault(path, []).append(line)
+            continue
         own = type_of.get(path)
         match = _IMPORT_LINE.match(line)
         if own is None or match is None:
@@ -227,12 +235,39 @@ def read_tree(
     for path, source in read_files(sorted(needs_ast)).items():
         imports[type_of[path]] = set(runtime_imports(source, type_of[path]))
 
+    bases = _class_bases(class_lines, read_files)
+    # Every modeling module's classes (`modeling_blip_text.py` too): a re-exported class, or a
+    # base imported from another model type, resolves through them.
+    everywhere: dict[str, tuple[str, ...]] = {}
+    for own in bases.values():
+        for name, found in own.items():
+            everywhere.setdefault(name, found)
+    classes = {
+        t: model_classes(read_all("\n".join(snippets.get(p, ()))), bases.get(p, {}), everywhere)
+        for t, p in sorted(modeling.items())
+    }
+
     return ModelTree(
         {t: c for t, c in classes.items() if c},
         {t: frozenset(i) for t, i in imports.items() if i},
         {t: frozenset(p) for t, p in parents.items() if p},
         frozenset(modeling) | frozenset(modular),
     )
+
+
+def _class_bases(lines: dict[str, list[str]], read_files) -> dict[str, dict[str, tuple[str, ...]]]:
+    """path → its top-level classes → their base names, from the `class` lines git grep found.
+
+    A header that continues past its line (one file in Transformers 5.x) has its file read whole.
+    """
+    bases, cut = {}, []
+    for path, found in lines.items():
+        bases[path], complete = class_bases("\n".join(found))
+        if not complete:
+            cut.append(path)
+    for path, source in read_files(sorted(cut)).items():
+        bases[path] = class_bases(source)[0]
+    return bases
 
 
 def _import_lines(grep: Grep, specs: list[str]) -> list[tuple[str, str]]:

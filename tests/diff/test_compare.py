@@ -172,3 +172,33 @@ def test_counts_per_backend_and_shape_and_compact_head_cells(skiplists):
 def test_a_base_probe_is_no_comparable_result(skiplists, head, expected):
     base = results(result("failed", probe=True, skip_scope="onnx"))
     assert category_of(diff(base, results(result(head)), skiplists)) == expected
+
+
+def test_not_buildable_cells_have_their_own_category_and_no_verdict(skiplists):
+    reason = "the zoo has no recipe for {}; add one"
+    qa = Cell.parse("LlamaForQuestionAnswering::test_torch_export_static")
+    tok = Cell.parse("LlamaForTokenClassification::test_onnx_export_static")
+    gone = Cell.parse("LlamaForTokenClassification::test_onnx_export_dynamic")
+    base = results(
+        result("passed"),
+        result("passed", qa),
+        result("not-buildable", tok),  # nothing on the base either
+        result("not-buildable", gone, message=reason.format(gone.model_class)),
+    )
+    head = results(
+        result("passed"),
+        result("not-buildable", qa, message=reason.format(qa.model_class)),
+        result("not-buildable", tok, message=reason.format(tok.model_class)),
+    )
+    report = diff(base, head, skiplists)
+    assert report.verdict == "success" and report.headline == "no newly broken cells"
+    assert category_of(report, qa) == category_of(report, tok) == "not_buildable"
+    # Not infrastructure, not "not run", not a re-run: the source cannot build the class at all.
+    assert report.infrastructure == () and report.needs_rerun == () and category_of(report, gone) is None
+    assert report.counts["dynamo/static"] == {"not-buildable": 1}
+    (group,) = report.not_buildable
+    assert group.reason == "the zoo has no recipe for it; add one"
+    assert group.classes == ("LlamaForQuestionAnswering", "LlamaForTokenClassification") and group.cells == 2
+    assert report.to_json()["not_buildable"] == [{"reason": group.reason, "classes": list(group.classes), "cells": 2}]
+    # A head that can build a class the base could not: a new result, not "newly passing".
+    assert category_of(diff(head, base, skiplists), qa) == "new_passing"

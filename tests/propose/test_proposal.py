@@ -267,3 +267,25 @@ def test_a_drift_reason_says_it_does_not_match_eager(tmp_path):
         edit.reason
         == "OpenVINO export does not match eager: `AssertionError: 7% mismatched`. TODO: find the root cause."
     )
+
+
+def test_classes_the_source_cannot_build_are_never_proposed(tmp_path):
+    """A llama-only PR whose selection holds classes the zoo has no recipe for: no failure, no entry."""
+    folder = tmp_path / "skiplists"
+    shutil.copytree(SKIPLISTS, folder)
+    results = {c: result(c) for c in row("LlamaForCausalLM", generative=True)}
+    for model_class in ("LlamaForQuestionAnswering", "LlamaForTokenClassification"):
+        message = f"the zoo has no recipe for {model_class}; add one to bot/run/sources/zoo/recipes.py"
+        results.update({c: result(c, Status.NOT_BUILDABLE, message=message) for c in row(model_class)})
+    head = ResultSet(results)
+    for base in (None, ResultSet({c: result(c) for c in results})):  # no baseline, and a base that passed
+        r = diff(base, head, load_skiplists(folder))
+        assert r.verdict == "success", r.headline
+        assert len(r.category("not_buildable")) == 2 * len(row("LlamaForQuestionAnswering"))
+        proposal = propose(r, folder)
+        assert proposal.empty and not proposal.uncoverable
+    # Probing: a skiplisted class the source cannot build says nothing about its skip.
+    probed = {c: result(c, Status.NOT_BUILDABLE, message="no recipe", probe=True) for c in PROBED}
+    (tmp_path / "p").mkdir()
+    probe_folder = skiplists_dir(tmp_path / "p", SKIPS)
+    assert propose(diff(None, ResultSet(probed), load_skiplists(probe_folder)), probe_folder).empty

@@ -44,6 +44,13 @@ def test_report_json_holds_what_the_proposal_and_publishing_steps_read(tmp_path)
     assert cells["CLIPModel::test_openvino_export_dynamic"]["probe"] is True
     assert data["proposal"]["entries"][0]["model_class"] == "BertModel"
     assert data["counts"]["onnx/dynamic"] == {"failed": 2}
+    assert data["provenance"] == {
+        "transformers_version": "5.23.0",
+        "transformers_location": "/work/transformers/src/transformers",
+        "transformers_sha": "2222222222222222abcdefabcdefabcdefabcdef",
+        "shards_disagree": [],
+    }
+    assert data["not_buildable"][0]["classes"] == ["LlamaForQuestionAnswering", "LlamaForTokenClassification"]
 
 
 def test_with_proposal_replaces_only_the_proposal(tmp_path):

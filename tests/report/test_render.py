@@ -122,3 +122,25 @@ def test_summary_has_the_grid_of_model_classes_and_cells(tmp_path):
 def test_worst_case_summary_stays_under_the_step_summary_limit():
     text = render_summary(worst_case(), max_chars=900_000)
     assert len(text) <= 900_000 and "failure" in text.splitlines()[0]
+
+
+def test_the_tested_transformers_line_says_where_from_and_when_shards_disagree(tmp_path):
+    from dataclasses import replace
+
+    from bot.report.markdown import tested_line
+    from bot.results import Provenance
+
+    report = failure_report(tmp_path / "s")
+    line = "Tested transformers 5.23.0 from /work/transformers/src/transformers (checkout 2222222)."
+    assert line in render_comment(report) and line in render_summary(report)
+    split = Provenance("5.24.0.dev0", "/a/transformers / /b/transformers", "1234567aaa", ("transformers_location",))
+    assert tested_line(replace(report, provenance=split)) == (
+        "Tested transformers 5.24.0.dev0 from /a/transformers / /b/transformers (checkout 1234567). "
+        "⚠️ The shards disagree on the location."
+    )
+    assert tested_line(replace(report, provenance=Provenance())) is None
+
+
+def test_an_empty_proposal_gets_no_heading(tmp_path):
+    report = no_baseline_report(tmp_path / "s").with_proposal({"entries": [], "uncoverable": [], "patch": ""})
+    assert "Proposed skiplist change" not in render_comment(report)

@@ -256,3 +256,44 @@ def test_a_root_that_is_not_junit_stops_at_once(tmp_path):
 def test_whitespace_only_file_is_empty(tmp_path):
     [problem] = read_results([write(tmp_path, "blank.xml", "  \n\t\n")]).problems
     assert problem.what == "empty file: no JUnit XML in it"
+
+
+def test_a_typed_skip_or_the_property_reads_as_not_buildable(tmp_path):
+    prop = '<properties><property name="not_buildable" value="true"/></properties>'
+    text = f"""<testsuite>
+ <testcase classname="GhostModel" name="test_onnx_export_static">
+  <skipped type="not-buildable" message="the zoo has no recipe for GhostModel"/>
+ </testcase>
+ <testcase classname="GhostModel" name="test_onnx_export_dynamic">{prop}
+  <skipped type="pytest.skip" message="no tester lists GhostModel"/>
+ </testcase>
+ <testcase classname="BertModel" name="test_onnx_export_static"><skipped type="pytest.skip" message="x"/></testcase>
+</testsuite>"""
+    results = read_results([write(tmp_path, "nb.xml", text)]).results
+    typed = results[Cell.parse("GhostModel::test_onnx_export_static")]
+    assert (typed.status, typed.message) == (Status.NOT_BUILDABLE, "the zoo has no recipe for GhostModel")
+    flagged = results[Cell.parse("GhostModel::test_onnx_export_dynamic")]
+    assert flagged.status is Status.NOT_BUILDABLE and "not_buildable" not in dict(flagged.properties)
+    assert results[Cell.parse("BertModel::test_onnx_export_static")].status is Status.SKIPPED
+
+
+def test_provenance_of_the_transformers_tested_and_shards_that_disagree(tmp_path):
+    def shard(index: int, location: str, sha: str | None) -> Path:
+        props = (
+            f'<property name="shard" value="{index}/2"/><property name="version.transformers" value="5.24.0.dev0"/>'
+            f'<property name="transformers.location" value="{location}"/>'
+            + (f'<property name="transformers.sha" value="{sha}"/>' if sha else "")
+        )
+        return write(tmp_path, f"s{index}.xml", f"<testsuite><properties>{props}</properties></testsuite>")
+
+    same = read_results([shard(1, "/src/transformers", "abc"), shard(2, "/src/transformers", "abc")])
+    assert same.provenance.to_json() == {
+        "transformers_version": "5.24.0.dev0",
+        "transformers_location": "/src/transformers",
+        "transformers_sha": "abc",
+        "shards_disagree": [],
+    }
+    mixed = read_results([shard(1, "/src/transformers", "abc"), shard(2, "/venv/transformers", None)]).provenance
+    assert mixed.transformers_location == "/src/transformers / /venv/transformers"
+    assert mixed.disagree == ("transformers_location",) and mixed.transformers_sha == "abc"
+    assert not read_results([]).provenance.known

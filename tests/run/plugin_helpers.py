@@ -24,6 +24,7 @@ class Case:
     message: str | None
     text: str
     properties: dict[str, str]
+    kind: str | None = None  # the outcome element's `type` attribute
 
     @property
     def cell(self) -> Cell:
@@ -42,13 +43,13 @@ def read_junit(path: Path) -> Junit:
     suite_props = {p.get("name"): p.get("value") for p in suite.findall("properties/property")}
     cases = {}
     for element in suite.findall("testcase"):
-        outcome, message, text = "passed", None, ""
+        outcome, message, text, kind = "passed", None, "", None
         for tag in ("failure", "error", "skipped"):
             child = element.find(tag)
             if child is not None:
-                outcome, message, text = tag, child.get("message"), child.text or ""
+                outcome, message, text, kind = tag, child.get("message"), child.text or "", child.get("type")
         props = {p.get("name"): p.get("value") for p in element.findall("properties/property")}
-        case = Case(element.get("classname"), element.get("name"), outcome, message, text, props)
+        case = Case(element.get("classname"), element.get("name"), outcome, message, text, props, kind)
         cases[f"{case.classname}::{case.name}"] = case
     return Junit(suite_props, cases)
 

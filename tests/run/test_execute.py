@@ -13,7 +13,7 @@ from bot.cells import Cell, cells_for
 from bot.outcomes import Status
 from bot.run import backends
 from bot.run.execute import clean_inputs_for_export, describe, execute_cell
-from bot.run.sources.base import BuildError, Built
+from bot.run.sources.base import BuildError, Built, NotBuildable
 from bot.skiplist.model import Skiplist, Skiplists
 
 SEQ = 7
@@ -91,6 +91,8 @@ class TinySource:
         if model_class == "BadInputsBert":
             built = tiny_bert()
             return Built(BertModel, built.config, {**built.inputs, "input_ids": built.inputs["input_ids"] + 1000})
+        if model_class.startswith("Unlisted"):
+            raise NotBuildable(f"tiny lists no {model_class}\n(second line)")
         raise BuildError(f"no recipe for {model_class}")
 
 
@@ -169,6 +171,13 @@ def test_build_error_is_an_error_of_kind_build(fake):
     run = execute_cell(Cell("UnknownModel", "dynamo"), TinySource(), skiplists())
     assert (run.status, run.kind, run.stage) == (Status.ERROR, "build", "build")
     assert run.message == "BuildError: no recipe for UnknownModel" and "Traceback" in run.details
+
+
+def test_a_class_the_source_has_no_way_to_build_is_not_buildable_not_an_error(fake):
+    run = execute_cell(Cell("UnlistedModel", "dynamo"), TinySource(), skiplists())
+    assert (run.status, run.kind, run.stage) == (Status.NOT_BUILDABLE, None, None)
+    assert run.message == "tiny lists no UnlistedModel" and run.details == ""
+    assert not run.status.passing and not run.status.failing
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot.cells import Cell
@@ -25,7 +27,7 @@ def junit(tmp_path_factory):
         tmp,
         [
             "BertModel::test_onnx_export_static",  # skipped by [onnx]
-            "GhostModel::test_torch_export_static",  # the zoo cannot build it: error, stage build
+            "GhostModel::test_torch_export_static",  # the zoo has no recipe: not buildable by this source
             "GhostModel::test_executorch_export_generate_static_static_cache_xnnpack",
         ],
         skips=SKIPS,
@@ -59,13 +61,14 @@ def test_skiplisted_cell_is_skipped_with_scope_and_reason(junit):
     assert case.properties["skip_scope"] == "onnx"
 
 
-def test_unbuildable_class_is_a_build_error_with_its_message(junit):
+def test_a_class_the_source_cannot_build_is_a_typed_skip_with_its_reason(junit, tmp_path):
     case = junit.cases["GhostModel::test_torch_export_static"]
-    assert case.outcome == "error"
-    assert case.message.startswith("BuildError: the zoo has no recipe for GhostModel")
-    assert "Traceback (most recent call last)" in case.text
-    assert case.properties["kind"] == "build"
-    assert case.properties["stage"] == "build"
+    # Any JUnit reader sees a skip; the bot's reader sees its own outcome (docs/outcomes.md).
+    assert (case.outcome, case.kind) == ("skipped", "not-buildable")
+    assert case.message.startswith("the zoo has no recipe for GhostModel")
+    assert case.properties["not_buildable"] == "true"
+    assert "kind" not in case.properties and "stage" not in case.properties
+    assert "Traceback" not in case.text
 
 
 def test_suite_properties_name_versions_source_and_shard(junit):
@@ -73,6 +76,11 @@ def test_suite_properties_name_versions_source_and_shard(junit):
         assert junit.suite[f"version.{package}"]
     assert junit.suite["source"] == "zoo"
     assert junit.suite["shard"] == "2/3"
+    # Provenance: the installed package's folder; no sha, since no git work tree tracks site-packages.
+    import transformers
+
+    assert junit.suite["transformers.location"] == str(Path(transformers.__file__).resolve().parent)
+    assert "transformers.sha" not in junit.suite
 
 
 def test_probe_runs_a_skiplisted_cell_and_records_probe_true(tmp_path):
@@ -84,7 +92,9 @@ def test_probe_runs_a_skiplisted_cell_and_records_probe_true(tmp_path):
         in_process=True,
     )
     case = result.cases["GhostModel::test_torch_export_dynamic"]
-    assert case.outcome == "error" and case.properties["kind"] == "build"  # its real outcome, not the skip
+    # Its real outcome, not the skiplist's skip: the source's reason.
+    assert (case.outcome, case.kind) == ("skipped", "not-buildable")
+    assert case.message.startswith("the zoo has no recipe for GhostModel")
     assert case.properties["probe"] == "true"
     assert case.properties["skip_scope"] == "dynamic"
 

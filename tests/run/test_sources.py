@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from bot.run.sources import FAMILIES, BuildError, SourceError, get_source
+from bot.run.sources import FAMILIES, BuildError, NotBuildable, SourceError, get_source
 from bot.run.sources.zoo.recipes import INPUT_KINDS, RECIPES
 
 torch = pytest.importorskip("torch")
@@ -117,8 +117,8 @@ def test_vlm_generate_keeps_image_tokens_whole(zoo):
     assert built.inputs["attention_mask"][1, :2].tolist() == [0, 0]
 
 
-def test_unknown_class_is_a_build_error(zoo):
-    with pytest.raises(BuildError, match="no recipe for NoSuchModel"):
+def test_a_class_without_a_recipe_is_not_buildable(zoo):
+    with pytest.raises(NotBuildable, match="no recipe for NoSuchModel"):
         zoo.build("NoSuchModel", generate=False)
 
 

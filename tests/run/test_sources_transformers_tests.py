@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.run.sources import BuildError, SourceError, get_source
+from bot.run.sources import BuildError, NotBuildable, SourceError, get_source
 
 torch = pytest.importorskip("torch")
 
@@ -81,8 +81,8 @@ def test_generate_of_a_forward_only_class_is_a_build_error(source):
         source.build("BertModel", generate=True)
 
 
-def test_unknown_class_is_a_build_error(source):
-    with pytest.raises(BuildError, match="lists NoSuchModel"):
+def test_a_class_no_test_class_lists_is_not_buildable(source):
+    with pytest.raises(NotBuildable, match="lists NoSuchModel"):
         source.build("NoSuchModel", generate=False)
 
 

@@ -13,13 +13,21 @@ from bot.run.shard import select_shard
 from bot.select.selection_file import SelectionFileError, read_selection, write_selection
 from tests.select.conftest import MODELS, commit_all
 
+# A modeling module cut down to its class headers: selection reads the bases, not the bodies.
+GPT2_SHRUNK = (
+    "from ...modeling_utils import PreTrainedModel\n\n\n"
+    "class GPT2PreTrainedModel(PreTrainedModel): ...\n\n\n"
+    "class GPT2Model(GPT2PreTrainedModel): ...\n\n\n"
+    "class GPT2LMHeadModel(GPT2PreTrainedModel): ...\n\n\n"
+)
+
 
 def run(*args: str):
     return CliRunner().invoke(main, ["select", *args], catch_exceptions=False)
 
 
 def test_select_prints_cells_reasons_and_a_matrix_and_writes_the_selection(repo, tmp_path):
-    (repo / f"{MODELS}/gpt2/modeling_gpt2.py").write_text("__all__ = ['GPT2LMHeadModel', 'GPT2Model']\n")
+    (repo / f"{MODELS}/gpt2/modeling_gpt2.py").write_text(GPT2_SHRUNK + "__all__ = ['GPT2LMHeadModel', 'GPT2Model']\n")
     commit_all(repo, "gpt2")
     out = tmp_path / "selection.json"
     result = run("--repo", str(repo), "--base", "main", "--head", "pr", "--shards", "3", "--json", str(out))
@@ -36,7 +44,7 @@ def test_select_prints_cells_reasons_and_a_matrix_and_writes_the_selection(repo,
 
 
 def test_durations_balance_the_shards(repo, tmp_path):
-    (repo / f"{MODELS}/gpt2/modeling_gpt2.py").write_text("__all__ = ['GPT2Model']\n")
+    (repo / f"{MODELS}/gpt2/modeling_gpt2.py").write_text(GPT2_SHRUNK + "__all__ = ['GPT2Model']\n")
     commit_all(repo, "gpt2")
     junit = tmp_path / "junit.xml"
     junit.write_text(

@@ -69,7 +69,21 @@ def test_modular_imports_and_exported_classes():
     assert modular_imports(
         "from ..llama.modeling_llama import (\n  LlamaModel,\n)\nfrom ..mistral import M\n", "q"
     ) == {"llama", "mistral"}
-    assert exported_classes('__all__ = ["XModel", "XPreTrainedModel", "XForCausalLM"]\n') == ("XModel", "XForCausalLM")
+    source = (
+        "from ...modeling_utils import PreTrainedModel\n"
+        "from ..llama.modeling_llama import LlamaModel\n"
+        "class XPreTrainedModel(PreTrainedModel): ...\n"
+        "class XLayer(nn.Module): ...\n"
+        "class XModel(XPreTrainedModel): ...\n"
+        "class XForCausalLM(\n    GenerationMixin,\n    XPreTrainedModel,\n): ...\n"
+        "class XDerived(LlamaModel): ...\n"
+        "def helper(): ...\n"
+        '__all__ = ["XModel", "XPreTrainedModel", "XForCausalLM", "XLayer", "helper", "XDerived", "XReexported"]\n'
+    )
+    # Only PreTrainedModel subclasses; a class from another type resolves through that type's classes.
+    assert exported_classes(source) == ("XModel", "XForCausalLM")
+    elsewhere = {"LlamaModel": ("LlamaPreTrainedModel",), "XReexported": ("Blip2PreTrainedModel",)}
+    assert exported_classes(source, elsewhere) == ("XModel", "XForCausalLM", "XDerived", "XReexported")
 
 
 def test_closures_are_transitive_and_name_the_link():

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 from pathlib import Path
 
 from bot.cells import Cell, cells_for
 from bot.model_index import installed_models_dir, read_all
 from bot.select import select_cells
+from bot.select.pipeline import tree_at
 from bot.settings import Settings
 from tests.select.conftest import CATALOG, MODELS, commit_all, git
 
@@ -15,8 +17,14 @@ SETTINGS = Settings()
 
 
 def exported(model_type: str) -> set[str]:
+    """The module's `__all__` classes that reach `PreTrainedModel` through its own classes (the whole file parsed)."""
     source = (installed_models_dir() / model_type / f"modeling_{model_type}.py").read_text(encoding="utf-8")
-    return {c for c in read_all(source) if not c.endswith("PreTrainedModel")}
+    bases = {n.name: [ast.unparse(b) for b in n.bases] for n in ast.parse(source).body if isinstance(n, ast.ClassDef)}
+
+    def is_model(name: str) -> bool:
+        return name == "PreTrainedModel" or any(is_model(b) for b in bases.get(name, ()))
+
+    return {c for c in read_all(source) if not c.endswith("PreTrainedModel") and is_model(c)}
 
 
 def touch(repo: Path, relative: str, text: str = "\n# touched\n") -> None:
@@ -48,6 +56,10 @@ def test_modeling_llama_selects_llama_and_its_runtime_dependents(repo):
     assert selection.modular_descendants == expected
     assert set(selection.cells) == set().union(*(row(c) for c in llama | phi3))
     assert selection.unbuildable == tuple(sorted((llama | phi3) - CATALOG.buildable))
+    # Said before running, so the comment can tell them apart from failures.
+    unbuildable = len(selection.unbuildable)
+    assert selection.summary.endswith(f"; {unbuildable} of them not buildable by the model source")
+    assert selection.to_json()["unbuildable"] == list(selection.unbuildable)
 
 
 def test_modular_descendants_run_when_configured(repo):
@@ -73,6 +85,17 @@ def test_bert_change_selects_dpr_which_imports_it_at_run_time(repo):
     commit_all(repo, "bert config")
     selection = select_cells(repo, "main", "pr", SETTINGS, CATALOG)
     assert {c for c, k in kinds(selection).items() if k == {"dependent"}} == exported("dpr")
+
+
+def test_a_modeling_change_selects_model_classes_only(repo):
+    touch(repo, f"{MODELS}/bert/modeling_bert.py")
+    commit_all(repo, "bert")
+    selection = select_cells(repo, "main", "pr", SETTINGS, CATALOG)
+    changed = {c for c, k in kinds(selection).items() if "changed" in k}
+    # BertLayer is in modeling_bert's `__all__` but is an nn.Module, not a PreTrainedModel: no cells.
+    assert "BertModel" in changed and "BertForMaskedLM" in changed
+    assert "BertLayer" not in changed and not any(c.model_class == "BertLayer" for c in selection.cells)
+    assert changed == exported("bert")
 
 
 def test_exporters_change_selects_the_core_preset(repo):
@@ -197,4 +220,9 @@ def test_full_sweep_share_on_the_whole_real_tree(tmp_path):
     print(f"selected {len(selection.cells)} of {selection.full_sweep_cells} cells")
     assert set(selection.reasons) == exported("gpt2")
     assert selection.full_sweep_classes > 1000
+    tree = tree_at(repo, "pr")
+    every = {c for classes in tree.classes_by_type.values() for c in classes}
+    # Layers and norms some modules export are not cells; audio tokenizers (PreTrainedAudioTokenizerBase) are.
+    assert not {"BertLayer", "Qwen2RMSNorm", "LongformerSelfAttention"} & every
+    assert {"DacModel", "EncodecModel", "BertModel", "LlamaForCausalLM"} <= every
     assert len(selection.cells) <= 0.01 * selection.full_sweep_cells

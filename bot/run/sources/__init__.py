@@ -12,6 +12,7 @@ from bot.run.sources.base import (
     Built,
     ClassInfo,
     ModelSource,
+    NotBuildable,
     SourceError,
 )
 
@@ -26,6 +27,7 @@ __all__ = [
     "BuildError",
     "ClassInfo",
     "ModelSource",
+    "NotBuildable",
     "SourceError",
     "get_source",
 ]

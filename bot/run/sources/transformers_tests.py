@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.run.sources.base import BuildError, Built, ClassInfo, SourceError
+from bot.run.sources.base import BuildError, Built, ClassInfo, NotBuildable, SourceError
 from bot.run.sources.zoo.recipes import PRESETS as ZOO_PRESETS
 
 logger = logging.getLogger(__name__)
@@ -72,7 +72,7 @@ class TransformersTestsSource:
         entry = self._read().get(model_class)
         if entry is None:
             folder = self.root / "tests" / "models"
-            raise BuildError(f"no test class under {folder} lists {model_class} in all_model_classes")
+            raise NotBuildable(f"no test class under {folder} lists {model_class} in all_model_classes")
         if entry.error:
             raise BuildError(entry.error)
         where = f"{entry.module}.{entry.test_class.__name__}"

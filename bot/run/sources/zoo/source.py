@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import logging
 
-from bot.run.sources.base import BuildError, Built, ClassInfo
+from bot.run.sources.base import BuildError, Built, ClassInfo, NotBuildable
 from bot.run.sources.zoo.recipes import PRESETS, RECIPES, Recipe
 
 logger = logging.getLogger(__name__)
@@ -32,7 +32,7 @@ class ZooSource:
     def build(self, model_class: str, *, generate: bool) -> Built:
         recipe = self._recipes.get(model_class)
         if recipe is None:
-            raise BuildError(
+            raise NotBuildable(
                 f"the zoo has no recipe for {model_class}; add one to bot/run/sources/zoo/recipes.py "
                 "or use --source transformers-tests:PATH"
             )
