@@ -25,7 +25,7 @@ class Status(str, Enum):
 
 
 # Where in the seed's sequence a failure happened.
-STAGES = ("build", "eager", "export", "run", "compare")
+STAGES = ("build", "capture", "eager", "export", "run", "compare")
 # `<error>` kinds: the first two are infrastructure, flagged beside conformance failures.
 ERROR_KINDS = ("crash", "timeout", "harness", "build")
 INFRASTRUCTURE_KINDS = ("crash", "timeout")

@@ -1,0 +1,269 @@
+"""What a Transformers checkout's test modules declare, read from their text (never imported).
+
+The `transformers-tests:PATH` source lists classes from here, so listing a checkout of 400 model
+folders costs a text scan, and a test module that does not import still lists every class with
+all its cells (docs/runner.md, model sources). Only the assignments that matter go through the
+AST, as selection reads modeling modules (`bot/select/tree.py`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+# The upstream export tests: `ExportTesterMixin` (forward) is mixed into ModelTesterMixin, and
+# generate tests exist only on test classes that mix in `ExportGenerateTesterMixin`.
+EXPORT_MIXIN = "ExportTesterMixin"
+EXPORT_GENERATE_MIXIN = "ExportGenerateTesterMixin"
+GENERATION_MIXIN = "GenerationTesterMixin"
+# Without a list of its own, a class is taken as generative when its name says it generates text:
+# the heads `all_generative_model_classes` holds (upstream computes it with `can_generate()`).
+GENERATIVE_SUFFIXES = ("ForCausalLM", "LMHeadModel", "ForConditionalGeneration", "WithLMHead")
+# Upstream's CausalLMModelTest lists its classes through the tester's `*_class` attributes.
+_TESTER_CLASS_ATTRS = (
+    "base_model_class",
+    "causal_lm_class",
+    "sequence_classification_class",
+    "token_classification_class",
+    "question_answering_class",
+)
+
+_CLASS = re.compile(r"^class[ \t]+(\w+)[ \t]*(?:\(((?:[^()]|\([^()]*\))*)\))?[ \t]*:", re.MULTILINE)
+_TOP_LEVEL = re.compile(r"^(?:class |def |async def |@|if |try:|with |for |[A-Za-z_])", re.MULTILINE)
+_FROM_IMPORT = re.compile(r"^from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]+)", re.MULTILINE)
+_ATTR = re.compile(r"^[ \t]+(\w+)[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*", re.MULTILINE)
+_WANTED = frozenset(
+    ("all_model_classes", "all_generative_model_classes", "test_torch_exportable", "model_tester_class")
+)
+
+
+@dataclass(frozen=True)
+class TestClassText:
+    """One test class as its module's text declares it."""
+
+    name: str
+    bases: tuple[str, ...]  # base names as written (`unittest.TestCase` → `TestCase`)
+    listed: tuple[str, ...]  # all_model_classes
+    generative: tuple[str, ...] | None  # all_generative_model_classes when the class spells it out
+    exportable: bool | None  # test_torch_exportable when set to a literal
+
+
+@dataclass(frozen=True)
+class ModuleText:
+    """A test module's test classes and where its imported names come from (relative to the checkout)."""
+
+    path: Path
+    classes: tuple[TestClassText, ...]
+    imports: dict[str, Path]  # imported name → the checkout file defining it (resolved, not yet read)
+
+
+def dotted(root: Path, path: Path) -> str:
+    return ".".join(path.relative_to(root).with_suffix("").parts)
+
+
+def read_module(root: Path, path: Path, text: str | None = None) -> ModuleText:
+    """The test classes of one module and the checkout files its `from … import` lines name."""
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return ModuleText(path, (), {})
+    return ModuleText(path, _classes(text), _imports(root, path, text))
+
+
+def _imports(root: Path, path: Path, text: str) -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    package = path.parent
+    for match in _FROM_IMPORT.finditer(text):
+        spelled, names = match.group(1), match.group(2).strip("() \t")
+        level = len(spelled) - len(spelled.lstrip("."))
+        module = spelled[level:]
+        if level:
+            base = package
+            for _ in range(level - 1):
+                base = base.parent
+        elif module == "tests" or module.startswith("tests."):
+            base = root
+        else:
+            continue  # outside the checkout's tests (transformers, unittest, …)
+        target = base.joinpath(*module.split(".")) if module else base
+        file = target.with_suffix(".py") if not target.is_dir() else target / "__init__.py"
+        for name in names.replace("\n", " ").split(","):
+            name = name.split("#")[0].strip()
+            if name and name != "*":
+                found[name.split(" as ")[-1].strip()] = file
+    return found
+
+
+def _classes(text: str) -> tuple[TestClassText, ...]:
+    starts = [m.start() for m in _TOP_LEVEL.finditer(text)] + [len(text)]
+    headers = list(_CLASS.finditer(text))
+    bodies: dict[str, str] = {}
+    out = []
+    for header in headers:
+        end = next(s for s in starts if s > header.start())
+        body = text[header.end() : end]
+        bodies[header.group(1)] = body
+        out.append((header, body))
+    classes = []
+    for header, body in out:
+        attrs = _attributes(body)
+        listed = attrs.get("all_model_classes")
+        if listed is None and "model_tester_class" in attrs:
+            tester = attrs["model_tester_class"]
+            listed = _tester_classes(bodies.get(tester[0], "")) if tester else ()
+        generative = attrs.get("all_generative_model_classes")
+        exportable = attrs.get("test_torch_exportable")
+        classes.append(
+            TestClassText(
+                header.group(1),
+                tuple(b.strip().split(".")[-1] for b in _split_bases(header.group(2) or "")),
+                tuple(listed or ()),
+                None if generative is None else tuple(generative),
+                exportable if isinstance(exportable, bool) else None,
+            )
+        )
+    return tuple(classes)
+
+
+def _split_bases(spelled: str) -> list[str]:
+    return [b for b in (part.split("=")[0] if "=" in part else part for part in spelled.split(",")) if b.strip()]
+
+
+def _attributes(body: str) -> dict[str, object]:
+    """The class-body assignments the source needs: names listed, or a literal bool."""
+    found: dict[str, object] = {}
+    for match in _ATTR.finditer(body):
+        name = match.group(1)
+        if name not in _WANTED or name in found:
+            continue
+        expression = _expression(body, match.end())
+        try:
+            node = ast.parse(expression.strip(), mode="eval").body
+        except SyntaxError:
+            continue
+        if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+            found[name] = node.value
+        else:
+            found[name] = _names(node)
+    return found
+
+
+def _expression(text: str, start: int) -> str:
+    """From `start` to the end of the statement: the first newline outside brackets."""
+    depth = 0
+    for index in range(start, len(text)):
+        char = text[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "\n" and depth <= 0:
+            return text[start:index]
+    return text[start:]
+
+
+def _names(node: ast.expr) -> tuple[str, ...]:
+    """Class names in `(A, B) if is_torch_available() else ()`, `[A] + [B]`, `A`."""
+    if isinstance(node, ast.IfExp):
+        return _names(node.body)
+    if isinstance(node, ast.BinOp):
+        return _names(node.left) + _names(node.right)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return tuple(name for element in node.elts for name in _names(element))
+    if isinstance(node, ast.Name) and node.id != "None":
+        return (node.id,)
+    if isinstance(node, ast.Attribute):
+        return (node.attr,)
+    return ()
+
+
+def _tester_classes(tester_body: str) -> tuple[str, ...]:
+    names = []
+    for match in _ATTR.finditer(tester_body):
+        if match.group(1) in _TESTER_CLASS_ATTRS:
+            try:
+                node = ast.parse(_expression(tester_body, match.end()).strip(), mode="eval").body
+            except SyntaxError:
+                continue
+            names += [n for n in _names(node) if n not in names]
+    return tuple(names)
+
+
+def generate_eligible(ancestors: set[str] | frozenset[str]) -> bool:
+    """Whether a test class runs the generate export tests, from the names of its ancestors.
+
+    Upstream: only test classes that mix in `ExportGenerateTesterMixin`. A checkout whose testers
+    mix in no export tests at all (it predates them) is served as if they did: generate follows
+    `GenerationTesterMixin` there.
+    """
+    if EXPORT_GENERATE_MIXIN in ancestors:
+        return True
+    if EXPORT_MIXIN in ancestors:
+        return False
+    return GENERATION_MIXIN in ancestors
+
+
+def looks_generative(model_class: str) -> bool:
+    return model_class.endswith(GENERATIVE_SUFFIXES)
+
+
+class CheckoutText:
+    """Reads test modules on demand and resolves base classes across the checkout's files, each file once."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self._modules: dict[Path, ModuleText] = {}
+        self._ancestors: dict[tuple[Path, str], frozenset[str]] = {}
+
+    def module(self, path: Path) -> ModuleText:
+        found = self._modules.get(path)
+        if found is None:
+            found = self._modules[path] = read_module(self.root, path)
+        return found
+
+    def ancestors(self, path: Path, class_name: str, _seen: frozenset = frozenset()) -> frozenset[str]:
+        """The names of a class and of every base the checkout's text lets us follow."""
+        key = (path, class_name)
+        if key in self._ancestors:
+            return self._ancestors[key]
+        if key in _seen:
+            return frozenset({class_name})
+        module = self.module(path)
+        names = {class_name}
+        own = next((c for c in module.classes if c.name == class_name), None)
+        if own is None:
+            # Imported under this name from another checkout file, or defined outside the checkout.
+            source = module.imports.get(class_name)
+            if source is not None and source.is_file() and source != path:
+                names |= self.ancestors(source, class_name, _seen | {key})
+        else:
+            for base in own.bases:
+                names.add(base)
+                here = next((c for c in module.classes if c.name == base), None)
+                source = path if here is not None else module.imports.get(base)
+                if source is not None and source.is_file():
+                    names |= self.ancestors(source, base, _seen | {key})
+        result = self._ancestors[key] = frozenset(names)
+        return result
+
+
+def family_from_text(text: str, model_class: str, generative: bool) -> str:
+    """The family from what the tester feeds the model, before the class name is guessed from."""
+    has = {key: f'"{key}"' in text or f"'{key}'" in text for key in _FAMILY_INPUTS}
+    if has["pixel_values"] and has["input_ids"] and not model_class.endswith(("VisionModel", "ForImageClassification")):
+        return "multimodal"
+    if has["input_values"] or has["input_features"]:
+        return "audio"
+    if has["pixel_values"]:
+        return "vision"
+    if has["decoder_input_ids"]:
+        return "encoder-decoder"
+    if generative or model_class.endswith(("ForCausalLM", "LMHeadModel")):
+        return "decoder"
+    return "text-encoder"
+
+
+_FAMILY_INPUTS = ("pixel_values", "input_ids", "input_values", "input_features", "decoder_input_ids")
