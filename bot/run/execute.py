@@ -166,7 +166,7 @@ def _build_error(run: CellRun, source: ModelSource, exc: BaseException) -> CellR
             status=Status.ERROR,
             stage="build",
             kind="build",
-            message=describe(exc),
+            message=str(exc),  # already `ExceptionType: first line (where)`, the original error's
             details=exc.details,
             setup_module=exc.module,
             setup_origin=exc.origin,
