@@ -157,11 +157,12 @@ class TransformersTestsSource:
         infos: dict[str, ClassInfo] = {}
         for path in self._files:
             module = self._text.module(path)
-            text = None
             for test_class in module.classes:
                 if not test_class.listed:
                     continue
                 eligible = generate_eligible(self._text.ancestors(path, test_class.name))
+                # A decoder-only stack: its test class lists a generative head and no `is_decoder` switch.
+                decoder_stack = any(looks_generative(n) for n in test_class.listed) and not module.decoder_switch
                 for name in test_class.listed:
                     listed_generative = (
                         name in test_class.generative if test_class.generative is not None else looks_generative(name)
@@ -169,9 +170,7 @@ class TransformersTestsSource:
                     generative = eligible and listed_generative
                     listing.setdefault(name, []).append(_Listing(path, test_class.name, generative, eligible))
                     if name not in infos or (generative and not infos[name].generative):
-                        text = text if text is not None else path.read_text(encoding="utf-8", errors="replace")
-                        decoder_stack = any(looks_generative(n) for n in test_class.listed) and "is_decoder" not in text
-                        family = family_from_text(text, name, generative or decoder_stack)
+                        family = family_from_text(module.inputs, name, generative or decoder_stack)
                         infos[name] = ClassInfo(name, path.parent.name, generative, family)
         self._listing, self._infos = listing, list(infos.values())
         return listing
