@@ -50,6 +50,14 @@ class CellResult:
     source: str = ""  # file it was read from
 
     @property
+    def compared(self) -> str | None:
+        """What a pass compared (`values`, `names`, `count`, `none`), from its testcase property; None if unsaid."""
+        for name, value in self.properties:
+            if name == "compared":
+                return value
+        return None
+
+    @property
     def infrastructure(self) -> bool:
         return self.status is Status.ERROR and self.kind in INFRASTRUCTURE_KINDS
 

@@ -126,7 +126,7 @@ def run(
 def _refuse_when_nothing_built(junit: Path) -> None:
     """Exit 2 when every attempted cell failed to build: a broken setup, not a result to diff."""
     from bot.results import read_results
-    from bot.run.setup import headline, nothing_built, setup_causes
+    from bot.setup_problems import headline, nothing_built, setup_causes
 
     results = read_results([junit]).results.values()
     if not nothing_built((r.status, r.kind) for r in results):

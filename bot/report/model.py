@@ -49,6 +49,7 @@ class CellLine(NamedTuple):
     exactness_scope: str | None = None
     base_status: str | None = None  # the cell's status on the base, when it has one
     covered_by: str | None = None  # a failing cell's head skiplist scope, when one lists it
+    compared: str | None = None  # a pass that compared less than values: `names`, `count` or `none`
 
     def to_json(self) -> dict:
         # Defaults are left out: 30,000 lines stay compact.
@@ -81,10 +82,25 @@ class Report:
     files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # base/head/rerun → files read
     proposal: dict | None = None  # written by `export-bot propose`; its content is the proposer's
     selection: str | None = None  # why these cells ran (`export-bot select`'s summary), when known
+    # Test modules that did not import (bot/setup_problems.py), each cause once: origin, message, modules, cells.
+    setup_problems: tuple[Mapping, ...] = ()
     schema: str = SCHEMA
 
     def category(self, name: str) -> tuple[CellLine, ...]:
         return self.categories.get(name, ())
+
+    @property
+    def setup_headline(self) -> str | None:
+        """`3 test modules failed to import: tests/generation/test_utils.py raised …`, when any did."""
+        if not self.setup_problems:
+            return None
+        from bot.setup_problems import SetupCause, headline
+
+        causes = tuple(
+            SetupCause(p.get("origin", "?"), p.get("message", ""), tuple(p.get("modules", ())), int(p.get("cells", 0)))
+            for p in self.setup_problems
+        )
+        return headline(causes)
 
     def with_proposal(self, proposal: dict | None) -> Report:
         return replace(self, proposal=proposal)
@@ -111,6 +127,7 @@ class Report:
             "files": {key: list(value) for key, value in self.files.items()},
             "proposal": self.proposal,
             "selection": self.selection,
+            "setup_problems": [dict(problem) for problem in self.setup_problems],
             "cells": [line.to_json() for line in self.cells],
         }
 
@@ -138,6 +155,7 @@ class Report:
                 files={k: tuple(v) for k, v in data.get("files", {}).items()},
                 proposal=data.get("proposal"),
                 selection=data.get("selection"),
+                setup_problems=tuple(dict(p) for p in data.get("setup_problems", ())),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ReportError(f"{where}: not a valid report ({exc!r}); regenerate it with `export-bot diff`") from exc

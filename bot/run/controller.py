@@ -158,7 +158,7 @@ class Controller:
             self.writer.update(cell, status)
 
     def _note_setup(self, report: pytest.TestReport) -> None:
-        from bot.run.setup import MODULE
+        from bot.setup_problems import MODULE
 
         properties = dict(report.user_properties)
         if MODULE not in properties:
@@ -173,7 +173,7 @@ class Controller:
         if self.writer is not None:
             self.writer.close()
         if self.setup:
-            from bot.run.setup import headline, setup_causes
+            from bot.setup_problems import headline, setup_causes
 
             causes = setup_causes(self.setup)
             lines = [headline(causes)]

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from bot.outcomes import Status
-from bot.run.setup import headline, nothing_built, setup_causes
+from bot.setup_problems import headline, nothing_built, setup_causes
 from tests.conftest import ROOT, SKIPLISTS
 from tests.run.plugin_helpers import read_junit
 

@@ -1,4 +1,7 @@
-"""Setup problems of a run (docs/runner.md, model sources): test modules that did not import, each cause said once."""
+"""Setup problems of a run (docs/runner.md, model sources): test modules that did not import, each cause said once.
+
+Shared by the runner (its summary and exit), the diff and the report, like bot/outcomes.py.
+"""
 
 from __future__ import annotations
 
