@@ -308,3 +308,17 @@ def test_bad_checkout_is_a_source_error(tmp_path, layout):
     match = "no tests/models/\\*/test_modeling_\\*.py" if layout == "empty-models" else "tests/models is missing"
     with pytest.raises(SourceError, match=match):
         get_source(f"transformers-tests:{tmp_path}")
+
+
+@pytest.mark.export
+def test_a_generate_cell_runs_through_the_checkout_tester(source):
+    """Gates from `target`, inputs from the tester, capture and a real torch.export: a values pass."""
+    from bot.cells import Cell
+    from bot.outcomes import Status
+    from bot.run.execute import execute_cell
+    from bot.skiplist.model import Skiplist, Skiplists
+
+    empty = Skiplists(Skiplist("export_skips.toml", {}), Skiplist("onnx_disable_optimize.toml", {}))
+    run = execute_cell(Cell("LlamaForCausalLM", "dynamo", "static", "generate", "dynamic"), source, empty)
+    assert (run.status, run.compared, run.message) == (Status.PASSED, "values", "")
+    assert [c.name for c in run.components] == ["prefill", "decode"] and "capture" in run.timings
