@@ -21,15 +21,16 @@ GENERATION_MIXIN = "GenerationTesterMixin"
 # Without a list of its own, a class is taken as generative when its name says it generates text:
 # the heads `all_generative_model_classes` holds (upstream computes it with `can_generate()`).
 GENERATIVE_SUFFIXES = ("ForCausalLM", "LMHeadModel", "ForConditionalGeneration", "WithLMHead")
-# Upstream's CausalLMModelTest lists its classes through the tester's `*_class` attributes (_TESTER_ATTR).
 # Each pattern starts at a newline (the text is read with one prepended), so the regex engine
 # jumps between newlines instead of trying every position: 400 modules of upstream size scan in
 # well under a second.
 _CLASS = re.compile(r"\nclass[ \t]+(\w+)[ \t]*(?:\(((?:[^()]|\([^()]*\))*)\))?[ \t]*:")
 _TOP_LEVEL = re.compile(r"\n(?=[A-Za-z_@])")
 _FROM_IMPORT = re.compile(r"\nfrom[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]+)")
+# Class-body assignments the source reads (found with `str.find`, see _attributes).
 _WANTED = ("all_model_classes", "all_generative_model_classes", "test_torch_exportable", "model_tester_class")
 _ASSIGNMENT = re.compile(r"[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*")
+# Upstream's CausalLMModelTest lists its classes through its tester's `*_class` attributes.
 _TESTER_ATTR = re.compile(
     r"\n[ \t]+(base_model_class|causal_lm_class|sequence_classification_class|token_classification_class"
     r"|question_answering_class)[ \t]*=[ \t]*"
@@ -54,7 +55,8 @@ class ModuleText:
 
     path: Path
     classes: tuple[TestClassText, ...]
-    imports: dict[str, Path]  # imported name → the checkout file defining it (resolved, not yet read)
+    # imported name (an alias too) → the checkout file defining it and its name there (resolved, not yet read)
+    imports: dict[str, tuple[Path, str]]
     inputs: frozenset[str] = frozenset()  # which of _FAMILY_INPUTS the text spells as a string
     decoder_switch: bool = False  # the text mentions `is_decoder` (a BERT-like stack, not decoder-only)
 
@@ -78,8 +80,8 @@ def read_module(root: Path, path: Path, text: str | None = None) -> ModuleText:
     return ModuleText(path, _classes(text), _imports(root, path, head), inputs, "is_decoder" in text)
 
 
-def _imports(root: Path, path: Path, text: str) -> dict[str, Path]:
-    found: dict[str, Path] = {}
+def _imports(root: Path, path: Path, text: str) -> dict[str, tuple[Path, str]]:
+    found: dict[str, tuple[Path, str]] = {}
     package = path.parent
     for match in _FROM_IMPORT.finditer(text):
         spelled, names = match.group(1), match.group(2).strip("() \t")
@@ -98,7 +100,8 @@ def _imports(root: Path, path: Path, text: str) -> dict[str, Path]:
         for name in names.replace("\n", " ").split(","):
             name = name.split("#")[0].strip()
             if name and name != "*":
-                found[name.split(" as ")[-1].strip()] = file
+                original, _, alias = name.partition(" as ")
+                found[(alias or original).strip()] = (file, original.strip())
     return found
 
 
@@ -249,17 +252,19 @@ class CheckoutText:
         names = {class_name}
         own = next((c for c in module.classes if c.name == class_name), None)
         if own is None:
-            # Imported under this name from another checkout file, or defined outside the checkout.
+            # Imported (perhaps under an alias) from another checkout file, or defined outside the checkout.
             source = module.imports.get(class_name)
-            if source is not None and source.is_file() and source != path:
-                names |= self.ancestors(source, class_name, _seen | {key})
+            if source is not None and source[0].is_file() and source[0] != path:
+                names |= self.ancestors(source[0], source[1], _seen | {key})
         else:
             for base in own.bases:
                 names.add(base)
-                here = next((c for c in module.classes if c.name == base), None)
-                source = path if here is not None else module.imports.get(base)
-                if source is not None and source.is_file():
-                    names |= self.ancestors(source, base, _seen | {key})
+                if any(c.name == base for c in module.classes):
+                    names |= self.ancestors(path, base, _seen | {key})
+                    continue
+                source = module.imports.get(base)
+                if source is not None and source[0].is_file():
+                    names |= self.ancestors(source[0], source[1], _seen | {key})
         result = self._ancestors[key] = frozenset(names)
         return result
 
