@@ -257,6 +257,8 @@ def warm_up(backend_names: Iterable[str] = ()) -> None:
 
     from bot.run.backends import load_backend
 
+    _torch_gate()  # imports the Dynamo exporter, which every backend builds on
+
     for name in backend_names:
         if _backend_gate(name):
             continue
