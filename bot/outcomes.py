@@ -28,7 +28,6 @@ class Status(str, Enum):
 
 
 # Where in the seed's sequence a failure happened.
-STAGES = ("build", "eager", "export", "run", "compare")
 # JUnit for a NOT_BUILDABLE cell: `<skipped type="not-buildable">` (a skip to any other reader)
 # and the testcase property `not_buildable=true`.
 NOT_BUILDABLE_TYPE = "not-buildable"
@@ -37,6 +36,7 @@ NOT_BUILDABLE_PROPERTY = "not_buildable"
 # of the checkout it came from (absent when it is not in a git work tree). With `version.transformers`.
 TRANSFORMERS_LOCATION = "transformers.location"
 TRANSFORMERS_SHA = "transformers.sha"
+STAGES = ("build", "capture", "eager", "export", "run", "compare")
 # `<error>` kinds: the first two are infrastructure, flagged beside conformance failures.
 ERROR_KINDS = ("crash", "timeout", "harness", "build")
 INFRASTRUCTURE_KINDS = ("crash", "timeout")
@@ -59,6 +59,14 @@ class CellResult:
     components: tuple[str, ...] = ()
     properties: tuple[tuple[str, str], ...] = field(default=(), compare=False)
     source: str = ""  # file it was read from
+
+    @property
+    def compared(self) -> str | None:
+        """What a pass compared (`values`, `names`, `count`, `none`), from its testcase property; None if unsaid."""
+        for name, value in self.properties:
+            if name == "compared":
+                return value
+        return None
 
     @property
     def infrastructure(self) -> bool:

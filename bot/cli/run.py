@@ -125,7 +125,21 @@ def run(
     if code not in COMPLETED:
         click.echo(f"error: the run did not complete (pytest exit status {code}); {junit} may be partial", err=True)
         raise SystemExit(EXIT_FAILURE)
+    _refuse_when_nothing_built(junit)
     raise SystemExit(EXIT_OK)
+
+
+def _refuse_when_nothing_built(junit: Path) -> None:
+    """Exit 2 when every attempted cell failed to build: a broken setup, not a result to diff."""
+    from bot.results import read_results
+    from bot.setup_problems import headline, nothing_built, setup_causes
+
+    results = read_results([junit]).results.values()
+    if not nothing_built((r.status, r.kind) for r in results):
+        return
+    causes = setup_causes((dict(r.properties), r.message) for r in results)
+    why = headline(causes) if causes else "every cell is a build error (see its message in the JUnit)"
+    raise BotError(f"{junit}: nothing could be built; {why}. Fix the checkout's test setup, then run again")
 
 
 def plan_from_options(*, selection_file=None, rerun_of=None, skiplists_dir=None, **options):

@@ -91,6 +91,17 @@ def diff(
         files={
             key: tuple(rs.files) for key, rs in (("base", base), ("head", head), ("rerun", rerun)) if rs is not None
         },
+        setup_problems=_setup_problems(head),
+    )
+
+
+def _setup_problems(head) -> tuple[dict, ...]:
+    """The head's test modules that did not import, one entry per cause (bot/setup_problems.py)."""
+    from bot.setup_problems import setup_causes
+
+    causes = setup_causes((dict(r.properties), r.message) for r in head.results.values() if r.properties)
+    return tuple(
+        {"origin": c.origin, "message": c.message, "modules": list(c.modules), "cells": c.cells} for c in causes
     )
 
 
@@ -157,7 +168,14 @@ def _line(result: CellResult, before: CellResult | None, covered_by: str | None)
         result.exactness_scope,
         before.status.value if before is not None else None,
         covered_by,
+        _weak(result),
     )
+
+
+def _weak(result: CellResult) -> str | None:
+    """What a pass compared when it is less than values (docs/outcomes.md); None for a full comparison."""
+    compared = result.compared if result.status is Status.PASSED else None
+    return compared if compared in ("names", "count", "none") else None
 
 
 def excerpt(message: str, limit: int = EXCERPT) -> str:

@@ -15,6 +15,7 @@ from bot.report.markdown import (
     not_buildable_lines,
     overview,
     totals,
+    weak_passes,
 )
 from bot.report.model import CATEGORIES, CellLine, Report
 
@@ -94,6 +95,10 @@ def _compose(report: Report, budget: _Budget) -> str:
             out.append(f"- …and {n(more, 'more problem')} in the {where}")
             left_out.append(n(more, "problem"))
     out += ["", totals(report), "", *counts_table(report.counts), "", overview(report, CATEGORIES)]
+    if report.setup_headline:
+        out.append(f"⚠️ {escape(cut(report.setup_headline, 600))}; fix the checkout's test setup.")
+    if weak_passes(report):
+        out.append(weak_passes(report))
     if report.infrastructure:
         out.append(
             f"💥 {n(len(report.infrastructure), 'cell')} crashed or timed out (infrastructure, not conformance)."

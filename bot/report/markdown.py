@@ -11,6 +11,12 @@ STATUS_ORDER = ("passed", "passed-uncompared", "failed", "error", "skipped", "no
 # Marks per outcome; `error` splits by kind below (crash and timeout are infrastructure).
 NOT_BUILDABLE_MARK = "🚧"
 MARK = {"passed": "✅", "passed-uncompared": "✅", "failed": "❌", "skipped": "⏭️", "not-buildable": NOT_BUILDABLE_MARK}
+# A pass that compared only output names or counts (or nothing: every component hit a runtime limit).
+WEAK_MARK = "☑️"
+WEAK_LEGEND = (
+    "☑️ passed on a weak check: output names only (ONNX/OpenVINO generate), the output count only "
+    "(ExecuTorch), or nothing (every component hit an ExecuTorch runtime limit)"
+)
 TITLES = {
     "newly_broken": "Newly broken",
     "new_failing": "New failing (no base result)",
@@ -30,7 +36,23 @@ def mark(line: CellLine, flaky: bool = False) -> str:
         return "⚠️"
     if line.status == "error":
         return "💥" if line.kind in ("crash", "timeout") else "⚠️"
+    if line.status == "passed" and line.compared:
+        return WEAK_MARK
     return MARK.get(line.status, "·")
+
+
+def weak_passes(report: Report) -> str | None:
+    """`☑️ 12 passes compared only output names or counts (…)`: the comment's legend line, when any did."""
+    by_kind: dict[str, int] = {}
+    for line in report.cells:
+        if line.status == "passed" and line.compared:
+            by_kind[line.compared] = by_kind.get(line.compared, 0) + 1
+    if not by_kind:
+        return None
+    words = {"names": "output names only", "count": "the output count only", "none": "nothing"}
+    parts = [f"{words[k]} ({by_kind[k]:,})" for k in ("names", "count", "none") if by_kind.get(k)]
+    total = sum(by_kind.values())
+    return f"{WEAK_MARK} {n(total, 'pass', 'passes')} on a weak check, compared " + ", ".join(parts) + "."
 
 
 def escape(text: str) -> str:

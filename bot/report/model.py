@@ -50,6 +50,7 @@ class CellLine(NamedTuple):
     exactness_scope: str | None = None
     base_status: str | None = None  # the cell's status on the base, when it has one
     covered_by: str | None = None  # a failing cell's head skiplist scope, when one lists it
+    compared: str | None = None  # a pass that compared less than values: `names`, `count` or `none`
 
     def to_json(self) -> dict:
         # Defaults are left out: 30,000 lines stay compact.
@@ -106,6 +107,8 @@ class Report:
     proposal: dict | None = None  # written by `export-bot propose`; its content is the proposer's
     selection: str | None = None  # why these cells ran (`export-bot select`'s summary), when known
     provenance: Provenance = field(default_factory=Provenance)  # which transformers the head tested
+    # Test modules that did not import (bot/setup_problems.py), each cause once: origin, message, modules, cells.
+    setup_problems: tuple[Mapping, ...] = ()
     schema: str = SCHEMA
 
     def category(self, name: str) -> tuple[CellLine, ...]:
@@ -115,6 +118,19 @@ class Report:
     def not_buildable(self) -> tuple[NotBuildableGroup, ...]:
         """The not-buildable cells grouped by reason, most cells first."""
         return group_not_buildable(self.category("not_buildable"))
+
+    @property
+    def setup_headline(self) -> str | None:
+        """`3 test modules failed to import: tests/generation/test_utils.py raised …`, when any did."""
+        if not self.setup_problems:
+            return None
+        from bot.setup_problems import SetupCause, headline
+
+        causes = tuple(
+            SetupCause(p.get("origin", "?"), p.get("message", ""), tuple(p.get("modules", ())), int(p.get("cells", 0)))
+            for p in self.setup_problems
+        )
+        return headline(causes)
 
     def with_proposal(self, proposal: dict | None) -> Report:
         return replace(self, proposal=proposal)
@@ -143,6 +159,7 @@ class Report:
             "proposal": self.proposal,
             "selection": self.selection,
             "not_buildable": [group.to_json() for group in self.not_buildable],
+            "setup_problems": [dict(problem) for problem in self.setup_problems],
             "cells": [line.to_json() for line in self.cells],
         }
 
@@ -171,6 +188,7 @@ class Report:
                 proposal=data.get("proposal"),
                 selection=data.get("selection"),
                 provenance=Provenance.from_json(data.get("provenance")),
+                setup_problems=tuple(dict(p) for p in data.get("setup_problems", ())),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ReportError(f"{where}: not a valid report ({exc!r}); regenerate it with `export-bot diff`") from exc

@@ -17,6 +17,7 @@ from bot.report.markdown import (
     not_buildable_lines,
     overview,
     totals,
+    weak_passes,
 )
 from bot.report.model import CATEGORIES, CellLine, Report
 
@@ -24,8 +25,8 @@ from bot.report.model import CATEGORIES, CellLine, Report
 SUMMARY_LIMIT = 900_000
 _ABBREVIATION = {"dynamo": "torch", "onnx": "onnx", "openvino": "ov", "executorch": "et"}
 LEGEND = (
-    "✅ passed · ❌ failed · 💥 crashed or timed out · ⚠️ flaky or harness error · ⏭️ skipped · "
-    "🚧 not buildable by this source · "
+    "✅ passed · ☑️ passed on a weak check (output names or count only) · ❌ failed · "
+    "💥 crashed or timed out · ⚠️ flaky or harness error · ⏭️ skipped · 🚧 not buildable by this source · "
     "🔓 skiplisted but passed in probe. Columns: torch = torch.export, ov = OpenVINO, et = ExecuTorch; "
     "st/dyn = static/dynamic shapes; gen = generate; sc = static cache; xnn = XNNPACK."
 )
@@ -52,7 +53,12 @@ def _compose(report: Report, grid: tuple[list[str], list[str]], items: int, rows
         out.append("No baseline: judged against the head's skiplists alone.")
     for problem in report.problems:
         out.append(f"- ⚠️ {escape(str(problem))}")
-    out += ["", totals(report), "", *counts_table(report.counts), "", overview(report, CATEGORIES), ""]
+    out += ["", totals(report), "", *counts_table(report.counts), "", overview(report, CATEGORIES)]
+    if report.setup_headline:
+        out.append(f"\n⚠️ {escape(report.setup_headline)}; fix the checkout's test setup.")
+    if weak_passes(report):
+        out.append(f"\n{weak_passes(report)}")
+    out.append("")
     for name in CATEGORIES:
         lines = report.category(name)
         if not lines or name == "new_passing":

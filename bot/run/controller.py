@@ -71,6 +71,8 @@ class Controller:
         self.kinds: dict[str, tuple[str, str]] = {}  # crashed nodeid → (kind, message)
         self.phase: dict[str, Status] = {}
         self.started: dict[str, float] = {}
+        self.setup: list[tuple[dict[str, str], str]] = []  # cells whose test module did not import
+        self.tracebacks: dict[str, str] = {}  # that cause's error → its traceback, kept once
         self.writer = None
         if config.getoption("export_progress"):
             estimates = {cell.id: estimate(cell, plan.durations) for cell in plan.cells}
@@ -97,6 +99,10 @@ class Controller:
             transformers_sha=tested.sha,
         ):
             xml.add_global_property(name, value)
+        checkout = _checkout_statement(self.plan.source)
+        if checkout:
+            # Said, not enforced: which transformers the checkout's testers ran against.
+            xml.add_global_property("source.checkout", checkout)
 
     def pytest_runtest_logstart(self, nodeid: str, location) -> None:
         self.started[nodeid] = time.monotonic()
@@ -137,6 +143,8 @@ class Controller:
                     reporter.add_property(name, value)
             self._finish(cell, Status.ERROR)
             return
+        if report.failed and report.when == "setup":
+            self._note_setup(report)
         if report.failed and report.when == "setup" and xml is not None:
             # junitxml writes `failed on setup with "..."`; docs/outcomes.md wants the cell's own message.
             reprcrash = getattr(report.longrepr, "reprcrash", None)
@@ -166,7 +174,37 @@ class Controller:
         if self.writer is not None:
             self.writer.update(cell, status)
 
+    def _note_setup(self, report: pytest.TestReport) -> None:
+        from bot.setup_problems import MODULE
+
+        properties = dict(report.user_properties)
+        if MODULE not in properties:
+            return
+        reprcrash = getattr(report.longrepr, "reprcrash", None)
+        message = reprcrash.message if reprcrash is not None else str(report.longrepr).splitlines()[0]
+        self.setup.append((properties, message))
+        self.tracebacks.setdefault(message.rsplit(" (", 1)[0], str(report.longrepr))
+
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.writer is not None:
             self.writer.close()
+        if self.setup:
+            from bot.setup_problems import headline, setup_causes
+
+            causes = setup_causes(self.setup)
+            lines = [headline(causes)]
+            for cause in causes:
+                lines += ["", f"{cause.origin}:", self.tracebacks.get(cause.message, "").rstrip()]
+            sys.stderr.write("\n".join(lines) + "\n")
+            sys.stderr.flush()
+
+
+def _checkout_statement(source: str) -> str | None:
+    """For `transformers-tests:PATH`, what the checkout and the importable transformers are (no import)."""
+    prefix = "transformers-tests:"
+    if not source.startswith(prefix):
+        return None
+    from bot.run.sources.transformers_tests import check_checkout
+
+    return check_checkout(Path(source[len(prefix) :]).expanduser().resolve()).describe()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import logging
 import time
 import traceback
@@ -14,7 +15,7 @@ from typing import Any
 from bot.cells import Cell
 from bot.outcomes import Status
 from bot.run import gates
-from bot.run.sources.base import BuildError, ModelSource, NotBuildable
+from bot.run.sources.base import BuildError, ModelSource, NotBuildable, SetupProblem
 from bot.skiplist.model import Skiplists
 
 # torch, transformers and the backends are imported inside the functions that need them, so the
@@ -40,7 +41,7 @@ class CellRun:
 
     cell: Cell
     status: Status
-    stage: str | None = None  # failures: build, eager, export, run, compare
+    stage: str | None = None  # failures: build, capture, eager, export, run, compare
     kind: str | None = None  # errors: build
     message: str = ""  # `ExceptionType: first line`, or the skip reason
     details: str = ""  # the full traceback
@@ -50,6 +51,10 @@ class CellRun:
     components: tuple[ComponentRun, ...] = ()
     onnx_optimize: bool | None = None
     timings: Mapping[str, float] = field(default_factory=dict)  # seconds in build, eager, export, run, compare
+    # A pass: what it compared, `values`, `names` or `count` (`none`: every component hit a runtime limit).
+    compared: str | None = None
+    setup_module: str | None = None  # a test module that does not import (the source's setup problem)
+    setup_origin: str | None = None  # the file that raised while importing it
 
 
 class _Clock:
@@ -113,34 +118,72 @@ def _skipped(run: CellRun, gate: gates.Gate) -> CellRun:
 
 
 def _execute(run: CellRun, source: ModelSource, clock: _Clock, *, optimize: bool | None, probe: bool) -> CellRun:
+    """The upstream test's order: its decorators (torch version, backend packages), then
+    `_skip_if_not_exportable` and the static-cache check, and only then the model is built."""
     cell = run.cell
-    torch_gate = _torch_gate()
-    if torch_gate:
-        return _skipped(run, torch_gate)
+    gate = _torch_gate(cell.backend) or _backend_gate(cell.backend)
+    if gate:
+        return _skipped(run, gate)
     with clock("build"):
         try:
+            target = _target(source, cell)
+            if target is not None:
+                gate = gates.model_gate(
+                    cell, target.model_class, exportable=target.exportable, gate_class=target.gate_class
+                )
+                if gate:
+                    return _skipped(run, gate)
             built = source.build(cell.model_class, generate=cell.generate)
         except NotBuildable as exc:
             # Not a failure of the class or the run: the reason, without a traceback (docs/outcomes.md).
             return _with(run, status=Status.NOT_BUILDABLE, message=_first_line(exc))
         except Exception as exc:  # a source that cannot build a class is an error, never a drop
-            if not isinstance(exc, BuildError):
-                logger.warning(
-                    "%s: %s building %s (not a BuildError)", source.spec, describe(exc), cell.model_class, exc_info=True
-                )
-            failed = {"message": describe(exc), "details": _traceback(exc)}
-            return _with(run, status=Status.ERROR, stage="build", kind="build", **failed)
-    gate = gates.model_gate(cell, built.model_class, exportable=built.exportable)
+            return _build_error(run, source, exc)
+    # A source without `target` is gated now; one with it may still learn in setUp() that the
+    # tester turns test_torch_exportable off.
+    gate = gates.model_gate(cell, built.model_class, exportable=built.exportable) if target is None else None
+    if gate is None and not built.exportable:
+        gate = gates.model_gate(cell, built.model_class, exportable=False)
     if gate:
         return _skipped(run, gate)
     try:
         with clock("build"):
-            components = _prepare_components(cell, built)
+            model, inputs = _prepare_model(cell, built)
+        with clock("capture" if cell.generate else "build"):
+            components = _components(cell, model, inputs)
         with clock("eager"):
             eager = {name: _eager_outputs(name, model, inputs) for name, (model, inputs) in components.items()}
     except Exception as exc:
         return _with(run, status=Status.FAILED, stage=clock.stage, message=describe(exc), details=_traceback(exc))
     return _export_and_judge(run, components, eager, clock, optimize=optimize, probe=probe)
+
+
+def _target(source: ModelSource, cell: Cell):
+    """What the gates read, from a source that can say it without building (else None: gates follow the build)."""
+    target = getattr(source, "target", None)
+    return target(cell.model_class, generate=cell.generate) if callable(target) else None
+
+
+def _build_error(run: CellRun, source: ModelSource, exc: BaseException) -> CellRun:
+    if not isinstance(exc, BuildError):
+        logger.warning(
+            "%s: %s building %s (not a BuildError)", source.spec, describe(exc), run.cell.model_class, exc_info=True
+        )
+    if isinstance(exc, SetupProblem):
+        # One cause for many cells: its original traceback, and which module and file, so the
+        # run summary and the report can say it once.
+        return _with(
+            run,
+            status=Status.ERROR,
+            stage="build",
+            kind="build",
+            message=str(exc),  # already `ExceptionType: first line (where)`, the original error's
+            details=exc.details,
+            setup_module=exc.module,
+            setup_origin=exc.origin,
+        )
+    failed = {"message": describe(exc), "details": _traceback(exc)}
+    return _with(run, status=Status.ERROR, stage="build", kind="build", **failed)
 
 
 def _export_and_judge(
@@ -159,7 +202,7 @@ def _export_and_judge(
     try:
         with clock("export"):  # importing the runtime library is the backend's cost
             backend = load_backend(cell.backend)
-    except Exception as exc:
+    except Exception as exc:  # installed (the package gate passed) but broken: the export fails
         return _with(run, status=Status.FAILED, stage="export", message=describe(exc), details=_traceback(exc))
     for name, (model, inputs) in components.items():
         try:
@@ -171,7 +214,7 @@ def _export_and_judge(
                 verdict = _judge_component(rule, outputs, eager[name], inputs, compare_values, probe)
             done.append(ComponentRun(name, verdict))
         except RuntimeLimit as exc:
-            # The seed moves on to the next component: a runtime limit, not an export defect.
+            # Upstream moves on to the next component: a runtime limit, not an export defect.
             limit = limit or exc
             done.append(ComponentRun(name, "skipped", str(exc)))
         except Exception as exc:
@@ -181,11 +224,12 @@ def _export_and_judge(
     if failure:
         stage, exc = failure
         return _with(run, status=Status.FAILED, stage=stage, message=describe(exc), details=_traceback(exc))
-    if limit:
-        return _with(run, status=Status.SKIPPED, message=str(limit), skip_scope=f"env:{limit.why}")
     if any(component.status == "uncompared" for component in done):
         return _with(run, status=Status.PASSED_UNCOMPARED)
-    return run
+    # A runtime limit skips that component and the test goes on (upstream `continue`s); the cell
+    # passes on what the other components showed, and says so when none compared anything.
+    compared = rule.compare if any(component.status == "passed" for component in done) else "none"
+    return _with(run, compared=compared)
 
 
 def _judge_component(rule, outputs, expected, inputs, compare_values: bool, probe: bool) -> str:
@@ -212,27 +256,42 @@ def warm_up(backend_names: Iterable[str] = ()) -> None:
     """Import the exporter stack (and the named backends' runtimes) ahead of the first cell.
 
     For the harness to call during collection, so a worker's first cell does not pay ~15 s of
-    imports inside its timeout and timings. A backend that fails to import is left for its
-    cells to report (as an export failure).
+    imports inside its timeout and timings. A backend whose package is missing is skipped by its
+    cells (the upstream `require_<package>`); one that is installed but fails to import is left for
+    its cells to report (as an export failure).
     """
-    from bot.run.backends import load_backend
-
-    _torch_gate()
     import transformers.exporters.utils  # noqa: F401
     import transformers.testing_utils  # noqa: F401
 
+    from bot.run.backends import load_backend
+
+    _torch_gate()  # imports the Dynamo exporter, which every backend builds on
+
     for name in backend_names:
+        if _backend_gate(name):
+            continue
         try:
             load_backend(name)
         except Exception as exc:
             logger.warning("backend %s does not import; its cells will fail at export: %s", name, describe(exc))
 
 
-def _torch_gate() -> gates.Gate | None:
+def _torch_gate(backend: str | None = None) -> gates.Gate | None:
     import torch
     from transformers.exporters.exporter_dynamo import DynamoExporter
 
-    return gates.torch_gate(torch.__version__, DynamoExporter.min_versions["torch"])
+    return gates.torch_gate(torch.__version__, DynamoExporter.min_versions["torch"], backend)
+
+
+def _backend_gate(backend: str) -> gates.Gate | None:
+    """transformers' own `is_<package>_available`, as the upstream `require_<package>` decorators ask."""
+    from transformers.utils import import_utils
+
+    def available(package: str) -> bool:
+        check = getattr(import_utils, f"is_{package}_available", None)
+        return bool(check()) if check is not None else importlib.util.find_spec(package) is not None
+
+    return gates.backend_gate(backend, available)
 
 
 def _device(cell: Cell) -> str:
@@ -244,17 +303,9 @@ def _device(cell: Cell) -> str:
     return "cuda"
 
 
-def _prepare_components(cell: Cell, built: Any) -> dict[str, tuple[Any, dict]]:
-    """The seed's `_prepare_export_model_and_inputs` / `_prepare_export_generate_model_and_inputs`."""
-    from transformers import GenerationConfig
-    from transformers.exporters.utils import (
-        cast_leaf_tensors,
-        decompose_for_generation,
-        decompose_multimodal,
-        is_multimodal,
-        module_device,
-        module_dtype,
-    )
+def _prepare_model(cell: Cell, built: Any) -> tuple[Any, dict]:
+    """The upstream `_prepare_export_model_and_inputs` up to the model: clean inputs, less-flaky settings, cast."""
+    from transformers.exporters.utils import cast_leaf_tensors, module_device, module_dtype
     from transformers.testing_utils import set_config_for_less_flaky_test, set_model_for_less_flaky_test
 
     config = built.config
@@ -262,7 +313,14 @@ def _prepare_components(cell: Cell, built: Any) -> dict[str, tuple[Any, dict]]:
     set_config_for_less_flaky_test(config)
     model = built.model_class(config).eval().to(_device(cell))
     set_model_for_less_flaky_test(model)
-    inputs = cast_leaf_tensors(inputs, dtype=module_dtype(model), device=module_device(model))
+    return model, cast_leaf_tensors(inputs, dtype=module_dtype(model), device=module_device(model))
+
+
+def _components(cell: Cell, model: Any, inputs: dict) -> dict[str, tuple[Any, dict]]:
+    """The components to export; for a generate cell, captured from a `generate()` call (stage `capture`)."""
+    from transformers import GenerationConfig
+    from transformers.exporters.utils import decompose_for_generation, decompose_multimodal, is_multimodal
+
     if cell.generate:
         generation_config = GenerationConfig(cache_implementation="static") if cell.static_cache else None
         return decompose_for_generation(

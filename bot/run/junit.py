@@ -46,6 +46,16 @@ def run_properties(run: CellRun) -> Properties:
         props.append(("components", ",".join(component.name for component in run.components)))
         if not run.status.passing:
             props.extend((f"component.{c.name}", c.status) for c in run.components)
+    limited = [c for c in run.components if c.status == "skipped"]
+    if run.status.passing and limited:
+        # Upstream skips a component its runtime cannot serve and passes the test: say which, and why.
+        props.extend((f"component.{c.name}", c.status) for c in limited)
+        props.append(("runtime_limit", limited[0].message))
+    if run.compared and run.status is Status.PASSED:
+        props.append(("compared", run.compared))
+    if run.setup_module:
+        props.append(("setup_module", run.setup_module))
+        props.append(("setup_origin", run.setup_origin or run.setup_module))
     if run.skip_scope:
         props.append(("skip_scope", run.skip_scope))
     if run.exactness_scope:

@@ -105,7 +105,11 @@ class CellRunner:
 
             import bot.run.execute  # noqa: F401
 
-            self.load()[0].classes()
+            source = self.load()[0]
+            source.classes()
+            warm = getattr(source, "warm_up", None)  # a source that imports per class: those of this plan
+            if callable(warm):
+                warm(dict.fromkeys(cell.model_class for cell in self.plan.cells))
         except Exception as exc:
             logger.warning("warming up the model source failed (each cell will report it): %s", exc)
 

@@ -45,7 +45,7 @@ def make_toy_repo(repo: Path) -> tuple[str, str]:
     """`main` with the toy model and its tester, `pr` changing only modeling_toy.py; returns both SHAs (on `pr`)."""
     repo.mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
-    for name in ("__init__.py", "test_modeling_common.py", "models/__init__.py"):
+    for name in ("__init__.py", "test_modeling_common.py", "test_export_common.py", "models/__init__.py"):
         write(repo / "tests" / name, (PROTOCOL / name).read_text(encoding="utf-8"))
     write(repo / "tests/models/toy/__init__.py", '"""Toy checkout: toy tests."""\n')
     write(repo / TOY_TEST, (HERE / "test_modeling_toy.py").read_text(encoding="utf-8"))

@@ -250,11 +250,12 @@ def test_a_probe_compares_an_exactness_cell_for_evidence_only(monkeypatch, skew,
     assert (run.status, run.exactness_scope) == (status, "openvino.exactness")
 
 
-def test_runtime_limit_is_an_environment_skip(monkeypatch):
+def test_runtime_limit_skips_the_component_not_the_cell(monkeypatch):
+    # Upstream `continue`s past the component; with nothing else to check the test passes.
     monkeypatch.setattr(backends, "load_backend", lambda name: FakeBackend("limit"))
     run = execute_cell(Cell("BertModel", "executorch", target="xnnpack"), TinySource(), skiplists())
-    assert (run.status, run.skip_scope) == (Status.SKIPPED, "env:executorch-runtime-limit")
-    assert run.message.endswith("error: 0x14") and run.components[0].status == "skipped"
+    assert (run.status, run.skip_scope, run.compared) == (Status.PASSED, None, "none")
+    assert run.components[0].status == "skipped" and run.components[0].message.endswith("error: 0x14")
 
 
 def test_backend_gets_shape_target_and_onnx_optimize_toggle(fake):
@@ -273,7 +274,7 @@ def test_hub_kernels_are_restored_and_timings_recorded(fake):
     before = hub_kernels.is_kernels_available
     run = execute_cell(Cell("BertModel", "dynamo", "dynamic"), TinySource(), skiplists())
     assert hub_kernels.is_kernels_available is before and fake.calls[0]["kernels"] is False
-    assert set(run.timings) == {"build", "eager", "export", "run", "compare"}
+    assert set(run.timings) == {"build", "eager", "export", "run", "compare"}  # a forward cell captures nothing
     assert all(seconds >= 0 for seconds in run.timings.values())
 
 

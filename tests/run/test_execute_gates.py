@@ -18,7 +18,7 @@ LOOP = "for " + "expert"
     [
         ("2.13.0+cpu", "2.11.0", False),
         ("2.11.0", "2.11.0", False),
-        ("2.11.0.dev20250101", "2.11.0", False),
+        ("2.11.0.dev20250101", "2.11.0", True),  # upstream: a dev build sorts below its release
         ("2.10.1", "2.11.0", True),
     ],
 )

@@ -34,12 +34,37 @@ class Built:
     exportable: bool = True  # the tester's test_torch_exportable
 
 
+@dataclass(frozen=True)
+class Target:
+    """What the gates read before anything is built (docs/runner.md step 1).
+
+    `gate_class` is the class whose modeling file the eager-MoE check reads: upstream reads the
+    test class's first model class, not necessarily this one.
+    """
+
+    model_class: type
+    exportable: bool = True  # the tester's test_torch_exportable
+    gate_class: type | None = None
+
+
 class SourceError(BotError, ValueError):
     """A bad `--source` spec or an unreadable checkout; the message says what to fix."""
 
 
 class BuildError(Exception):
     """This source cannot build this model class (unknown class, the tester raised, ...)."""
+
+
+class SetupProblem(BuildError):
+    """The source's own setup is broken for this class (its test module does not import): one cause for many cells.
+
+    `origin` is the file that raised (a shared helper, often not the test module itself), `module`
+    the test module being imported, `details` the original traceback, kept once per module.
+    """
+
+    def __init__(self, message: str, *, origin: str, module: str, details: str):
+        super().__init__(message)
+        self.origin, self.module, self.details = origin, module, details
 
 
 class NotBuildable(BuildError):
@@ -60,3 +85,7 @@ class ModelSource(Protocol):
     def presets(self) -> dict[str, tuple[str, ...]]: ...  # "smoke", "core", "all"
 
     def build(self, model_class: str, *, generate: bool) -> Built: ...
+
+
+# Optional on a source: `target(model_class, *, generate) -> Target`, so gates run before `build`
+# (a tester that raises for a class upstream would skip must give the skip, not an error).

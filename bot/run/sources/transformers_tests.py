@@ -1,38 +1,105 @@
-"""The `transformers-tests:PATH` model source: a Transformers checkout's model testers (docs/runner.md protocol)."""
+"""The `transformers-tests:PATH` model source: a Transformers checkout's model testers (docs/runner.md protocol).
+
+Classes are listed from the test modules' text (`tester_text.py`); a test module is imported only
+when one of its classes is built, once per process. A module that fails to import is one setup
+problem (`SetupProblem`): the file that raised, the original traceback, for every cell of its classes.
+"""
 
 from __future__ import annotations
 
 import importlib
-import inspect
+import importlib.metadata
+import importlib.util
 import logging
 import random
+import re
 import sys
+import traceback
 import unittest
-from collections.abc import Iterator
+from collections.abc import Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.run.sources.base import BuildError, Built, ClassInfo, NotBuildable, SourceError
+from bot.run.sources.base import BuildError, Built, ClassInfo, NotBuildable, SetupProblem, SourceError, Target
+from bot.run.sources.tester_text import (
+    CheckoutText,
+    dotted,
+    family_from_text,
+    generate_eligible,
+    looks_generative,
+)
 from bot.run.sources.zoo.recipes import PRESETS as ZOO_PRESETS
 
 logger = logging.getLogger(__name__)
 
 _GLOB = "tests/models/*/test_modeling_*.py"
-# Inputs named like these make a class vision/audio for `ClassInfo.family`.
-_AUDIO_INPUTS = ("input_values", "input_features", "input_audio", "audio_values")
 
 
 @dataclass(frozen=True)
-class _Entry:
-    """Where one model class comes from: its test module and test class, or why it cannot be read."""
+class _Listing:
+    """One test class listing one model class, as the text says."""
 
-    info: ClassInfo
-    module: str  # dotted name, e.g. tests.models.bert.test_modeling_bert
-    test_class: type | None
-    model_class: type | None
-    error: str | None = None
+    path: Path  # the test module
+    test_class: str
+    generative: bool  # listed as generative by an eligible test class
+    eligible: bool  # the test class runs generate export tests
+
+
+@dataclass(frozen=True)
+class CheckoutCheck:
+    """The checkout against the transformers Python would import: versions and where it lives."""
+
+    root: Path
+    checkout_version: str | None  # `__version__` in the checkout's src/transformers/__init__.py
+    installed_version: str | None
+    installed_path: str | None  # the package folder `import transformers` resolves to
+
+    @property
+    def from_checkout(self) -> bool:
+        return bool(self.installed_path) and Path(self.installed_path).resolve().is_relative_to(self.root)
+
+    def describe(self) -> str:
+        checkout = (
+            f"checkout {self.root} holds transformers {self.checkout_version}"
+            if self.checkout_version
+            else f"checkout {self.root} has no src/transformers/__init__.py with a __version__"
+        )
+        if not self.installed_path:
+            return f"{checkout}; no transformers is importable"
+        installed = f"importing transformers {self.installed_version or '?'} from {self.installed_path}"
+        if self.from_checkout:
+            return f"{checkout}; {installed} (the checkout's own source)"
+        differs = (
+            ", a different version"
+            if self.checkout_version and self.installed_version and self.checkout_version != self.installed_version
+            else ""
+        )
+        return f"{checkout}; {installed}, not the checkout's source{differs}"
+
+
+_VERSION = re.compile(r"^__version__\s*=\s*[\"']([^\"']+)[\"']", re.MULTILINE)
+
+
+def check_checkout(root: Path) -> CheckoutCheck:
+    """Read both sides without importing transformers (its spec and metadata only)."""
+    try:
+        found = _VERSION.search((root / "src" / "transformers" / "__init__.py").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        found = None
+    try:
+        installed = importlib.metadata.version("transformers")
+    except importlib.metadata.PackageNotFoundError:
+        installed = None
+    try:
+        spec = importlib.util.find_spec("transformers")
+    except (ImportError, ValueError):
+        spec = None
+    origin = spec.origin if spec and spec.origin else None
+    return CheckoutCheck(
+        root, found.group(1) if found else None, installed, str(Path(origin).parent) if origin else None
+    )
 
 
 class TransformersTestsSource:
@@ -52,31 +119,73 @@ class TransformersTestsSource:
         self._files = sorted(self.root.glob(_GLOB))
         if not self._files:
             raise SourceError(f"--source {self.spec}: no {_GLOB} under {self.root}")
-        self._entries: dict[str, _Entry] | None = None
-        self._modules: dict[str, Any] = {}  # the checkout's `tests.*` modules, once imported
+        self._text = CheckoutText(self.root)
+        self._listing: dict[str, list[_Listing]] | None = None
+        self._infos: list[ClassInfo] = []
+        self._modules: dict[str, Any] = {}  # the checkout's `tests.*` modules imported so far
+        self._failed: dict[Path, SetupProblem] = {}  # test module → why it does not import
+        self._said: set[tuple[str, str]] = set()  # (file that raised, error) already logged
+        self._checked: CheckoutCheck | None = None
+
+    def check(self) -> CheckoutCheck:
+        """What the checkout and the importable transformers are; said once in the log."""
+        if self._checked is None:
+            self._checked = check_checkout(self.root)
+            logger.info("transformers-tests: %s", self._checked.describe())
+        return self._checked
+
+    # ---- listing (text only) ----
 
     def classes(self) -> list[ClassInfo]:
-        return [entry.info for entry in self._read().values()]
+        self._read()
+        return list(self._infos)
 
     def presets(self) -> dict[str, tuple[str, ...]]:
-        entries = self._read()
-        names = tuple(entries)
-        generative = [n for n, e in entries.items() if e.info.generative]
-        forward = [n for n, e in entries.items() if not e.info.generative]
+        infos = self.classes()
+        names = tuple(i.model_class for i in infos)
+        generative = [i.model_class for i in infos if i.generative]
+        forward = [i.model_class for i in infos if not i.generative]
         # The zoo's picks where the checkout has them; otherwise one forward and one generative class.
-        smoke = tuple(n for n in ZOO_PRESETS["smoke"] if n in entries) or tuple(forward[:1] + generative[:1])
-        core = tuple(n for n in ZOO_PRESETS["core"] if n in entries) or smoke
+        smoke = tuple(n for n in ZOO_PRESETS["smoke"] if n in names) or tuple(forward[:1] + generative[:1])
+        core = tuple(n for n in ZOO_PRESETS["core"] if n in names) or smoke
         return {"smoke": smoke, "core": core, "all": names}
 
+    def _read(self) -> dict[str, list[_Listing]]:
+        if self._listing is not None:
+            return self._listing
+        listing: dict[str, list[_Listing]] = {}
+        infos: dict[str, ClassInfo] = {}
+        for path in self._files:
+            module = self._text.module(path)
+            for test_class in module.classes:
+                if not test_class.listed:
+                    continue
+                eligible = generate_eligible(self._text.ancestors(path, test_class.name))
+                # A decoder-only stack: its test class lists a generative head and no `is_decoder` switch.
+                decoder_stack = any(looks_generative(n) for n in test_class.listed) and not module.decoder_switch
+                for name in test_class.listed:
+                    listed_generative = (
+                        name in test_class.generative if test_class.generative is not None else looks_generative(name)
+                    )
+                    generative = eligible and listed_generative
+                    listing.setdefault(name, []).append(_Listing(path, test_class.name, generative, eligible))
+                    if name not in infos or (generative and not infos[name].generative):
+                        family = family_from_text(module.inputs, name, generative or decoder_stack)
+                        infos[name] = ClassInfo(name, path.parent.name, generative, family)
+        self._listing, self._infos = listing, list(infos.values())
+        return listing
+
+    # ---- building (imports the one module needed) ----
+
+    def target(self, model_class: str, *, generate: bool) -> Target:
+        test_class, cls = self._resolve(model_class, generate)
+        first = next(iter(_model_classes(test_class)), cls)
+        return Target(cls, bool(getattr(test_class, "test_torch_exportable", True)), first)
+
     def build(self, model_class: str, *, generate: bool) -> Built:
-        entry = self._read().get(model_class)
-        if entry is None:
-            folder = self.root / "tests" / "models"
-            raise NotBuildable(f"no test class under {folder} lists {model_class} in all_model_classes")
-        if entry.error:
-            raise BuildError(entry.error)
-        where = f"{entry.module}.{entry.test_class.__name__}"
-        test = entry.test_class()
+        test_class, cls = self._resolve(model_class, generate)
+        where = f"{test_class.__module__}.{test_class.__name__}"
+        test = test_class()
         _seed_testers(self._modules.values())
         try:
             test.setUp()
@@ -86,16 +195,14 @@ class TransformersTestsSource:
             if getattr(test, "model_tester", None) is None:
                 raise BuildError(f"{where}.setUp() left no model_tester")
             if generate:
-                if entry.model_class not in tuple(test.all_generative_model_classes):
-                    raise BuildError(f"{model_class} is not in {where}.all_generative_model_classes")
                 config, inputs = test.prepare_config_and_inputs_for_generate()
             else:
                 tester = test.model_tester
                 if hasattr(tester, "prepare_config_and_inputs_for_model_class"):
-                    config, inputs = tester.prepare_config_and_inputs_for_model_class(entry.model_class)
+                    config, inputs = tester.prepare_config_and_inputs_for_model_class(cls)
                 else:
                     config, inputs = tester.prepare_config_and_inputs_for_common()
-                inputs = test._prepare_for_class(inputs, entry.model_class)
+                inputs = test._prepare_for_class(inputs, cls)
         except BuildError:
             raise
         except Exception as exc:
@@ -104,73 +211,174 @@ class TransformersTestsSource:
         finally:
             _tear_down(test)
         exportable = bool(getattr(test, "test_torch_exportable", True))
-        return Built(model_class=entry.model_class, config=config, inputs=dict(inputs), exportable=exportable)
+        return Built(model_class=cls, config=config, inputs=dict(inputs), exportable=exportable)
 
-    def _read(self) -> dict[str, _Entry]:
-        """Import every test module once; a module that fails lists its classes by name, each a BuildError."""
-        if self._entries is None:
-            entries: dict[str, _Entry] = {}
-            with _checkout_tests_package(self.root) as self._modules:
-                for path in self._files:
-                    for entry in self._read_module(path):
-                        entries.setdefault(entry.info.model_class, entry)
-            self._entries = entries
-        return self._entries
+    def warm_up(self, model_classes: Iterable[str]) -> None:
+        """Import the test modules these classes need (collection time, outside every cell's timeout)."""
+        listing = self._read()
+        for path in dict.fromkeys(entry.path for name in model_classes for entry in listing.get(name, ())[:1]):
+            try:
+                self._import(path)
+            except SetupProblem:
+                pass  # said once by _import; each cell reports it
 
-    def _read_module(self, path: Path) -> list[_Entry]:
-        model_type = path.parent.name
-        dotted = ".".join(path.relative_to(self.root).with_suffix("").parts)
-        try:
-            module = importlib.import_module(dotted)
-        except Exception as exc:
-            # The module's classes cannot be known without it; listed by their names in the file.
-            error = f"importing {path} raised {type(exc).__name__}: {exc}"
-            logger.warning("%s", error)
-            return [
-                _Entry(ClassInfo(name, model_type, False, _family_from_name(name)), dotted, None, None, error)
-                for name in _listed_names(path)
-            ]
-        entries = []
-        for test_class in _test_classes(module):
-            test = test_class()
-            generative = set(getattr(test, "all_generative_model_classes", ()) or ())
-            for cls in test.all_model_classes:
-                info = ClassInfo(cls.__name__, model_type, cls in generative, _family(cls, cls in generative))
-                entries.append(_Entry(info, dotted, test_class, cls))
-        return entries
+    def _resolve(self, model_class: str, generate: bool) -> tuple[type, type]:
+        """The test class that serves this class on this path, and the model class object.
+
+        A class listed by several test classes: the forward path uses the first that lists it, the
+        generate path the first whose test class runs generate export tests and lists it as generative.
+        """
+        entries = self._read().get(model_class)
+        if not entries:
+            folder = self.root / "tests" / "models"
+            raise NotBuildable(f"no test class under {folder} lists {model_class} in all_model_classes")
+        if generate:  # the test classes whose text says they serve generate first: fewer modules imported
+            entries = sorted(entries, key=lambda entry: not entry.generative)
+        problem: SetupProblem | None = None
+        for entry in entries:
+            try:
+                module = self._import(entry.path)
+            except SetupProblem as exc:
+                problem = problem or exc
+                continue
+            for test_class in _test_classes(module, entry.test_class):
+                cls = next((c for c in _model_classes(test_class) if c.__name__ == model_class), None)
+                if cls is None:
+                    continue
+                if not generate:
+                    return test_class, cls
+                eligible = generate_eligible(frozenset(k.__name__ for k in test_class.__mro__))
+                if eligible and cls in _generative_classes(test_class):
+                    return test_class, cls
+        if problem is not None:
+            raise problem
+        if generate:
+            raise NotBuildable(
+                f"no test class that runs the generate export tests (mixes in ExportGenerateTesterMixin) "
+                f"lists {model_class} in all_generative_model_classes"
+            )
+        raise NotBuildable(f"{model_class} is listed in the test modules' text, but no imported test class lists it")
+
+    def _import(self, path: Path):
+        name = dotted(self.root, path)
+        if name in self._modules:
+            return self._modules[name]
+        if path in self._failed:
+            raise self._failed[path]
+        with _checkout_tests_package(self.root, self._modules):
+            try:
+                module = importlib.import_module(name)
+            except Exception as exc:
+                problem = self._setup_problem(path, exc)
+                self._failed[path] = problem
+                cause = (problem.origin, describe_exception(exc))
+                if cause in self._said:  # one cause, one traceback in the log
+                    logger.warning("%s does not import: the same cause as above", problem.module)
+                else:
+                    self._said.add(cause)
+                    logger.warning("%s\n%s", problem, problem.details)
+                raise problem from None
+        return module
+
+    def _setup_problem(self, path: Path, exc: BaseException) -> SetupProblem:
+        origin = _raising_file(exc, self.root) or path
+        module = _relative(path, self.root)
+        raised = _relative(origin, self.root)
+        first = describe_exception(exc)
+        where = f"{raised} raised it" if raised == module else f"{raised} raised it while importing {module}"
+        self.check()
+        message = f"{first} ({where}; the test module does not import, so its classes cannot be built)"
+        return SetupProblem(message, origin=raised, module=module, details="".join(traceback.format_exception(exc)))
 
 
-def _test_classes(module) -> Iterator[type]:
-    """The module's own TestCase classes that list model classes (a mixin imported from elsewhere is not one)."""
-    for _, obj in inspect.getmembers(module, inspect.isclass):
+def describe_exception(exc: BaseException) -> str:
+    """`ExceptionType: first line` (docs/outcomes.md)."""
+    lines = [line for line in str(exc).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[0].strip()}" if lines else type(exc).__name__
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _raising_file(exc: BaseException, root: Path) -> Path | None:
+    """The checkout file that raised: the innermost traceback frame inside the checkout's tests."""
+    tests = root / "tests"
+    if isinstance(exc, SyntaxError) and exc.filename and Path(exc.filename).resolve().is_relative_to(tests):
+        return Path(exc.filename).resolve()
+    found = None
+    for frame, _ in traceback.walk_tb(exc.__traceback__):
+        file = Path(frame.f_code.co_filename)
+        if file.is_absolute() and file.resolve().is_relative_to(tests):
+            found = file.resolve()
+    return found
+
+
+def _test_classes(module, preferred: str) -> list[type]:
+    """The test class the text named first, then the module's other TestCase classes that list models."""
+    found = []
+    named = getattr(module, preferred, None)
+    if isinstance(named, type):
+        found.append(named)
+    for obj in vars(module).values():
         if (
-            issubclass(obj, unittest.TestCase)
+            isinstance(obj, type)
+            and obj not in found
+            and issubclass(obj, unittest.TestCase)
             and obj.__module__ == module.__name__
-            and getattr(obj, "all_model_classes", None)
         ):
-            yield obj
+            found.append(obj)
+    return found
+
+
+def _instance(test_class: type) -> unittest.TestCase | None:
+    try:
+        return test_class()
+    except Exception:
+        return None
+
+
+def _model_classes(test_class: type) -> tuple[type, ...]:
+    test = _instance(test_class)
+    try:
+        return tuple(getattr(test if test is not None else test_class, "all_model_classes", ()) or ())
+    except Exception:  # a property that needs setUp
+        return ()
+
+
+def _generative_classes(test_class: type) -> tuple[type, ...]:
+    test = _instance(test_class)
+    try:
+        return tuple(getattr(test if test is not None else test_class, "all_generative_model_classes", ()) or ())
+    except Exception:
+        return ()
 
 
 @contextmanager
-def _checkout_tests_package(root: Path):
+def _checkout_tests_package(root: Path, kept: dict[str, Any]):
     """Import with `root` first on sys.path, so `tests` is the checkout's package and relative imports resolve.
 
-    Another `tests` package (this bot's own, under pytest) is set aside while importing and put back after;
-    the checkout's modules stay alive through the classes read from them.
+    Another `tests` package (this bot's own, under pytest) is set aside while importing and put back
+    after; the checkout's modules imported before (`kept`) are put back in place first, so shared
+    helpers are imported once, and `kept` gains the ones imported now.
     """
     foreign = {n: m for n, m in sys.modules.items() if _is_tests(n) and not _inside(m, root)}
     for name in foreign:
         sys.modules.pop(name, None)
-    imported: dict[str, Any] = {}
+    sys.modules.update(kept)
     sys.path.insert(0, str(root))
     try:
-        yield imported
+        yield
     finally:
         sys.path.remove(str(root))
-        imported.update({n: m for n, m in sys.modules.items() if _is_tests(n) and _inside(m, root)})
+        kept.update({n: m for n, m in sys.modules.items() if _is_tests(n) and _inside(m, root)})
         if foreign:
-            for name in imported:
-                sys.modules.pop(name, None)
+            for name in list(sys.modules):
+                if _is_tests(name):
+                    sys.modules.pop(name, None)
             sys.modules.update(foreign)
 
 
@@ -205,47 +413,3 @@ def _tear_down(test: unittest.TestCase) -> None:
         test.tearDown()
     except Exception as exc:  # cleanup only; the build already has its result
         logger.debug("tearDown of %s raised %s", type(test).__name__, exc)
-
-
-def _family(cls: type, generative: bool) -> str:
-    """A best guess of the family from the class alone (the tester is not run for a listing)."""
-    main_input = getattr(cls, "main_input_name", "input_ids")
-    config_class = getattr(cls, "config_class", None)
-    sub_configs = set(getattr(config_class, "sub_configs", {}) or {})
-    if "text_config" in sub_configs and sub_configs & {"vision_config", "audio_config"}:
-        return "multimodal"
-    if main_input in _AUDIO_INPUTS:
-        return "audio"
-    if main_input == "pixel_values":
-        return "vision"
-    params = inspect.signature(cls.forward).parameters
-    if "decoder_input_ids" in params:
-        return "encoder-decoder"
-    # A cache without an `is_decoder` switch in the config: a decoder-only stack (Llama), not BERT.
-    switchable = config_class is not None and "is_decoder" in inspect.signature(config_class.__init__).parameters
-    if generative or ("past_key_values" in params and not switchable):
-        return "decoder"
-    return _family_from_name(cls.__name__)
-
-
-def _family_from_name(name: str) -> str:
-    return "decoder" if name.endswith(("ForCausalLM", "LMHeadModel")) else "text-encoder"
-
-
-def _listed_names(path: Path) -> list[str]:
-    """Model class names in `all_model_classes = (...)` assignments, read with the AST (import failed)."""
-    import ast
-
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (OSError, SyntaxError):
-        return []
-    names: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "all_model_classes" for t in node.targets
-        ):
-            value = node.value.body if isinstance(node.value, ast.IfExp) else node.value
-            if isinstance(value, (ast.Tuple, ast.List)):
-                names += [e.id for e in value.elts if isinstance(e, ast.Name) and e.id not in names]
-    return names
