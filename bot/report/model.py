@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from bot.errors import BotError
+from bot.report.groups import Group
 from bot.results.model import Problem
 
 SCHEMA = "export-bot/report@1"
@@ -81,6 +82,7 @@ class Report:
     files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # base/head/rerun → files read
     proposal: dict | None = None  # written by `export-bot propose`; its content is the proposer's
     selection: str | None = None  # why these cells ran (`export-bot select`'s summary), when known
+    groups: tuple[Group, ...] = ()  # newly broken and new failing cells by cause (bot/diff/groups.py)
     schema: str = SCHEMA
 
     def category(self, name: str) -> tuple[CellLine, ...]:
@@ -111,6 +113,7 @@ class Report:
             "files": {key: list(value) for key, value in self.files.items()},
             "proposal": self.proposal,
             "selection": self.selection,
+            "groups": [group.to_json() for group in self.groups],
             "cells": [line.to_json() for line in self.cells],
         }
 
@@ -138,6 +141,7 @@ class Report:
                 files={k: tuple(v) for k, v in data.get("files", {}).items()},
                 proposal=data.get("proposal"),
                 selection=data.get("selection"),
+                groups=tuple(Group.from_json(g) for g in data.get("groups", ())),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ReportError(f"{where}: not a valid report ({exc!r}); regenerate it with `export-bot diff`") from exc
