@@ -65,7 +65,7 @@ def draft_reason(scope: str, results: Sequence[CellResult], group: Group | None 
     """`ONNX export (dynamic shapes) fails at stage \\`export\\`: \\`Type: message\\`. TODO: …`.
 
     With the report's failure group of these cells, the message is the group's signature and
-    the draft names the line the traceback points at: `…: \\`Type: message\\` at \\`path:line\\`.`
+    the draft names the line the traceback points at: `… at stage \\`export\\` in \\`path:line\\`: \\`Type: message\\`.`
     """
     first = representative(results)
     names = _exporters([r.cell for r in results])
@@ -87,10 +87,10 @@ def draft_reason(scope: str, results: Sequence[CellResult], group: Group | None 
         stage = ""  # "does not match eager" already says where
     if stage:
         verb += f" at stage `{stage}`"
+    if group is not None and group.culprit is not None:
+        verb += f" in `{group.culprit.where}`"  # before the message, so a cut message keeps it
     message = clean_message(group.signature if group is not None else first.message)
     detail = f": `{message}`" if message else ""
-    if group is not None and group.culprit is not None:
-        detail += f" at `{group.culprit.where}`"
     return f"{what} {verb}{detail}. {TODO}"
 
 

@@ -156,7 +156,7 @@ def _causes(report: Report, budget: _Budget, pending: set[str], where: str, left
     titles = [TITLES[name] for name in GROUPED_LISTS if report.category(name)]
     groups = report.groups
     cells = sum(len(group.cells) for group in groups)
-    out = ["", f"### {' and '.join(titles)}, by cause ({n(cells, 'cell')}, {n(len(groups), 'cause')})"]
+    out = ["", f"### {' and '.join(titles) or 'Failing'}, by cause ({n(cells, 'cell')}, {n(len(groups), 'cause')})"]
     shown = groups[: budget.items]
     for index, group in enumerate(shown, 1):
         out += ["", cause_heading(index, group), "", *cause_lines(group, budget.excerpt)]

@@ -93,8 +93,8 @@ def test_draft_from_a_group_names_the_signature_and_the_culprit_line():
     )
     failures = [result(ONNX_DYN, Status.FAILED, message="GuardOnDataDependentSymNode: … Eq(u3, 1)")]
     assert draft_reason("onnx.dynamic", failures, group) == (
-        "ONNX export (dynamic shapes) fails at stage `export`: `GuardOnDataDependentSymNode: Could not guard on "
-        "data-dependent expression Eq(u…, #)` at `src/transformers/models/foo/modeling_foo.py:639`. "
+        "ONNX export (dynamic shapes) fails at stage `export` in `src/transformers/models/foo/modeling_foo.py:639`: "
+        "`GuardOnDataDependentSymNode: Could not guard on data-dependent expression Eq(u…, #)`. "
         "TODO: find the root cause."
     )
     # No repository frame: the signature alone, no guessed line.
