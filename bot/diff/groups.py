@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 
 from bot.cells import Cell
 from bot.outcomes import CellResult
@@ -44,9 +45,15 @@ def signature(message: str, model_class: str | None = None) -> str:
     numbers (`#`): `u0 > 1` in one class and `u3 > 1` in another are the same guard.
     """
     line = next((part.strip() for part in (message or "").splitlines() if part.strip()), "")
-    line = _QUALIFIED.sub(r"\1", line)
-    if model_class:
+    if model_class and model_class in line:  # checked first: a pattern per class would be compiled per class
         line = re.sub(rf"\b{re.escape(model_class)}\b", "<class>", line)
+    return _masked(line)
+
+
+@lru_cache(maxsize=4096)
+def _masked(line: str) -> str:
+    """`signature` after the class: one cause repeats one line thousands of times, so it is cached."""
+    line = _QUALIFIED.sub(r"\1", line)
     line = _PATH.sub("<path>", line)
     line = _ADDRESS.sub("0x…", line)
     line = _SYMBOL.sub(r"\1…", line)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.cells import BACKENDS, Cell, CellIdError
 
@@ -95,6 +96,11 @@ def extent(cell_ids: Iterable[str]) -> str:
 
     Classes that failed in the same kinds of cells share one clause, the largest clause first.
     """
+    return _extent(tuple(cell_ids))
+
+
+@lru_cache(maxsize=1024)  # the comment tries several budgets, each naming every group's extent
+def _extent(cell_ids: tuple[str, ...]) -> str:
     kinds: dict[str, set[tuple]] = {}
     for cell_id in cell_ids:
         try:
