@@ -15,6 +15,7 @@ from bot.report.markdown import (
     footer,
     n,
     overview,
+    the_cells,
     totals,
 )
 from bot.report.model import CATEGORIES, CellLine, Report
@@ -153,16 +154,18 @@ def _list(name, lines, limit, excerpt, pending, where, left_out) -> list[str]:
 def _causes(report: Report, budget: _Budget, pending: set[str], where: str, left_out: list[str]) -> list[str]:
     """Newly broken and new failing cells as causes: one block per group, its cells folded."""
     category = {line.cell: (name, line) for name in GROUPED_LISTS for line in report.category(name)}
-    titles = [TITLES[name] for name in GROUPED_LISTS if report.category(name)]
+    present = [name for name in GROUPED_LISTS if report.category(name)]
+    title = TITLES[present[0]] if len(present) == 1 else "Newly broken and new failing"
     groups = report.groups
     cells = sum(len(group.cells) for group in groups)
-    out = ["", f"### {' and '.join(titles) or 'Failing'}, by cause ({n(cells, 'cell')}, {n(len(groups), 'cause')})"]
+    out = ["", f"### {title}, by cause ({n(cells, 'cell')}, {n(len(groups), 'cause')})"]
     shown = groups[: budget.items]
+    unlisted = 0
     for index, group in enumerate(shown, 1):
         out += ["", cause_heading(index, group), "", *cause_lines(group, budget.excerpt)]
-        listed = group.cells[: budget.details]
+        listed = group.cells[: budget.items]  # the cells of the main lists they replace
         if listed:
-            out += ["", f"<details><summary>{_the_cells(len(group.cells))}</summary>", ""]
+            out += ["", f"<details><summary>{the_cells(len(group.cells))}</summary>", ""]
             for cell_id in listed:
                 name, line = category.get(cell_id, ("", None))
                 label = name.replace("_", " ")
@@ -170,18 +173,15 @@ def _causes(report: Report, budget: _Budget, pending: set[str], where: str, left
             if len(listed) < len(group.cells):
                 out.append(f"- …and {n(len(group.cells) - len(listed), 'more cell')}: see the {where}")
             out += ["", "</details>"]
-        if len(listed) < len(group.cells):
-            left_out.append(f"{n(len(group.cells) - len(listed), 'cell')} of cause {index}")
+        unlisted += len(group.cells) - len(listed)
+    if unlisted:
+        left_out.append(f"the names of {n(unlisted, 'cell')} in the causes shown")
     if len(shown) < len(groups):
         rest = groups[len(shown) :]
         more = n(len(rest), "more cause")
         out += ["", f"…and {more} ({n(sum(len(g.cells) for g in rest), 'cell')}): see the {where}."]
         left_out.append(more.replace("more ", ""))
     return out
-
-
-def _the_cells(count: int) -> str:
-    return "The cell" if count == 1 else f"The {count:,} cells"
 
 
 def _cell(line: CellLine, pending: set[str]) -> str:

@@ -10,6 +10,7 @@ from bot.cells import BACKENDS, Cell, CellIdError
 
 # How a cell's backend is named in a group's "1 class × torch static, dynamic" line (the grid's names).
 BACKEND_LABELS = {"dynamo": "torch", "onnx": "onnx", "openvino": "ov", "executorch": "et"}
+EXTENT_CLAUSES = 3  # clauses an extent names; a scattered group says how many classes the rest are
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,13 @@ def _extent(cell_ids: tuple[str, ...]) -> str:
         key = frozenset(found)
         clauses[key] = clauses.get(key, 0) + 1
     ordered = sorted(clauses.items(), key=lambda item: (-item[1], _describe(item[0])))
-    return " · ".join(f"{count:,} {'class' if count == 1 else 'classes'} × {_describe(k)}" for k, count in ordered)
+    text = " · ".join(f"{_classes(count)} × {_describe(k)}" for k, count in ordered[:EXTENT_CLAUSES])
+    rest = sum(count for _, count in ordered[EXTENT_CLAUSES:])
+    return text + (f" · {rest:,} more {'class' if rest == 1 else 'classes'} in other kinds of cells" if rest else "")
+
+
+def _classes(count: int) -> str:
+    return f"{count:,} {'class' if count == 1 else 'classes'}"
 
 
 def _kind(cell: Cell) -> tuple:

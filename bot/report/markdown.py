@@ -112,6 +112,11 @@ def code(text: str) -> str:
     return "`" + text.replace("`", "'").replace("\n", " ") + "`"
 
 
+def the_cells(count: int) -> str:
+    """A failure group's `<details>` summary."""
+    return "The cell" if count == 1 else f"The {count:,} cells"
+
+
 def cause_heading(index: int, group: Group) -> str:
     """`**1. `Signature`** at stage `export`: 4 cells, 1 class × torch static, dynamic`."""
     where = f"at stage `{group.stage}`" if group.stage in STAGES else f"(`{group.stage or 'unknown'}`)"

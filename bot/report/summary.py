@@ -17,6 +17,7 @@ from bot.report.markdown import (
     mark,
     n,
     overview,
+    the_cells,
     totals,
 )
 from bot.report.model import CATEGORIES, CellLine, Report
@@ -80,10 +81,7 @@ def _causes(report: Report, items: int) -> list[str]:
     out = [f"## Failing cells by cause ({n(cells, 'cell')}, {n(len(report.groups), 'cause')})", ""]
     for index, group in enumerate(report.groups[: max(items, 20)], 1):
         out += [cause_heading(index, group), "", *cause_lines(group, 300), ""]
-        out += [
-            f"<details><summary>{'The cell' if len(group.cells) == 1 else f'The {len(group.cells):,} cells'}</summary>",
-            "",
-        ]
+        out += [f"<details><summary>{the_cells(len(group.cells))}</summary>", ""]
         out += [f"- `{cell}`" for cell in group.cells[:items]]
         if len(group.cells) > items:
             out.append(f"- …and {n(len(group.cells) - items, 'more cell')} in report.json")

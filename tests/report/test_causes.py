@@ -94,3 +94,13 @@ def test_a_comment_with_thousands_of_causes_fits_and_says_what_it_left_out():
     text = render_comment(report)
     assert len(text) <= 65536
     assert "more causes" in text and "Shortened to fit the comment limit" in text
+
+
+def test_a_scattered_extent_names_three_clauses_and_counts_the_rest():
+    cells = [f"C{i}Model::test_torch_export_static" for i in range(4)]
+    cells += [f"D{i}Model::test_onnx_export_dynamic" for i in range(3)]
+    cells += ["EModel::test_openvino_export_static", "FModel::test_openvino_export_dynamic"]
+    cells += ["GModel::test_torch_export_dynamic", "HModel::test_onnx_export_static"]
+    assert extent(cells) == (
+        "4 classes × torch static · 3 classes × onnx dynamic · 1 class × onnx static · 3 more classes in other kinds of cells"
+    )
