@@ -49,7 +49,7 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> CheckOutcom
 
     out = options.out
     out.mkdir(parents=True, exist_ok=True)
-    plan = _plan(options, out, echo)
+    plan, changed_lines = _plan(options, out, echo)
     skiplists = load_skiplists(options.skiplists)
     head_junit = out / "junit.xml"
     echo(f"running {len(plan.cells)} cells from {plan.source} → {head_junit}")
@@ -58,7 +58,7 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> CheckOutcom
     head = read_results([head_junit])
     # Main's baseline is a full sweep: seen through this run's cells, so the rest is not "not run".
     base = read_results(list(options.base_junit)).restricted_to(plan.cells) if options.base_junit else None
-    report = diff(base, head, skiplists)
+    report = diff(base, head, skiplists, changed_lines=changed_lines)
     rerun_junit = None
     if report.needs_rerun:
         # docs/diff.md: a newly broken cell is re-run once before it is reported; disagreement is flaky.
@@ -66,7 +66,7 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> CheckOutcom
         cells = tuple(Cell.parse(cell_id) for cell_id in report.needs_rerun)
         echo(f"re-running {len(cells)} newly broken cells once to confirm them → {rerun_junit}")
         _run(replace(plan, cells=cells, shard=None), rerun_junit, options.workers)
-        report = diff(base, head, skiplists, read_results([rerun_junit]))
+        report = diff(base, head, skiplists, read_results([rerun_junit]), changed_lines=changed_lines)
 
     proposal = propose(report, options.skiplists)
     report = report.with_proposal(proposal.to_json())
@@ -84,9 +84,10 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> CheckOutcom
 
 
 def _plan(options: CheckOptions, out: Path, echo: Callable[[str], None]):
+    """The run plan, and the PR's changed lines when the cells come from a git diff (else None)."""
     from bot.run.planning import build_plan
 
-    named = None
+    named = changed_lines = None
     if options.base_ref:
         from bot.select import select_cells, write_selection
         from bot.settings import load_settings
@@ -95,8 +96,8 @@ def _plan(options: CheckOptions, out: Path, echo: Callable[[str], None]):
         selection = select_cells(options.repo, options.base_ref, options.head_ref, settings)
         echo(selection.summary)
         write_selection(out / "selection.json", selection.cells)
-        named = list(selection.cells)
-    return build_plan(
+        named, changed_lines = list(selection.cells), selection.changed_lines
+    plan = build_plan(
         models=options.models,
         preset=None if named is not None else options.preset,
         named=named,
@@ -108,6 +109,7 @@ def _plan(options: CheckOptions, out: Path, echo: Callable[[str], None]):
         skiplists=options.skiplists,
         cell_timeout=options.cell_timeout,
     )
+    return plan, changed_lines
 
 
 class CheckError(BotError, RuntimeError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -59,7 +60,7 @@ def diff(
     from bot.results import read_results
     from bot.skiplist.model import SkiplistError, load_skiplists
 
-    summary, selected = _selection(selection_file)
+    summary, selected, changed_lines = _selection(selection_file)
     if selected == set():
         # Nothing was selected, so no shard ran: an empty head is the complete result.
         head_files, expect_shards = (), None
@@ -75,7 +76,17 @@ def diff(
     if base is not None and selected:
         base = base.restricted_to(selected)
     rerun = read_results(rerun_files) if rerun_files else None
-    report = diff_results(base, head, skiplists, rerun, base_sha=base_sha, head_sha=head_sha, run_url=run_url)
+    report = diff_results(
+        base,
+        head,
+        skiplists,
+        rerun,
+        base_sha=base_sha,
+        head_sha=head_sha,
+        run_url=run_url,
+        changed_lines=changed_lines,
+        repository_url=repository_url(),
+    )
     report = report.with_selection(summary)
 
     if json_out:
@@ -98,14 +109,23 @@ def diff(
     raise SystemExit(EXIT_FAILURE if report.verdict == "failure" else EXIT_OK)
 
 
-def _selection(path: Path | None) -> tuple[str | None, set | None]:
-    """The selection's summary and cells; (None, None) without --selection."""
+def _selection(path: Path | None) -> tuple[str | None, set | None, dict | None]:
+    """The selection's summary, cells and changed lines; (None, None, None) without --selection."""
     if path is None:
-        return None, None
-    from bot.select.selection_file import SelectionFileError, read_selection_document
+        return None, None, None
+    from bot.select.selection_file import SelectionFileError, changed_lines_of, read_selection_document
 
     try:
         cells, document = read_selection_document(path)
+        changed = changed_lines_of(document, path)
     except SelectionFileError as exc:
         raise BotError(str(exc)) from None
-    return str(document.get("summary") or "") or None, set(cells)
+    return str(document.get("summary") or "") or None, set(cells), changed
+
+
+def repository_url() -> str | None:
+    """The repository's web address in a workflow (`GITHUB_SERVER_URL`/`GITHUB_REPOSITORY`), for culprit links."""
+    repository = os.environ.get("GITHUB_REPOSITORY")
+    if not repository:
+        return None
+    return f"{os.environ.get('GITHUB_SERVER_URL') or 'https://github.com'}/{repository}"

@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 from operator import attrgetter
 
 from bot.cells import BACKENDS, SHAPES, Cell
+from bot.diff.groups import ChangedLines, group_failures
 from bot.outcomes import CellResult, Status
 from bot.report.model import CATEGORIES, EXCERPT, CellLine, Report
 from bot.results.model import ResultSet
@@ -21,11 +22,17 @@ def diff(
     base_sha: str | None = None,
     head_sha: str | None = None,
     run_url: str | None = None,
+    changed_lines: ChangedLines | None = None,
+    repository_url: str | None = None,
+    group: bool = True,
 ) -> Report:
     """Put every cell in one category and judge the head.
 
     `base=None` means no baseline: every head result is new and the verdict rests on the
     skiplists alone. A failing cell a head skiplist entry covers never fails the verdict.
+    Newly broken and new failing cells are also grouped by cause (bot/diff/groups.py):
+    `changed_lines` (the PR's hunks, from the selection) marks a culprit line the PR changed,
+    `repository_url` links it at the head commit; `group=False` leaves the groups out.
     """
     base_results = base.results if base is not None else {}
     rerun_results = rerun.results if rerun is not None else {}
@@ -34,6 +41,8 @@ def diff(
     infrastructure: list[str] = []
     cells: list[CellLine] = []
     counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    failing: list[CellResult] = []  # newly broken and new failing, for the groups
+    skiplisted: set[str] = set()
 
     for cell, result in head.results.items():
         before = base_results.get(cell)
@@ -46,6 +55,10 @@ def diff(
                 category = "flaky"
             elif category == "newly_broken" and again is None:
                 needs_rerun.append(cell)
+            if category != "flaky":
+                failing.append(result)
+                if covered_by:
+                    skiplisted.add(cell.id)
         # One line per head cell, shared by `cells` and its category.
         line = _line(result, before, covered_by)
         cells.append(line)
@@ -72,6 +85,17 @@ def diff(
     )
     categories = {name: tuple(found) for name, found in lines.items()}
     verdict, headline = _judge(categories, problems, baseline=base is not None)
+    head_sha = head_sha or head.git_sha
+    groups = ()
+    if group and failing:
+        groups = group_failures(
+            failing,
+            changed_lines=changed_lines,
+            source=_source(head),
+            repository_url=repository_url,
+            head_sha=head_sha,
+            skiplisted=frozenset(skiplisted),
+        )
     return Report(
         verdict=verdict,
         headline=headline,
@@ -84,7 +108,7 @@ def diff(
         versions=head.versions,
         provenance=head.provenance,
         base_sha=base_sha or (base.git_sha if base is not None else None),
-        head_sha=head_sha or head.git_sha,
+        head_sha=head_sha,
         run_url=run_url,
         cells=tuple(cells),
         non_cells=len(head.non_cells),
@@ -92,6 +116,7 @@ def diff(
             key: tuple(rs.files) for key, rs in (("base", base), ("head", head), ("rerun", rerun)) if rs is not None
         },
         setup_problems=_setup_problems(head),
+        groups=groups,
     )
 
 
@@ -103,6 +128,12 @@ def _setup_problems(head) -> tuple[dict, ...]:
     return tuple(
         {"origin": c.origin, "message": c.message, "modules": list(c.modules), "cells": c.cells} for c in causes
     )
+
+
+def _source(head: ResultSet) -> str | None:
+    """The model source the head ran with, when its shards agree on one."""
+    sources = {suite.source for suite in head.suites if suite.source}
+    return sources.pop() if len(sources) == 1 else None
 
 
 _FAILING = frozenset((Status.FAILED, Status.ERROR))

@@ -10,6 +10,7 @@ from bot.outcomes import CellResult, Status
 from bot.propose.edit import ADD, ProposedEdit
 from bot.propose.minimize import minimal_scopes
 from bot.propose.reasons import draft_reason, representative, same_as_reason, signature
+from bot.report.groups import Group
 from bot.scopes import exactness_scopes, skip_scopes, walk_rank
 from bot.skiplist.model import EXPORT_SKIPS, Skiplists
 
@@ -39,9 +40,13 @@ def covered(cell: Cell, result: CellResult, skiplists: Skiplists) -> bool:
 
 
 def addition_edits(
-    results: Run, failures: Iterable[Cell], skiplists: Skiplists
+    results: Run, failures: Iterable[Cell], skiplists: Skiplists, causes: Mapping[str, Group] | None = None
 ) -> tuple[list[ProposedEdit], list[Uncoverable]]:
-    """Entries that skip exactly the failing cells the skiplists do not cover yet, class by class."""
+    """Entries that skip exactly the failing cells the skiplists do not cover yet, class by class.
+
+    `causes` maps a cell id to the report's failure group holding it: entries of one cause
+    draft their reason from the group and share one `Same … as` chain.
+    """
     targets: dict[str, list[Cell]] = {}
     for cell in sorted(set(failures)):
         result = results.get(cell)
@@ -57,7 +62,7 @@ def addition_edits(
         found, lost = _cover_class(model_class, must, rows[model_class], skiplists)
         drafts += found
         uncoverable += lost
-    return _write_reasons(drafts), uncoverable
+    return _write_reasons(drafts, causes or {}), uncoverable
 
 
 def _cover_class(model_class: str, must: list[Cell], row: Run, skiplists: Skiplists):
@@ -99,18 +104,29 @@ def _uncoverable(cell: Cell, forbid: list[Cell]) -> Uncoverable:
     return Uncoverable(cell.id, finest, tuple(c.id for c in sorted(forbid) if finest in skip_scopes(c)))
 
 
-def _write_reasons(drafts: list[tuple[str, str, list[CellResult]]]) -> list[ProposedEdit]:
-    """The first class of each (scope, error signature) gets the full draft, the others `Same … as`."""
-    groups: dict[tuple, list[tuple[str, list[CellResult]]]] = {}
+def _write_reasons(drafts: list[tuple[str, str, list[CellResult]]], causes: Mapping[str, Group]) -> list[ProposedEdit]:
+    """The first class of each cause gets the full draft, the others `Same … as` it.
+
+    A cause is the report's failure group of the entry's representative cell, across scopes;
+    without one (a report from before groups), the (scope, error signature) pair.
+    """
+    chains: dict[tuple, list[tuple[str, str, list[CellResult]]]] = {}
     for scope, model_class, evidence in sorted(drafts, key=lambda d: (walk_rank(d[0]), d[1])):
-        key = (scope, signature(representative(evidence)))
-        groups.setdefault(key, []).append((model_class, evidence))
+        first = representative(evidence)
+        group = causes.get(first.cell.id)
+        key = ("group", group.stage, group.signature) if group is not None else (scope, signature(first))
+        chains.setdefault(key, []).append((scope, model_class, evidence))
     edits = []
-    for (scope, _), members in groups.items():
-        first, first_evidence = members[0]
-        edits.append(_add(scope, first, draft_reason(scope, first_evidence), first_evidence))
-        for model_class, evidence in members[1:]:
-            edits.append(_add(scope, model_class, same_as_reason(first, representative(evidence)), evidence))
+    for members in chains.values():
+        _, head_class, _ = members[0]
+        for scope, model_class, evidence in members:
+            first = representative(evidence)
+            group = causes.get(first.cell.id)
+            if model_class == head_class:  # the chain's head, or its own class again under another scope
+                reason = draft_reason(scope, evidence, group)
+            else:
+                reason = same_as_reason(head_class, first)
+            edits.append(_add(scope, model_class, reason, evidence))
     return edits
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from bot.cells import BACKENDS, Cell
 from bot.outcomes import CellResult
+from bot.report.groups import Group
 
 EXPORTERS = {"dynamo": "Torch", "onnx": "ONNX", "openvino": "OpenVINO", "executorch": "ExecuTorch"}
 _VARIANTS = {
@@ -60,8 +61,12 @@ def representative(results: Sequence[CellResult]) -> CellResult:
     return next(r for r in ordered if counts[signature(r)] == top)
 
 
-def draft_reason(scope: str, results: Sequence[CellResult]) -> str:
-    """`ONNX export (dynamic shapes) fails at stage \\`export\\`: \\`Type: message\\`. TODO: …`."""
+def draft_reason(scope: str, results: Sequence[CellResult], group: Group | None = None) -> str:
+    """`ONNX export (dynamic shapes) fails at stage \\`export\\`: \\`Type: message\\`. TODO: …`.
+
+    With the report's failure group of these cells, the message is the group's signature and
+    the draft names the line the traceback points at: `… at stage \\`export\\` in \\`path:line\\`: \\`Type: message\\`.`
+    """
     first = representative(results)
     names = _exporters([r.cell for r in results])
     plural = len(names) > 1
@@ -82,7 +87,9 @@ def draft_reason(scope: str, results: Sequence[CellResult]) -> str:
         stage = ""  # "does not match eager" already says where
     if stage:
         verb += f" at stage `{stage}`"
-    message = clean_message(first.message)
+    if group is not None and group.culprit is not None:
+        verb += f" in `{group.culprit.where}`"  # before the message, so a cut message keeps it
+    message = clean_message(group.signature if group is not None else first.message)
     detail = f": `{message}`" if message else ""
     return f"{what} {verb}{detail}. {TODO}"
 

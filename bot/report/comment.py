@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from bot.report.markdown import (
     TITLES,
     VERDICT_ICON,
+    cause_heading,
+    cause_lines,
     counts_table,
     cut,
     escape,
@@ -14,6 +16,7 @@ from bot.report.markdown import (
     n,
     not_buildable_lines,
     overview,
+    the_cells,
     totals,
     weak_passes,
 )
@@ -24,6 +27,8 @@ GITHUB_LIMIT = 65536
 # Shown as lists in the comment body; the rest fold into <details>.
 MAIN_LISTS = ("newly_broken", "new_failing", "flaky", "newly_passing", "obsolete_skip")
 DETAIL_LISTS = ("still_failing", "new_passing", "newly_skipped", "not_run")
+# Lists whose cells the report groups by cause (bot/diff/groups.py): shown as causes, not cell by cell.
+GROUPED_LISTS = ("newly_broken", "new_failing")
 
 
 @dataclass(frozen=True)
@@ -105,8 +110,13 @@ def _compose(report: Report, budget: _Budget) -> str:
         )
     if report.not_buildable:
         out += ["", *not_buildable_lines(report, classes=5, reasons=max(min(budget.items, 10), 1))]
+    grouped = {cell for group in report.groups for cell in group.cells}
     for name in MAIN_LISTS:
         lines = report.category(name)
+        if name in GROUPED_LISTS and grouped:
+            if name == GROUPED_LISTS[0]:
+                out += _causes(report, budget, pending, where, left_out)
+            lines = tuple(line for line in lines if line.cell not in grouped)  # a report's groups cover them all
         if lines:
             out += ["", f"### {TITLES[name]} ({len(lines):,})", ""]
             out += _list(name, lines, budget.items, budget.excerpt, pending, where, left_out)
@@ -147,6 +157,39 @@ def _list(name, lines, limit, excerpt, pending, where, left_out) -> list[str]:
         counted = n(more, one, many)
         out += ["", f"…and {more:,} more: see the {where}." if shown else f"{counted}: see the {where}."]
         left_out.append(counted)
+    return out
+
+
+def _causes(report: Report, budget: _Budget, pending: set[str], where: str, left_out: list[str]) -> list[str]:
+    """Newly broken and new failing cells as causes: one block per group, its cells folded."""
+    category = {line.cell: (name, line) for name in GROUPED_LISTS for line in report.category(name)}
+    present = [name for name in GROUPED_LISTS if report.category(name)]
+    title = TITLES[present[0]] if len(present) == 1 else "Newly broken and new failing"
+    groups = report.groups
+    cells = sum(len(group.cells) for group in groups)
+    out = ["", f"### {title}, by cause ({n(cells, 'cell')}, {n(len(groups), 'cause')})"]
+    shown = groups[: budget.items]
+    unlisted = 0
+    for index, group in enumerate(shown, 1):
+        out += ["", cause_heading(index, group), "", *cause_lines(group, budget.excerpt)]
+        listed = group.cells[: budget.items]  # the cells of the main lists they replace
+        if listed:
+            out += ["", f"<details><summary>{the_cells(len(group.cells))}</summary>", ""]
+            for cell_id in listed:
+                name, line = category.get(cell_id, ("", None))
+                label = name.replace("_", " ")
+                out.append(f"- {_cell(line, pending) if line else f'`{cell_id}`'}" + (f" — {label}" if label else ""))
+            if len(listed) < len(group.cells):
+                out.append(f"- …and {n(len(group.cells) - len(listed), 'more cell')}: see the {where}")
+            out += ["", "</details>"]
+        unlisted += len(group.cells) - len(listed)
+    if unlisted:
+        left_out.append(f"the names of {n(unlisted, 'cell')} in the causes shown")
+    if len(shown) < len(groups):
+        rest = groups[len(shown) :]
+        more = n(len(rest), "more cause")
+        out += ["", f"…and {more} ({n(sum(len(g.cells) for g in rest), 'cell')}): see the {where}."]
+        left_out.append(more.replace("more ", ""))
     return out
 
 

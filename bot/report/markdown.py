@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from bot.outcomes import STAGES
+from bot.report.groups import Group, extent
 from bot.report.model import CellLine, Report
 
 VERDICT_ICON = {"success": "✅", "failure": "❌", "neutral": "⚠️"}
@@ -172,3 +174,44 @@ def footer(report: Report) -> list[str]:
     if report.run_url:
         lines.append(f"[Run and job summary]({report.run_url}).")
     return lines
+
+
+def code(text: str) -> str:
+    """Inline code that survives any text: backticks inside become quotes (a code span cannot escape them)."""
+    return "`" + text.replace("`", "'").replace("\n", " ") + "`"
+
+
+def the_cells(count: int) -> str:
+    """A failure group's `<details>` summary."""
+    return "The cell" if count == 1 else f"The {count:,} cells"
+
+
+def cause_heading(index: int, group: Group) -> str:
+    """`**1. `Signature`** at stage `export`: 4 cells, 1 class × torch static, dynamic`."""
+    where = f"at stage `{group.stage}`" if group.stage in STAGES else f"(`{group.stage or 'unknown'}`)"
+    return f"**{index}. {code(group.signature)}** {where}: {n(len(group.cells), 'cell')}, {extent(group.cells)}"
+
+
+def cause_lines(group: Group, excerpt: int) -> list[str]:
+    """The representative excerpt, the culprit line (or that there is none), the hint and the repro."""
+    out = []
+    if excerpt and group.excerpt:
+        out.append(f"> {code(group.representative)}: {escape(cut(group.excerpt, excerpt))}")
+        out.append("")
+    culprit = group.culprit
+    if culprit is None:
+        out.append("- 📍 No frame of the repository under test (`src/transformers/`) in the traceback.")
+    else:
+        where = f"[{code(culprit.where)}]({culprit.url})" if culprit.url else code(culprit.where)
+        text = f"- 📍 {where}"
+        if culprit.changed:
+            text += " **changed in this PR**"
+        if culprit.source:
+            text += f": {code(cut(culprit.source, 160))}"
+        out.append(text)
+    if group.hint is not None:
+        link = f" ([docs]({group.hint.link}))" if group.hint.link else ""
+        out.append(f"- 💡 {group.hint.text}{link}")
+    if group.repro:
+        out.append(f"- 🔁 Reproduce: {code(group.repro)}")
+    return out

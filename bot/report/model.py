@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from bot.errors import BotError
+from bot.report.groups import Group
 from bot.results.model import Problem, Provenance
 
 SCHEMA = "export-bot/report@1"
@@ -109,6 +110,7 @@ class Report:
     provenance: Provenance = field(default_factory=Provenance)  # which transformers the head tested
     # Test modules that did not import (bot/setup_problems.py), each cause once: origin, message, modules, cells.
     setup_problems: tuple[Mapping, ...] = ()
+    groups: tuple[Group, ...] = ()  # newly broken and new failing cells by cause (bot/diff/groups.py)
     schema: str = SCHEMA
 
     def category(self, name: str) -> tuple[CellLine, ...]:
@@ -160,6 +162,7 @@ class Report:
             "selection": self.selection,
             "not_buildable": [group.to_json() for group in self.not_buildable],
             "setup_problems": [dict(problem) for problem in self.setup_problems],
+            "groups": [group.to_json() for group in self.groups],
             "cells": [line.to_json() for line in self.cells],
         }
 
@@ -189,6 +192,7 @@ class Report:
                 selection=data.get("selection"),
                 provenance=Provenance.from_json(data.get("provenance")),
                 setup_problems=tuple(dict(p) for p in data.get("setup_problems", ())),
+                groups=tuple(Group.from_json(g) for g in data.get("groups", ())),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ReportError(f"{where}: not a valid report ({exc!r}); regenerate it with `export-bot diff`") from exc

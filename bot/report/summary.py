@@ -8,6 +8,8 @@ from bot.cells import BACKENDS, Cell
 from bot.report.markdown import (
     TITLES,
     VERDICT_ICON,
+    cause_heading,
+    cause_lines,
     counts_table,
     cut,
     escape,
@@ -16,6 +18,7 @@ from bot.report.markdown import (
     n,
     not_buildable_lines,
     overview,
+    the_cells,
     totals,
     weak_passes,
 )
@@ -59,6 +62,7 @@ def _compose(report: Report, grid: tuple[list[str], list[str]], items: int, rows
     if weak_passes(report):
         out.append(f"\n{weak_passes(report)}")
     out.append("")
+    out += _causes(report, items)
     for name in CATEGORIES:
         lines = report.category(name)
         if not lines or name == "new_passing":
@@ -80,6 +84,24 @@ def _compose(report: Report, grid: tuple[list[str], list[str]], items: int, rows
             out.append(f"\n…and {n(len(body) - rows, 'more model class', 'more model classes')} in report.json.")
     out += ["", *footer(report)]
     return "\n".join(out) + "\n"
+
+
+def _causes(report: Report, items: int) -> list[str]:
+    """The comment's causes (the same groups, from report.json), each with all its cells up to `items`."""
+    if not report.groups:
+        return []
+    cells = sum(len(group.cells) for group in report.groups)
+    out = [f"## Failing cells by cause ({n(cells, 'cell')}, {n(len(report.groups), 'cause')})", ""]
+    for index, group in enumerate(report.groups[: max(items, 20)], 1):
+        out += [cause_heading(index, group), "", *cause_lines(group, 300), ""]
+        out += [f"<details><summary>{the_cells(len(group.cells))}</summary>", ""]
+        out += [f"- `{cell}`" for cell in group.cells[:items]]
+        if len(group.cells) > items:
+            out.append(f"- …and {n(len(group.cells) - items, 'more cell')} in report.json")
+        out += ["", "</details>", ""]
+    if len(report.groups) > max(items, 20):
+        out += [f"…and {n(len(report.groups) - max(items, 20), 'more cause')} in report.json.", ""]
+    return out
 
 
 def _item(line: CellLine) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -66,6 +67,32 @@ def changed_files(repo: Path | str, base: str, head: str) -> list[Change]:
     """Files changed on `head` since it branched from `base` (three dots, as a pull request shows them), renames followed."""
     out = _git(repo, "diff", "--name-status", "-z", "-M", "--no-ext-diff", f"{base}...{head}", "--")
     return parse_name_status(out.decode("utf-8", errors="replace"))
+
+
+def parse_hunks(output: str) -> dict[str, list[tuple[int, int]]]:
+    """Path → the head's changed line ranges (inclusive) from `git diff -U0` output; pure deletions add none."""
+    ranges: dict[str, list[tuple[int, int]]] = {}
+    path = None
+    for line in output.splitlines():
+        if line.startswith("+++ "):
+            target = line[4:]
+            path = target[2:] if target.startswith("b/") else None  # `/dev/null`: the file was deleted
+        elif line.startswith("@@ ") and path is not None:
+            match = _HUNK.match(line)
+            if match:
+                start, count = int(match[1]), int(match[2]) if match[2] is not None else 1
+                if count:
+                    ranges.setdefault(path, []).append((start, start + count - 1))
+    return ranges
+
+
+_HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+
+
+def changed_lines(repo: Path | str, base: str, head: str) -> dict[str, list[tuple[int, int]]]:
+    """The lines `head` added or changed since it branched from `base`, per file: what a PR's diff hunks cover."""
+    out = _git(repo, "diff", "-U0", "-M", "--no-ext-diff", "--no-color", f"{base}...{head}", "--")
+    return parse_hunks(out.decode("utf-8", errors="replace"))
 
 
 def list_files(repo: Path | str, ref: str, under: str) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -47,7 +48,9 @@ def select_cells(
     base_tree = tree_at(repo, base, models_dir) if gone else ModelTree({})
 
     entries, notes = _skiplist_changes(repo, base, head, changed, kinds)
-    return decide(changed, head_tree, base_tree, settings, catalog, entries, notes, models_dir)
+    selection = decide(changed, head_tree, base_tree, settings, catalog, entries, notes, models_dir)
+    hunks = git.changed_lines(repo, base, head)
+    return replace(selection, changed_lines={path: tuple(ranges) for path, ranges in hunks.items()})
 
 
 def _skiplist_changes(repo, base, head, changed, kinds) -> tuple[list[EntryChange], list[str]]:

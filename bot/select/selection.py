@@ -34,6 +34,9 @@ class Selection:
     notes: tuple[str, ...] = ()
     full_sweep_cells: int = 0
     full_sweep_classes: int = 0
+    # The PR's diff hunks, head side: path → inclusive line ranges. The diff step marks a
+    # failure's culprit line "changed in this PR" when it falls inside one.
+    changed_lines: Mapping[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
 
     @property
     def summary(self) -> str:
@@ -65,5 +68,6 @@ class Selection:
             "removed_types": list(self.removed_types),
             "ignored_files": list(self.ignored),
             "notes": list(self.notes),
+            "changed_lines": {path: [list(r) for r in ranges] for path, ranges in sorted(self.changed_lines.items())},
             "cells": [c.id for c in self.cells],
         }

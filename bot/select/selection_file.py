@@ -47,3 +47,14 @@ def read_selection_document(path: Path | str) -> tuple[list[Cell], dict]:
         except (CellIdError, AttributeError) as exc:
             raise SelectionFileError(f"{path}: cells[{i}]: {exc}") from None
     return cells, document
+
+
+def changed_lines_of(document: dict, path: Path | str = "selection.json") -> dict[str, tuple[tuple[int, int], ...]]:
+    """The `changed_lines` of a selection document (the PR's hunks, head side); empty when it has none."""
+    found = document.get("changed_lines") or {}
+    try:
+        return {str(name): tuple((int(a), int(b)) for a, b in ranges) for name, ranges in found.items()}
+    except (AttributeError, TypeError, ValueError):
+        raise SelectionFileError(
+            f"{path}: `changed_lines` must map paths to [start, end] line ranges; rewrite it with `export-bot select`"
+        ) from None

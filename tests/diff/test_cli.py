@@ -203,3 +203,23 @@ def test_a_broken_selection_file_is_one_line_and_exit_2(tmp_path, skiplists):
     selection = write(tmp_path / "selection.json", json.dumps({"summary": "x", "cells": ["BertModel::nope"]}))
     result = run(tmp_path, skiplists, [head], (), "--selection", str(selection))
     assert result.exit_code == 2 and "cells[0]" in result.output
+
+
+def test_the_selection_s_changed_lines_and_the_workflow_s_repository_reach_the_groups(tmp_path, skiplists, monkeypatch):
+    """The recorded real run of tests/report/data: the culprit is marked changed and linked at the head commit."""
+    data = ROOT / "tests" / "report" / "data"
+    monkeypatch.setenv("GITHUB_REPOSITORY", "huggingface/transformers")
+    monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.example")
+    out = tmp_path / "report.json"
+    args = ["diff", "--skiplists", str(skiplists), "--head", str(data / "guard_head.xml"), "--json", str(out)]
+    done = CliRunner().invoke(main, [*args, "--selection", str(data / "guard_selection.json")])
+    assert done.exit_code == 1, done.output
+    [group] = load_report(out).groups
+    modeling = "src/transformers/models/toy/modeling_toy.py"
+    assert group.culprit.changed and group.culprit.path == modeling
+    assert group.culprit.url.startswith("https://github.example/huggingface/transformers/blob/")
+    # Without the selection nothing says which lines the PR changed, and without the repository no link.
+    monkeypatch.delenv("GITHUB_REPOSITORY")
+    assert CliRunner().invoke(main, args).exit_code == 1
+    [group] = load_report(out).groups
+    assert (group.culprit.path, group.culprit.changed, group.culprit.url) == (modeling, False, None)

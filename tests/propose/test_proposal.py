@@ -289,3 +289,34 @@ def test_classes_the_source_cannot_build_are_never_proposed(tmp_path):
     (tmp_path / "p").mkdir()
     probe_folder = skiplists_dir(tmp_path / "p", SKIPS)
     assert propose(diff(None, ResultSet(probed), load_skiplists(probe_folder)), probe_folder).empty
+
+
+def test_entries_of_one_cause_share_one_same_as_chain_across_scopes(tmp_path):
+    """Grouped by the report's causes: one guard that breaks AModel everywhere and BModel only on ONNX is one chain."""
+    from bot.report.groups import Culprit, Group
+
+    folder = skiplists_dir(tmp_path, SKIPS)
+    guard = "GuardOnDataDependentSymNode: Could not guard on data-dependent expression Eq(u{}, 1)"
+    results = outcomes(row("AModel"), lambda c: True, message=guard.format(0))
+    results.update(outcomes(row("BModel"), lambda c: c.backend == "onnx", message=guard.format(7)))
+    results.update(outcomes(row("CModel"), lambda c: c.backend == "onnx", message="ValueError: other"))
+    failing = sorted(c for c, r in results.items() if r.status.failing)
+    culprit = Culprit("src/transformers/models/a/modeling_a.py", 12, "if int(x.max()) < 0:", changed=True)
+    cause = Group(
+        "export",
+        "GuardOnDataDependentSymNode: … Eq(u…, #)",
+        tuple(c.id for c in failing if c.model_class != "CModel"),
+        culprit=culprit,
+    )  # noqa: E501
+    grouped = report(results)
+    grouped = type(grouped)(**{**grouped.__dict__, "groups": (cause,)})
+    reasons = {(e.scope, e.model_class): e.reason for e in propose(grouped, folder).entries}
+    assert reasons[("all", "AModel")].startswith(
+        "Torch, ONNX, OpenVINO and ExecuTorch (xnnpack) exports fail at stage `export` in "
+        "`src/transformers/models/a/modeling_a.py:12`: `GuardOnDataDependentSymNode"
+    )  # noqa: E501
+    assert reasons[("onnx", "BModel")] == "Same `GuardOnDataDependentSymNode` at stage `export` as `AModel`."
+    assert reasons[("onnx", "CModel")].startswith("ONNX export fails at stage `export`: `ValueError: other`")
+    # Without the groups the two scopes draft apart: the chain comes from the cause.
+    plain = {(e.scope, e.model_class): e.reason for e in propose(report(results), folder).entries}
+    assert plain[("onnx", "BModel")].startswith("ONNX export fails at stage `export`: `GuardOnDataDependentSymNode")

@@ -80,3 +80,23 @@ def test_signature_ignores_the_class_name_and_paths():
 def test_same_as_reason_references_the_first_class():
     r = result(ONNX_DYN, Status.FAILED, message="TorchExportError: guard")
     assert same_as_reason("BarModel", r) == "Same `TorchExportError` at stage `export` as `BarModel`."
+
+
+def test_draft_from_a_group_names_the_signature_and_the_culprit_line():
+    from bot.report.groups import Culprit, Group
+
+    group = Group(
+        "export",
+        "GuardOnDataDependentSymNode: Could not guard on data-dependent expression Eq(u…, #)",
+        (ONNX_DYN.id,),
+        culprit=Culprit("src/transformers/models/foo/modeling_foo.py", 639, "if x.max() < 0:", changed=True),
+    )
+    failures = [result(ONNX_DYN, Status.FAILED, message="GuardOnDataDependentSymNode: … Eq(u3, 1)")]
+    assert draft_reason("onnx.dynamic", failures, group) == (
+        "ONNX export (dynamic shapes) fails at stage `export` in `src/transformers/models/foo/modeling_foo.py:639`: "
+        "`GuardOnDataDependentSymNode: Could not guard on data-dependent expression Eq(u…, #)`. "
+        "TODO: find the root cause."
+    )
+    # No repository frame: the signature alone, no guessed line.
+    bare = Group("export", "RuntimeError: x", (ONNX_DYN.id,))
+    assert draft_reason("onnx.dynamic", failures, bare).endswith(": `RuntimeError: x`. TODO: find the root cause.")

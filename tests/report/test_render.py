@@ -45,7 +45,7 @@ def test_comment_opens_with_the_marker_and_the_verdict(tmp_path):
     assert "```diff\n" + PATCH.rstrip("\n") + "\n```" in text
     assert "<details><summary>Pre-existing failures" in text
     # Error text in tables never pings anyone (inside the ```diff block GitHub does not link mentions).
-    assert "| RuntimeError: boom \\| pipe &#64;someone &lt;b&gt; |" in text
+    assert "> `BertModel::test_onnx_export_dynamic`: RuntimeError: boom \\| pipe &#64;someone &lt;b&gt;\n" in text
 
 
 def test_neutral_comment_names_every_problem(tmp_path):

@@ -1,0 +1,186 @@
+"""Failures grouped by cause: (stage, normalized error signature), each with its culprit line, repro and hint.
+
+Pure functions over the reader's results. The diff step groups because it still holds the
+tracebacks (`CellResult.details`); report.json keeps only message excerpts per cell, so the
+groups travel in the report whole (docs/reports.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+
+from bot.cells import Cell
+from bot.outcomes import CellResult
+from bot.report.groups import Culprit, Group
+from bot.report.hints import hint_for
+
+SIGNATURE = 300  # characters of a normalized signature
+# Tracebacks parsed per group while looking for a culprit the PR changed: bounded, so a group of
+# 5,000 cells costs what a group of 8 does.
+CULPRIT_CANDIDATES = 8
+REPO_ROOT = "src/transformers/"  # where the repository under test keeps its code
+# torch.export names the user frame that raised, after the framework's own frames.
+RAISED_BY = "The following call raised this error:"
+
+ChangedLines = Mapping[str, Sequence[tuple[int, int]]]  # repository path → inclusive line ranges of the head
+
+_QUALIFIED = re.compile(r"^(?:[A-Za-z_]\w*\.)+([A-Z]\w*)(?=:)")
+# An absolute or home-relative path of two or more parts, or a dotted-folder relative one (`…/x/y.py`).
+_PATH = re.compile(r"(?:[A-Za-z]:)?(?:~|\.{1,2}|…)?(?:[\\/][\w.@+~-]+){2,}[\\/]?")
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]+\b")
+# sympy symbols of torch's shape environment: s0 (backed), u0 (unbacked), zuf0/zf0 (unbacked floats).
+_SYMBOL = re.compile(r"\b(zuf|zf|u|s|gw)\d+\b")  # …and pytest-xdist's worker ids (`gw0`)
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.]*\w)")
+_SPACE = re.compile(r"\s+")
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<fn>.*))?$')
+
+
+def signature(message: str, model_class: str | None = None) -> str:
+    """The first line of an error with what differs between occurrences of one cause masked.
+
+    Masked: the exception's module path, the cell's model class (`<class>`), file paths
+    (`<path>`), addresses (`0x…`), symbol ids of torch's shape environment (`u…`, `s…`) and
+    numbers (`#`): `u0 > 1` in one class and `u3 > 1` in another are the same guard.
+    """
+    line = next((part.strip() for part in (message or "").splitlines() if part.strip()), "")
+    if model_class and model_class in line:  # checked first: a pattern per class would be compiled per class
+        line = re.sub(rf"\b{re.escape(model_class)}\b", "<class>", line)
+    return _masked(line)
+
+
+@lru_cache(maxsize=4096)
+def _masked(line: str) -> str:
+    """`signature` after the class: one cause repeats one line thousands of times, so it is cached."""
+    line = _QUALIFIED.sub(r"\1", line)
+    line = _PATH.sub("<path>", line)
+    line = _ADDRESS.sub("0x…", line)
+    line = _SYMBOL.sub(r"\1…", line)
+    line = _NUMBER.sub("#", line)
+    line = _SPACE.sub(" ", line).strip()
+    return line if len(line) <= SIGNATURE else line[: SIGNATURE - 1] + "…"
+
+
+def group_key(result: CellResult) -> tuple[str, str]:
+    return (result.stage or result.kind or "", signature(result.message, result.cell.model_class))
+
+
+def culprit(details: str, changed_lines: ChangedLines | None = None) -> Culprit | None:
+    """The frame of the repository under test a traceback points at; None when it has none.
+
+    torch.export's "The following call raised this error" block names the user frame that
+    raised; without one, the deepest repository frame of the traceback. A copy of the code
+    in site-packages is an installed package, not the checkout under test.
+    """
+    if not details:
+        return None
+    at = details.rfind(RAISED_BY)
+    if at >= 0:
+        block = details[at + len(RAISED_BY) :].split("\n\n", 1)[0]
+        found = _repository_frames(block)
+        if found:
+            return _with_change(found[-1], changed_lines)
+    found = _repository_frames(details)
+    return _with_change(found[-1], changed_lines) if found else None
+
+
+def _repository_frames(text: str) -> list[Culprit]:
+    frames = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if 'File "' not in line:
+            continue
+        match = _FRAME.match(line)
+        if match is None:
+            continue
+        path = match["file"].replace("\\", "/")
+        at = path.rfind("/" + REPO_ROOT)
+        if path.startswith(REPO_ROOT):
+            relative = path
+        elif at >= 0 and "-packages/" not in path:
+            relative = path[at + 1 :]
+        else:
+            continue
+        source = ""
+        if i + 1 < len(lines):
+            following = lines[i + 1].strip()
+            if following and not following.startswith('File "') and set(following) - set("^~ "):
+                source = following
+        frames.append(Culprit(relative, int(match["line"]), source))
+    return frames
+
+
+def _with_change(found: Culprit, changed_lines: ChangedLines | None) -> Culprit:
+    ranges = (changed_lines or {}).get(found.path, ())
+    changed = any(start <= found.line <= end for start, end in ranges)
+    return Culprit(found.path, found.line, found.source, changed)
+
+
+def repro_command(cell: Cell, source: str | None = None, *, probe: bool = False) -> str:
+    """The `export-bot run` line that runs `cell` again, from the root of the checkout under test."""
+    parts = [
+        "export-bot run",
+        f"--models {cell.model_class}",
+        f"--backends {cell.backend}",
+        f"--shapes {cell.shape}",
+        "--generate" if cell.generate else "--no-generate",
+    ]
+    if probe:
+        parts.append("--probe")  # the cell is skiplisted: run it anyway
+    if source:
+        # The run recorded where its checkout was; whoever reproduces runs from their own.
+        parts.append("--source " + ("transformers-tests:." if source.startswith("transformers-tests:") else source))
+    return " ".join(parts)
+
+
+def group_failures(
+    results: Iterable[CellResult],
+    *,
+    changed_lines: ChangedLines | None = None,
+    source: str | None = None,
+    repository_url: str | None = None,
+    head_sha: str | None = None,
+    skiplisted: frozenset[str] = frozenset(),
+) -> tuple[Group, ...]:
+    """One group per (stage, signature), the largest first.
+
+    Each group's representative is the first of its cells (in id order) whose culprit the PR
+    changed, else the first with any culprit, else its first cell; the repro runs that cell.
+    `skiplisted` names failing cells a head skiplist covers: their repro needs `--probe`.
+    """
+    found: dict[tuple[str, str], list[CellResult]] = {}
+    for result in results:
+        found.setdefault(group_key(result), []).append(result)
+    groups = []
+    for (stage, sig), members in found.items():
+        members.sort(key=lambda r: r.cell)
+        first, blame = _representative(members, changed_lines)
+        if blame is not None and repository_url and head_sha:
+            url = f"{repository_url.rstrip('/')}/blob/{head_sha}/{blame.path}#L{blame.line}"
+            blame = Culprit(blame.path, blame.line, blame.source, blame.changed, url)
+        ids = [first.cell.id] + [r.cell.id for r in members if r is not first]
+        groups.append(
+            Group(
+                stage=stage,
+                signature=sig,
+                cells=tuple(ids),
+                excerpt=next((p.strip() for p in first.message.splitlines() if p.strip()), ""),
+                culprit=blame,
+                repro=repro_command(first.cell, source, probe=first.probe or first.cell.id in skiplisted),
+                hint=hint_for(stage, sig),
+            )
+        )
+    groups.sort(key=lambda g: (-len(g.cells), g.stage, g.signature))
+    return tuple(groups)
+
+
+def _representative(members: list[CellResult], changed_lines: ChangedLines | None):
+    fallback = None
+    for result in members[:CULPRIT_CANDIDATES]:
+        blame = culprit(result.details, changed_lines)
+        if blame is not None and blame.changed:
+            return result, blame
+        if blame is not None and fallback is None:
+            fallback = (result, blame)
+    return fallback or (members[0], None)
