@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 
 import click
@@ -76,7 +77,7 @@ def diff(
         base = base.restricted_to(selected)
     rerun = read_results(rerun_files) if rerun_files else None
     report = diff_results(base, head, skiplists, rerun, base_sha=base_sha, head_sha=head_sha, run_url=run_url)
-    report = report.with_selection(summary)
+    report = report.with_selection(summary).with_created(datetime.now(timezone.utc).isoformat(timespec="seconds"))
 
     if json_out:
         write_report(report, json_out)

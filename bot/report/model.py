@@ -81,6 +81,10 @@ class Report:
     files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # base/head/rerun → files read
     proposal: dict | None = None  # written by `export-bot propose`; its content is the proposer's
     selection: str | None = None  # why these cells ran (`export-bot select`'s summary), when known
+    # When the report was written (ISO 8601, UTC): orders nightly runs on the dashboard (docs/reports.md).
+    created: str | None = None
+    # model class → family (text-encoder, decoder, …) when the writer knew it; the dashboard filters on it.
+    families: Mapping[str, str] = field(default_factory=dict)
     schema: str = SCHEMA
 
     def category(self, name: str) -> tuple[CellLine, ...]:
@@ -91,6 +95,9 @@ class Report:
 
     def with_selection(self, summary: str | None) -> Report:
         return replace(self, selection=summary)
+
+    def with_created(self, created: str | None) -> Report:
+        return replace(self, created=created)
 
     def to_json(self) -> dict:
         return {
@@ -111,6 +118,8 @@ class Report:
             "files": {key: list(value) for key, value in self.files.items()},
             "proposal": self.proposal,
             "selection": self.selection,
+            "created": self.created,
+            "families": dict(self.families),
             "cells": [line.to_json() for line in self.cells],
         }
 
@@ -138,6 +147,8 @@ class Report:
                 files={k: tuple(v) for k, v in data.get("files", {}).items()},
                 proposal=data.get("proposal"),
                 selection=data.get("selection"),
+                created=data.get("created"),
+                families=dict(data.get("families") or {}),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ReportError(f"{where}: not a valid report ({exc!r}); regenerate it with `export-bot diff`") from exc
