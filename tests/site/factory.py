@@ -9,6 +9,7 @@ cells link to real TOML lines.
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -38,6 +39,12 @@ def matrix(count: int) -> list:
         cells += cells_for(f"Synth{i}ForCausalLM" if generative else f"Synth{i}Model", generative=generative)
         i += 1
     return cells[:count]
+
+
+def family(model_class: str) -> str:
+    """`SynthN…`'s family: by N, among the generative or the encoder families."""
+    number = int(re.search(r"\d+", model_class)[0])
+    return (GENERATIVE_FAMILIES if model_class.endswith("ForCausalLM") else ENCODER_FAMILIES)[number % 3]
 
 
 def _first(rng: random.Random, cell) -> CellLine:
@@ -76,10 +83,7 @@ def nightly_reports(folder: Path, *, runs: int = 30, cells: int = 30_000, seed: 
     rng = random.Random(seed)
     grid = matrix(cells)
     classes = sorted({cell.model_class for cell in grid})
-    families = {
-        name: (GENERATIVE_FAMILIES if name.endswith("ForCausalLM") else ENCODER_FAMILIES)[i % 3]
-        for i, name in enumerate(classes)
-    }
+    families = {name: family(name) for name in classes}
     lines = [_first(rng, cell) for cell in grid]
     start = datetime(2026, 11, 1, 3, 17, tzinfo=timezone.utc)
     paths = []
