@@ -120,23 +120,19 @@ def build_data(
     missing = 0
     previous = [missing] * len(cell_ids)
     encoded_runs, rates = [], []
+    # Nights repeat most lines verbatim: a line (a tuple) maps to its state id once, for all runs.
+    state_of: dict = {}
+    backend_of = [columns[c]["backend"] if c >= 0 else None for c in cell_column]
     for run in runs:
         report = run.report
         flaky = {line.cell for line in report.category("flaky")}
         current = [missing] * len(cell_ids)
         for line in report.cells:
-            state = (
-                code(line, line.cell in flaky),
-                line.status,
-                line.stage or "",
-                line.kind or "",
-                line.message,
-                line.skip_scope or "",
-                line.exactness_scope or "",
-                int(line.probe),
-                line.covered_by or "",
-            )
-            current[cell_index[line.cell]] = states(state)
+            key = (line, True) if line.cell in flaky else line
+            state = state_of.get(key)
+            if state is None:
+                state = state_of[key] = states(_state(line, line.cell in flaky))
+            current[cell_index[line.cell]] = state
         changes = [x for i, (a, b) in enumerate(zip(previous, current)) if a != b for x in (i, b)]
         entry = _run_meta(report, run.source)
         if len(changes) > len(current):  # a full list is shorter than the pairs
@@ -144,7 +140,7 @@ def build_data(
         else:
             entry["changes"] = changes
         encoded_runs.append(entry)
-        rates.append(_rates(current, states.items, cell_column, columns))
+        rates.append(_rates(current, [s[0] for s in states.items], backend_of))
         previous = current
 
     table = [
@@ -196,6 +192,20 @@ def _grid(cell_ids: list[str]) -> tuple[list[str], list[dict], list[int], list[i
     return classes, columns, [row[m] for m, _ in parts], [col.get(n, -1) if n else -1 for _, n in parts]
 
 
+def _state(line: CellLine, flaky: bool) -> tuple:
+    return (
+        code(line, flaky),
+        line.status,
+        line.stage or "",
+        line.kind or "",
+        line.message,
+        line.skip_scope or "",
+        line.exactness_scope or "",
+        int(line.probe),
+        line.covered_by or "",
+    )
+
+
 def _natural(name: str) -> tuple:
     """`Gemma2Model` after `GemmaModel`, `Synth10` after `Synth9`: digits compare as numbers."""
     return tuple(int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", name))
@@ -213,14 +223,14 @@ def _run_meta(report: Report, source: str) -> dict:
     }
 
 
-def _rates(current: list[int], states: list[tuple], cell_column: list[int], columns: list[dict]) -> dict:
+def _rates(current: list[int], letters: list[str], backend_of: list[str | None]) -> dict:
     """Per backend: [passing, ran] among the cells that ran outside the skiplists."""
-    tally: dict[str, Counter] = {}
-    for state, col in zip(current, cell_column):
-        letter = states[state][0]
-        if col < 0 or letter not in RAN:
-            continue
-        counter = tally.setdefault(columns[col]["backend"], Counter())
-        counter["ran"] += 1
-        counter["passing"] += letter in PASSING
-    return {backend: [c["passing"], c["ran"]] for backend, c in tally.items()}
+    passing: Counter = Counter()
+    ran: Counter = Counter()
+    for state, backend in zip(current, backend_of):
+        letter = letters[state]
+        if backend is not None and letter in RAN:
+            ran[backend] += 1
+            if letter in PASSING:
+                passing[backend] += 1
+    return {backend: [passing[backend], ran[backend]] for backend in BACKENDS if ran[backend]}

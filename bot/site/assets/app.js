@@ -267,4 +267,7 @@
   plot();
   apply();
   document.body.dataset.ready = "true";
+  // benchmarks/site.py reads these: the grid answers input from the first mark, is on screen by the second.
+  performance.mark("grid-usable");
+  requestAnimationFrame(() => setTimeout(() => performance.mark("grid-painted"), 0));
 })();
