@@ -11,7 +11,8 @@
 
   // ---- decode: state per (run, cell), rebuilt from the first run and each run's changes ----
   const R = D.runs.length, C = D.cell_class.length, K = D.columns.length, NCLS = D.classes.length;
-  const M = new Uint16Array(R * C);
+  // Distinct states stay few (a message is part of one), but nothing caps them: widen past 16 bits.
+  const M = new (D.states.length > 65535 ? Uint32Array : Uint16Array)(R * C);
   for (let r = 0; r < R; r++) {
     const run = D.runs[r], base = r * C;
     if (run.full) M.set(run.full, base);
@@ -139,7 +140,8 @@
         const before = prev >= 0 ? letterOf[M[prev + c]] : undefined;
         const dim = state.status && !statusMatch(state.status, letter, before) ? " dim" : "";
         const sel = c === state.selected ? " sel" : "";
-        html.push(`<div class="c ${cls(letter)}${dim}${sel}" data-c="${c}" tabindex="-1" title="${esc(D.codes[letter][0])}"><span class="m">${D.codes[letter][1]}</span><i class="strip" style="background:${strip(c)}"></i></div>`);
+        const st = D.states[M[base + c]], why = S(st[5]) ? `: ${S(st[5])}, ${S(st[4])}` : S(st[4]) ? `: ${S(st[4])}` : "";
+        html.push(`<div class="c ${cls(letter)}${dim}${sel}" data-c="${c}" tabindex="-1" title="${esc(D.codes[letter][0] + why)}"><span class="m">${D.codes[letter][1]}</span><i class="strip" style="background:${strip(c)}"></i></div>`);
       }
       html.push("</div>");
     }
