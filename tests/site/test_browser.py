@@ -26,9 +26,9 @@ if _missing and os.environ.get("CI"):
 pytestmark = pytest.mark.skipif(bool(_missing), reason=_missing or "")
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("nights")
+@pytest.fixture
+def site(tmp_path) -> Path:
+    folder = tmp_path / "nights"
     nightly_reports(folder, runs=NIGHTS, cells=CELLS)
     out = folder / "site"
     args = ["site", "--reports", str(folder), "--out", str(out), "--skiplists", str(folder / "skiplists")]
@@ -38,13 +38,6 @@ def site(tmp_path_factory) -> Path:
     assert result.exit_code == 0, result.output
     assert f"{NIGHTS} runs, {CELLS:,} cells" in result.output
     return out
-
-
-@pytest.fixture(scope="module")
-def page(site):
-    with browser.serve(site) as url, browser.chromium() as driver:
-        driver.base_url = url
-        yield driver
 
 
 def load(driver):
@@ -82,8 +75,8 @@ def shown(driver) -> dict:
     )
 
 
-def test_the_grid_renders_a_window_of_rows(page):
-    driver = load(page)
+def check_the_grid_renders_a_window_of_rows(driver):
+    load(driver)
     now = shown(driver)
     assert now["count"] == f"1,500 classes × 24 columns · {CELLS:,} cells"
     assert 10 < len(now["rows"]) < 100 and now["cells"] > 200
@@ -102,8 +95,8 @@ def test_the_grid_renders_a_window_of_rows(page):
     assert browser.console_errors(driver) == []
 
 
-def test_filters_and_search_change_what_is_shown(page):
-    driver = load(page)
+def check_filters_and_search_change_what_is_shown(driver):
+    load(driver)
     select(driver, "f-backend", "onnx")
     now = shown(driver)
     assert len(now["heads"]) == 6 and all(h.startswith("onnx") for h in now["heads"])
@@ -148,8 +141,8 @@ def test_filters_and_search_change_what_is_shown(page):
     assert browser.console_errors(driver) == []
 
 
-def test_history_strips_the_plot_and_a_cells_panel(page, site):
-    driver = load(page)
+def check_history_strips_the_plot_and_a_cells_panel(driver, site):
+    load(driver)
     assert (
         js(driver, "return document.querySelectorAll('#grid-rows .c[data-c] .strip').length") == shown(driver)["cells"]
     )
@@ -189,8 +182,8 @@ def test_history_strips_the_plot_and_a_cells_panel(page, site):
     assert browser.console_errors(driver) == []
 
 
-def test_an_older_run_can_be_shown(page):
-    driver = load(page)
+def check_an_older_run_can_be_shown(driver):
+    load(driver)
     latest = shown(driver)["count"]
     select(driver, "f-status", "changed")
     changed_latest = shown(driver)["count"]
@@ -198,3 +191,29 @@ def test_an_older_run_can_be_shown(page):
     changed_then = shown(driver)["count"]
     assert latest != changed_latest and changed_latest != changed_then
     assert browser.console_errors(driver) == []
+
+
+def check_a_link_restores_the_view(driver):
+    load(driver)
+    select(driver, "f-backend", "openvino")
+    driver.find_element("css selector", "#grid-rows .c[data-c]").click()
+    link = driver.current_url
+    assert "backend=openvino" in link and "cell=" in link
+    title = driver.find_element("css selector", "#panel h2").text
+    driver.get("about:blank")
+    driver.get(link)
+    assert driver.find_element("css selector", "#panel h2").text == title
+    assert all(h.startswith("ov") for h in shown(driver)["heads"])
+    assert browser.console_errors(driver) == []
+
+
+def test_the_dashboard_in_chromium(site):
+    # One test, one site, one browser: under pytest-xdist, separate tests would each build the
+    # 30 x 30,000-cell site on their own worker.
+    with browser.serve(site) as url, browser.chromium() as driver:
+        driver.base_url = url
+        check_the_grid_renders_a_window_of_rows(driver)
+        check_filters_and_search_change_what_is_shown(driver)
+        check_history_strips_the_plot_and_a_cells_panel(driver, site)
+        check_an_older_run_can_be_shown(driver)
+        check_a_link_restores_the_view(driver)
