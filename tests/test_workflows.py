@@ -15,6 +15,7 @@ from tests.conftest import NPM, ROOT
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 EXPECTED = {"ci", "export-conformance", "export-conformance-comment", "export-check-command", "export-baseline"}
+EXPECTED |= {"export-dashboard"}  # the dashboard's Pages publishing, called by the baseline workflow
 
 
 def load(path: Path) -> dict:
@@ -122,3 +123,16 @@ def test_the_command_dispatches_exactly_the_inputs_the_workflow_declares_and_its
     # A dispatch whose answer was lost is recognised by this title before it is repeated.
     assert started(WorkflowRun(1, "b" * 40, "main", "", title, "workflow_dispatch"))
     assert not started(WorkflowRun(1, "b" * 40, "main", "", title.replace("345", "3456"), "workflow_dispatch"))
+
+
+def test_only_the_dashboards_deploy_job_may_write_pages():
+    for path in WORKFLOWS:
+        for name, job in load(path)["jobs"].items():
+            granted = {k for k, v in job.get("permissions", {}).items() if v == "write"}
+            if path.stem == "export-dashboard" and name == "deploy":
+                assert job["permissions"] == {"pages": "write", "id-token": "write"}
+                assert job["environment"]["name"] == "github-pages"
+            else:
+                assert not granted & {"pages", "id-token"}, f"{path.name} job {name}"
+    data = load(ROOT / ".github" / "workflows" / "export-dashboard.yml")
+    assert set(data["on"]) == {"workflow_call"}

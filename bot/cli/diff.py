@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import datetime, timezone
 from pathlib import Path
 
 import click
@@ -87,7 +88,7 @@ def diff(
         changed_lines=changed_lines,
         repository_url=repository_url(),
     )
-    report = report.with_selection(summary)
+    report = report.with_selection(summary).with_created(datetime.now(timezone.utc).isoformat(timespec="seconds"))
 
     if json_out:
         write_report(report, json_out)

@@ -95,7 +95,7 @@ def _github_errors(fn):
 def github(
     ctx: click.Context, repo: str | None, token: str | None, api_url: str, event_path: str | None, config: Path | None
 ) -> None:
-    """Entry points of the workflows: comment, command, apply, verify-sha, baseline, obsolete-skips."""
+    """Entry points of the workflows: comment, command, apply, verify-sha, baseline, reports, obsolete-skips."""
     ctx.obj = Context(repo, token, api_url, event_path, config)
 
 
@@ -313,6 +313,32 @@ def baseline(obj: Context, workflow: str, artifact: str, branch: str, out: Path)
         raise SystemExit(EXIT_OK)
     actions.set_output("sha", run.head_sha)
     click.echo(f"baseline of {run.head_sha} (run {run.id}) in {out}")
+
+
+@github.command()
+@click.option("--workflow", default="export-baseline.yml", show_default=True)
+@click.option("--artifact", default="export-baseline", show_default=True)
+@click.option("--branch", default="main", show_default=True)
+@click.option("--count", type=click.IntRange(min=1), default=29, show_default=True, help="Earlier sweeps to fetch.")
+@click.option(
+    "--run-id", type=int, envvar="GITHUB_RUN_ID", default=0, help="This run, left out (default: GITHUB_RUN_ID)."
+)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("history"), show_default=True)
+@click.pass_obj
+@_github_errors
+def reports(obj: Context, workflow: str, artifact: str, branch: str, count: int, run_id: int, out: Path) -> None:
+    """The report.json of the last COUNT sweeps (runs that uploaded the artifact) before this one: the dashboard's history (`export-bot site`)."""
+    import json
+
+    from bot.publish.obsolete_skips import history_json
+
+    found = history_json(obj.client(), workflow, artifact, branch=branch, count=count, exclude_run=run_id)
+    # (run, report) pairs, oldest first: folder names keep that order for reports without `created`
+    for index, (_run, data) in enumerate(found):
+        folder = out / f"sweep-{index:03d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "report.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    click.echo(f"{len(found)} earlier {workflow} reports in {out}")
 
 
 @github.command("obsolete-skips")

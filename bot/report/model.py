@@ -111,6 +111,10 @@ class Report:
     # Test modules that did not import (bot/setup_problems.py), each cause once: origin, message, modules, cells.
     setup_problems: tuple[Mapping, ...] = ()
     groups: tuple[Group, ...] = ()  # newly broken and new failing cells by cause (bot/diff/groups.py)
+    # When the report was written (ISO 8601, UTC): orders nightly runs on the dashboard (docs/reports.md).
+    created: str | None = None
+    # model class → family (text-encoder, decoder, …) when the writer knew it; the dashboard filters on it.
+    families: Mapping[str, str] = field(default_factory=dict)
     schema: str = SCHEMA
 
     def category(self, name: str) -> tuple[CellLine, ...]:
@@ -140,6 +144,9 @@ class Report:
     def with_selection(self, summary: str | None) -> Report:
         return replace(self, selection=summary)
 
+    def with_created(self, created: str | None) -> Report:
+        return replace(self, created=created)
+
     def to_json(self) -> dict:
         return {
             "schema": self.schema,
@@ -163,6 +170,8 @@ class Report:
             "not_buildable": [group.to_json() for group in self.not_buildable],
             "setup_problems": [dict(problem) for problem in self.setup_problems],
             "groups": [group.to_json() for group in self.groups],
+            "created": self.created,
+            "families": dict(self.families),
             "cells": [line.to_json() for line in self.cells],
         }
 
@@ -193,6 +202,8 @@ class Report:
                 provenance=Provenance.from_json(data.get("provenance")),
                 setup_problems=tuple(dict(p) for p in data.get("setup_problems", ())),
                 groups=tuple(Group.from_json(g) for g in data.get("groups", ())),
+                created=data.get("created"),
+                families=dict(data.get("families") or {}),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ReportError(f"{where}: not a valid report ({exc!r}); regenerate it with `export-bot diff`") from exc

@@ -1,0 +1,236 @@
+"""Nightly reports → the dashboard's compact data: interned strings, one state table, per-run changes (pure)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from bot.cells import BACKENDS, Cell, CellIdError
+from bot.report.model import CellLine, Report
+
+SCHEMA = "export-bot/site@1"
+# One letter per mark the grid shows; the marks are the PR comment's (docs/reports.md).
+CODES = {
+    "P": ("passed", "✅"),
+    "U": ("passed, not compared", "✅"),
+    "F": ("failed", "❌"),
+    "X": ("crashed or timed out", "💥"),
+    "H": ("harness or build error", "⚠️"),
+    "K": ("flaky", "⚠️"),
+    "S": ("skipped", "⏭️"),
+    "O": ("skiplisted, passed in probe", "🔓"),
+    "-": ("not run", "·"),
+}
+# The pass rate counts cells that ran outside the skiplists: probe runs of skiplisted cells are left out.
+PASSING, RAN = frozenset("PU"), frozenset("PUFXHK")
+_ABBREVIATION = {"dynamo": "torch", "onnx": "onnx", "openvino": "ov", "executorch": "et"}
+MISSING = ("-", "missing", "", "", "", "", "", 0, "")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One nightly report and where it came from."""
+
+    report: Report
+    source: str  # the report.json path, named in errors and in the page
+
+
+def code(line: CellLine, flaky: bool = False) -> str:
+    """The grid letter of one cell in one run."""
+    status = line.status
+    if status == "missing":
+        return "-"
+    if line.probe:
+        # A skiplisted cell run anyway: passing means the skip may be obsolete, failing that it is still needed.
+        return "O" if status.startswith("passed") else "S"
+    if flaky:
+        return "K"
+    if status == "error":
+        return "X" if line.kind in ("crash", "timeout") else "H"
+    return {"passed": "P", "passed-uncompared": "U", "failed": "F", "skipped": "S"}.get(status, "-")
+
+
+@cache
+def column(name: str) -> dict:
+    """A testcase name's coordinates and its short label, as the job summary's grid labels columns."""
+    cell = Cell.from_testcase("_", name)
+    variant = (["gen"] if cell.generate else []) + ["st" if cell.shape == "static" else "dyn"]
+    if cell.static_cache:
+        variant.append("sc")
+    if cell.target:
+        variant.append("xnn" if cell.target == "xnnpack" else cell.target)
+    return {
+        "name": name,
+        "backend": cell.backend,
+        "abbr": _ABBREVIATION[cell.backend],
+        "variant": " ".join(variant),
+        "shape": cell.shape,
+        "path": cell.path,
+        "cache": cell.cache or "none",
+        "target": cell.target or "",
+        "key": [cell.path, BACKENDS.index(cell.backend), cell.target or "", cell.cache or "", cell.shape != "static"],
+    }
+
+
+class _Interner:
+    def __init__(self) -> None:
+        self.items: list = []
+        self.index: dict = {}
+
+    def __call__(self, item) -> int:
+        found = self.index.get(item)
+        if found is None:
+            found = self.index[item] = len(self.items)
+            self.items.append(item)
+        return found
+
+
+def ordered(runs: Sequence[Run]) -> list[Run]:
+    """Oldest first: by `created` where reports carry it; reports without it keep the given order, first."""
+    return sorted(runs, key=lambda run: (run.report.created is not None, run.report.created or ""))
+
+
+def build_data(
+    runs: Sequence[Run],
+    *,
+    skip_lines: Mapping[tuple[str, str], tuple[str, int]] | None = None,
+    families: Mapping[str, str] | None = None,
+    repo_url: str | None = None,
+    skiplist_url: str | None = None,
+    generated: str | None = None,
+) -> dict:
+    """The page's data. `skip_lines`: (scope, class) → (file, 1-based line); `families`: fallback class → family."""
+    runs = ordered(runs)
+    cell_index: dict[str, int] = {}
+    cell_ids: list[str] = []
+    for run in runs:
+        for line in run.report.cells:
+            if line.cell not in cell_index:
+                cell_index[line.cell] = len(cell_ids)
+                cell_ids.append(line.cell)
+    classes, columns, cell_class, cell_column = _grid(cell_ids)
+
+    strings = _Interner()
+    strings("")
+    states = _Interner()
+    states(MISSING)
+    missing = 0
+    previous = [missing] * len(cell_ids)
+    encoded_runs, rates = [], []
+    # Nights repeat most lines verbatim: a line (a tuple) maps to its state id once, for all runs.
+    state_of: dict = {}
+    backend_of = [columns[c]["backend"] if c >= 0 else None for c in cell_column]
+    for run in runs:
+        report = run.report
+        flaky = {line.cell for line in report.category("flaky")}
+        current = [missing] * len(cell_ids)
+        for line in report.cells:
+            key = (line, True) if line.cell in flaky else line
+            state = state_of.get(key)
+            if state is None:
+                state = state_of[key] = states(_state(line, line.cell in flaky))
+            current[cell_index[line.cell]] = state
+        changes = [x for i, (a, b) in enumerate(zip(previous, current)) if a != b for x in (i, b)]
+        entry = _run_meta(report, run.source)
+        if len(changes) > len(current):  # a full list is shorter than the pairs
+            entry["full"] = current
+        else:
+            entry["changes"] = changes
+        encoded_runs.append(entry)
+        rates.append(_rates(current, [s[0] for s in states.items], backend_of))
+        previous = current
+
+    table = [
+        [s[0], s[1], strings(s[2]), strings(s[3]), strings(s[4]), strings(s[5]), strings(s[6]), s[7], strings(s[8])]
+        for s in states.items
+    ]
+    family_of = dict(families or {})
+    for run in runs:
+        family_of.update(run.report.families)
+    family_names = sorted({family_of.get(c, "unknown") for c in classes})
+    links = {}
+    for (scope, model_class), (file, line) in (skip_lines or {}).items():
+        links[f"{scope}|{model_class}"] = [strings(file), line]
+    return {
+        "schema": SCHEMA,
+        "generated": generated,
+        "repo_url": repo_url,
+        "skiplist_url": skiplist_url,
+        "codes": {letter: list(value) for letter, value in CODES.items()},
+        "backends": list(BACKENDS),
+        "columns": [{k: v for k, v in c.items() if k != "key"} for c in columns],
+        "classes": classes,
+        "families": family_names,
+        "class_family": [family_names.index(family_of.get(c, "unknown")) for c in classes],
+        "cell_class": cell_class,
+        "cell_column": cell_column,
+        "strings": strings.items,
+        "states": table,
+        "skip_lines": links,
+        "runs": encoded_runs,
+        "rates": rates,
+    }
+
+
+def _grid(cell_ids: list[str]) -> tuple[list[str], list[dict], list[int], list[int]]:
+    """Rows (model classes, sorted) and columns (variants, in the job summary's order) of every cell."""
+    parts = []
+    for cell_id in cell_ids:
+        model_class, _, name = cell_id.partition("::")
+        try:
+            column(name)
+        except CellIdError:
+            name = None  # not a cell: kept out of the grid, but kept in the run's lists
+        parts.append((model_class, name))
+    classes = sorted({model_class for model_class, _ in parts}, key=_natural)
+    columns = sorted((column(n) for n in {n for _, n in parts if n}), key=lambda c: c["key"])
+    row = {name: i for i, name in enumerate(classes)}
+    col = {c["name"]: i for i, c in enumerate(columns)}
+    return classes, columns, [row[m] for m, _ in parts], [col.get(n, -1) if n else -1 for _, n in parts]
+
+
+def _state(line: CellLine, flaky: bool) -> tuple:
+    return (
+        code(line, flaky),
+        line.status,
+        line.stage or "",
+        line.kind or "",
+        line.message,
+        line.skip_scope or "",
+        line.exactness_scope or "",
+        int(line.probe),
+        line.covered_by or "",
+    )
+
+
+def _natural(name: str) -> tuple:
+    """`Gemma2Model` after `GemmaModel`, `Synth10` after `Synth9`: digits compare as numbers."""
+    return tuple(int(part) if part.isdigit() else part.lower() for part in re.split(r"(\d+)", name))
+
+
+def _run_meta(report: Report, source: str) -> dict:
+    return {
+        "created": report.created,
+        "sha": report.head_sha,
+        "url": report.run_url,
+        "verdict": report.verdict,
+        "headline": report.headline,
+        "versions": dict(report.versions),
+        "source": source,
+    }
+
+
+def _rates(current: list[int], letters: list[str], backend_of: list[str | None]) -> dict:
+    """Per backend: [passing, ran] among the cells that ran outside the skiplists."""
+    passing: Counter = Counter()
+    ran: Counter = Counter()
+    for state, backend in zip(current, backend_of):
+        letter = letters[state]
+        if backend is not None and letter in RAN:
+            ran[backend] += 1
+            if letter in PASSING:
+                passing[backend] += 1
+    return {backend: [passing[backend], ran[backend]] for backend in BACKENDS if ran[backend]}
