@@ -73,7 +73,12 @@ def workers_option(default: str) -> Callable:
 
 
 def handle_errors(fn: Callable) -> Callable:
-    """Turn the bot's own errors (and ValueErrors raised on bad input) into a message and an exit code."""
+    """The one place the bot's expected errors become a message and an exit code (README, "Command reference").
+
+    A `BotError` prints its one line and exits with its `exit_code` (2, or 1 for a run that
+    did not complete). An `OSError` is a path the user gave that cannot be read or written
+    (missing, a folder, no permission): one line naming the path, exit 2.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -82,8 +87,20 @@ def handle_errors(fn: Callable) -> Callable:
         except BotError as exc:
             click.echo(f"error: {exc}", err=True)
             raise SystemExit(exc.exit_code) from None
+        except OSError as exc:
+            click.echo(f"error: {describe_os_error(exc)}", err=True)
+            raise SystemExit(EXIT_USAGE) from None
 
     return wrapper
+
+
+def describe_os_error(exc: OSError) -> str:
+    """`PATH: No such file or directory; check the path and its permissions`, in one line."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if exc.filename is None:
+        return f"{reason}; check the paths you passed and their permissions"
+    where = f"{exc.filename} → {exc.filename2}" if exc.filename2 is not None else str(exc.filename)
+    return f"{where}: {reason}; check the path and its permissions"
 
 
 def resolve_skiplists(skiplists_dir: Path | None, settings=None) -> Path:
@@ -97,12 +114,9 @@ def resolve_skiplists(skiplists_dir: Path | None, settings=None) -> Path:
             raise BotError(f"{skiplists_dir}: no such skiplist folder; pass --skiplists DIR")
         return skiplists_dir
     if settings is None:
-        from bot.settings import SettingsError, load_settings
+        from bot.settings import load_settings
 
-        try:
-            settings = load_settings()
-        except SettingsError as exc:
-            raise BotError(str(exc)) from None
+        settings = load_settings()
     if "skiplists" in settings.configured:
         if not settings.skiplists.is_dir():
             raise BotError(
