@@ -4,4 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/npm-deps.sh
+.venv/bin/ruff check . && .venv/bin/ruff format --check .
 exec .venv/bin/python -m pytest -n 2 "$@"
