@@ -55,7 +55,7 @@ def matrix_options(fn: Callable) -> Callable:
 def _workers(ctx, param, value: str) -> int | str:
     if value == "auto":
         return value
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # `²` is a digit to isdigit(), not to int()
         return int(value)
     raise click.BadParameter(f"{value!r}: a number of workers (0 runs in-process, without crash isolation) or 'auto'")
 
