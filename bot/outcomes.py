@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import Enum
 
 from bot.cells import Cell
@@ -26,8 +26,8 @@ class Status(str, Enum):
 
 # Where in the seed's sequence a failure happened.
 STAGES = ("build", "eager", "export", "run", "compare")
-# `<error>` kinds: the first two are infrastructure, flagged beside conformance failures.
-ERROR_KINDS = ("crash", "timeout", "harness", "build")
+# `<error>` kinds are crash, timeout, harness and build; the first two are infrastructure,
+# flagged beside conformance failures.
 INFRASTRUCTURE_KINDS = ("crash", "timeout")
 
 
@@ -52,6 +52,3 @@ class CellResult:
     @property
     def infrastructure(self) -> bool:
         return self.status is Status.ERROR and self.kind in INFRASTRUCTURE_KINDS
-
-    def with_source(self, source: str) -> CellResult:
-        return replace(self, source=source)

@@ -1,7 +1,7 @@
 """Read one JUnit XML file with lxml into plain records: the one module that parses JUnit.
 
-Records hold only builtins (str, int, None, tuples) so a worker process can send them back
-cheaply; turning them into cells and results is `merge.py`'s job.
+Records hold only builtins (str, int, None, tuples), as the file spells them; turning them
+into cells and results is `merge.py`'s job.
 """
 
 from __future__ import annotations

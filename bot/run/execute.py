@@ -22,8 +22,6 @@ from bot.skiplist.model import Skiplists
 
 logger = logging.getLogger(__name__)
 
-COMPONENT_STATUSES = ("passed", "uncompared", "failed", "skipped")
-
 
 @dataclass(frozen=True)
 class ComponentRun:

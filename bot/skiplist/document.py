@@ -145,9 +145,6 @@ class SkiplistDocument:
         for other_scope, other in others:
             self._replace(other_scope, other, retarget_reference(self._scopes[other_scope][other], heir))
 
-    def move(self, scope: str, model_class: str, new_scope: str) -> None:
-        self.narrow(scope, model_class, [new_scope])
-
     def narrow(self, scope: str, model_class: str, new_scopes: list[str]) -> None:
         """Replace `scope` by `new_scopes` for one class, keeping its reason."""
         reason = self._scopes.get(scope, {}).get(model_class)
