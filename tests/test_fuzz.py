@@ -104,7 +104,9 @@ TOML_VALUE = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
     max_leaves=6,
 )
-JUNK = st.binary(max_size=200) | TEXT.map(str.encode)
+# Nesting deeper than a recursive parser follows, in JSON and TOML.
+DEEP = st.sampled_from((b"[" * 100_000, b"a = " + b"[" * 100_000, b'{"a":' * 100_000, b"x = {a = " * 5_000))
+JUNK = st.binary(max_size=200) | TEXT.map(str.encode) | DEEP
 
 
 @st.composite

@@ -81,7 +81,7 @@ def run(
     cell_timeout,
 ) -> None:
     """Run the conformance cells and write JUnit; exits 0 when every cell ran (failures are data)."""
-    from bot.files import write_text
+    from bot.files import make_parent, write_text
     from bot.run.session import COMPLETED, SessionOptions, run_session
 
     plan = plan_from_options(
@@ -114,6 +114,7 @@ def run(
             'tests="0" errors="0" failures="0" skipped="0"/></testsuites>\n',
         )
         raise SystemExit(EXIT_OK)
+    make_parent(junit)  # pytest's JUnit and its log go there
     log = junit.with_name(junit.stem + ".pytest.log")  # pytest's own output, e.g. stack dumps of timed-out cells
     code = run_session(plan, SessionOptions(junit=junit, workers=workers, log=log))
     if code not in COMPLETED:

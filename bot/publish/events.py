@@ -19,8 +19,8 @@ def load_event(path: Path | str | None) -> dict:
         raise EventError("no event file: run this inside GitHub Actions or pass --event PATH (GITHUB_EVENT_PATH)")
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise EventError(f"{path}: cannot read the event payload ({exc})") from exc
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: not JSON, or not UTF-8
+        raise EventError(f"{path}: cannot read the event payload ({exc})") from None
     if not isinstance(data, dict):
         raise EventError(f"{path}: the event payload is not a JSON object")
     return data

@@ -185,3 +185,43 @@ def test_handle_errors_maps_bot_errors_and_os_errors_and_nothing_else():
     )
     # A bug stays a bug: an unexpected exception is not dressed up as a usage error.
     assert isinstance(runner.invoke(command, ["bug"]).exception, KeyError)
+
+
+def test_run_junit_into_a_missing_folder_makes_it(tmp_path):
+    from bot.report import Report, write_report
+
+    write_report(Report(verdict="success", headline="fine", baseline=True), tmp_path / "report.json")
+    junit_out = tmp_path / "missing" / "rerun.xml"
+    result = invoke("run", "--rerun-of", tmp_path / "report.json", "--junit", junit_out, "--skiplists", SKIPLISTS)
+    assert result.exit_code == 0, result.output
+    assert "<testsuites>" in junit_out.read_text()
+
+
+def test_a_report_that_is_not_json_is_one_line(tmp_path):
+    report = tmp_path / "report.json"
+    report.write_bytes(b"\xff\xfe{")
+    line = one_error_line(invoke("propose", "--report", report, "--skiplists", SKIPLISTS))
+    assert line.startswith(f"error: {report}: cannot read the report (1: not UTF-8 text")
+    report.write_text("[" * 100_000)
+    line = one_error_line(invoke("propose", "--report", report, "--skiplists", SKIPLISTS))
+    assert line.startswith(f"error: {report}: cannot read the report (maximum recursion depth exceeded")
+
+
+DEEP_TOML = "a = " + "[" * 5000 + "]" * 5000 + "\n"
+
+
+@pytest.mark.parametrize(
+    "where, args, message",
+    [
+        ("pyproject.toml", ("skiplist", "explain", CELL), "pyproject.toml: not valid TOML (arrays or tables nested"),
+        ("s/export_skips.toml", ("skiplist", "explain", "--skiplists", "s", CELL), "s/export_skips.toml: arrays or"),
+        ("event.json", ("github", "--event", "event.json", "command"), "event.json: cannot read the event payload"),
+    ],
+)
+def test_input_nested_deeper_than_the_parser_goes_is_one_line(tmp_path, where, args, message):
+    path = tmp_path / where
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("[tool.export-bot]\ncore = " + DEEP_TOML[4:] if where == "pyproject.toml" else DEEP_TOML)
+    if where == "event.json":
+        path.write_text("[" * 100_000)
+    assert one_error_line(invoke(*args, cwd=tmp_path)).startswith(f"error: {message}")
