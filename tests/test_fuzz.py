@@ -243,6 +243,27 @@ def test_skiplists_any_other_text_is_exit_2_or_a_lint_finding(tmp_path, count, d
     assert_clean(invoke("skiplist", "explain", "--skiplists", tmp_path, POOL[0].id), allowed=(0, 2))
 
 
+@fuzz(100)
+@given(
+    table=st.dictionaries(
+        st.sampled_from(SCOPES), st.dictionaries(CLASS, REASON, min_size=1, max_size=3), min_size=1, max_size=3
+    ),
+    data=st.data(),
+)
+def test_skiplist_import_of_a_python_dict(tmp_path, count, table, data):
+    count()
+    source = tmp_path / "skips.py"
+    source.write_text(f"import nothing_here\nEXPORT_SKIPS = {table!r}\n", encoding="utf-8")
+    out = tmp_path / "out" / "export_skips.toml"
+    assert_clean(invoke("skiplist", "import", source, "-o", out), allowed=(0,))
+    assert load_skiplists(out.parent).skips.scopes == table
+    # Anything else: spliced into the source, the module becomes another one, or not Python.
+    text = source.read_bytes()
+    cut = data.draw(st.integers(0, len(text)))
+    source.write_bytes(text[:cut] + data.draw(JUNK) + text[cut:])
+    assert_clean(invoke("skiplist", "import", source), allowed=(0, 2))
+
+
 # ── pyproject settings ───────────────────────────────────────────────────────────────────────
 
 
