@@ -7,8 +7,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bot.cells import Cell
-from bot.errors import BotError
+from bot.errors import EXIT_FAILURE, BotError
 from bot.report.model import Report
+from bot.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class CheckOptions:
     skiplists: Path = Path("skiplists")
     cell_timeout: float | None = None
     out: Path = Path("export-bot-out")
+    settings: Settings = Settings()  # read once by the caller (the --repo pyproject) and used for every step
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class CheckOutcome:
 def run_check(options: CheckOptions, echo: Callable[[str], None]) -> CheckOutcome:
     """Run the check and write its files into `options.out`; `echo` receives the progress notes."""
     from bot.diff import diff
+    from bot.files import write_text
     from bot.propose.proposal import propose
     from bot.report import render_comment, render_summary, write_report
     from bot.results import read_results
@@ -73,11 +76,11 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> CheckOutcom
     comment = render_comment(report)
     written = [out / "report.json", out / "comment.md", out / "summary.md", head_junit]
     write_report(report, written[0])
-    written[1].write_text(comment, encoding="utf-8")
-    written[2].write_text(render_summary(report), encoding="utf-8")
+    write_text(written[1], comment)
+    write_text(written[2], render_summary(report))
     if proposal.patch:
         written.append(out / "skiplists.patch")
-        written[-1].write_text(proposal.patch, encoding="utf-8")
+        write_text(written[-1], proposal.patch)
     if rerun_junit:
         written.append(rerun_junit)
     return CheckOutcome(report, comment, proposal.patch, written[0], tuple(written))
@@ -90,10 +93,8 @@ def _plan(options: CheckOptions, out: Path, echo: Callable[[str], None]):
     named = changed_lines = None
     if options.base_ref:
         from bot.select import select_cells, write_selection
-        from bot.settings import load_settings
 
-        settings = load_settings(options.repo / "pyproject.toml")
-        selection = select_cells(options.repo, options.base_ref, options.head_ref, settings)
+        selection = select_cells(options.repo, options.base_ref, options.head_ref, options.settings)
         echo(selection.summary)
         write_selection(out / "selection.json", selection.cells)
         named, changed_lines = list(selection.cells), selection.changed_lines
@@ -108,12 +109,15 @@ def _plan(options: CheckOptions, out: Path, echo: Callable[[str], None]):
         source=options.source,
         skiplists=options.skiplists,
         cell_timeout=options.cell_timeout,
+        settings=options.settings,
     )
     return plan, changed_lines
 
 
 class CheckError(BotError, RuntimeError):
     """The check could not finish (a run that did not complete); the message says where to look."""
+
+    exit_code = EXIT_FAILURE  # the run failed, not the user's input
 
 
 def _run(plan, junit: Path, workers: int | str) -> None:

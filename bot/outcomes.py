@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import Enum
 
 from bot.cells import Cell
@@ -37,8 +37,8 @@ NOT_BUILDABLE_PROPERTY = "not_buildable"
 TRANSFORMERS_LOCATION = "transformers.location"
 TRANSFORMERS_SHA = "transformers.sha"
 STAGES = ("build", "capture", "eager", "export", "run", "compare")
-# `<error>` kinds: the first two are infrastructure, flagged beside conformance failures.
-ERROR_KINDS = ("crash", "timeout", "harness", "build")
+# `<error>` kinds are crash, timeout, harness and build; the first two are infrastructure,
+# flagged beside conformance failures.
 INFRASTRUCTURE_KINDS = ("crash", "timeout")
 
 
@@ -71,6 +71,3 @@ class CellResult:
     @property
     def infrastructure(self) -> bool:
         return self.status is Status.ERROR and self.kind in INFRASTRUCTURE_KINDS
-
-    def with_source(self, source: str) -> CellResult:
-        return replace(self, source=source)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+import difflib
+import logging
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot import toml as tomllib
 from bot.errors import BotError
+from bot.files import read_text
+
+logger = logging.getLogger(__name__)
 
 # Shared code every export goes through (docs/selection.md): a change here runs the `core` preset.
 DEFAULT_SHARED_PATHS = (
@@ -46,40 +51,116 @@ class Settings:
     configured: frozenset[str] = field(default=frozenset(), compare=False)
 
 
+# The schema of `[tool.export-bot]` (docs/selection.md): every key's type and range. A number
+# range is inclusive unless `above` says the lower bound itself is refused.
+@dataclass(frozen=True)
+class Key:
+    kind: str  # "path", "source", "strings", "bool", "int" or "number"
+    low: float | None = None
+    high: float | None = None
+    above: bool = False  # low < value, rather than low <= value
+
+
+SCHEMA: dict[str, Key] = {
+    "skiplists": Key("path"),
+    "source": Key("source"),
+    "shared_paths": Key("strings"),
+    "core": Key("strings"),
+    "dependents": Key("bool"),
+    "run_modular_descendants": Key("bool"),
+    "skiplist_paths": Key("strings"),
+    "cell_timeout": Key("number", 0, 7 * 24 * 3600, above=True),
+    "min_passes": Key("int", 1, 100),
+    "github_retries": Key("int", 0, 50),
+    "github_backoff": Key("number", 0, 600),
+    "github_write_interval": Key("number", 0, 600),
+    "github_rate_limit_wait": Key("number", 0, 3600),
+    "github_timeout": Key("int", 1, 3600),
+}
+
+
 def load_settings(pyproject: Path | str | None = None) -> Settings:
-    """Read `[tool.export-bot]` from `pyproject` (default: ./pyproject.toml); missing file → defaults."""
+    """Read `[tool.export-bot]` from `pyproject` (default: ./pyproject.toml); missing file → defaults.
+
+    Every value is checked against `SCHEMA`; a bad one is a SettingsError naming the file, the
+    key and what it must be. An unknown key is a warning naming the closest known key, so a
+    newer pyproject still works with an older bot.
+    """
     path = Path(pyproject) if pyproject else Path("pyproject.toml")
     if not path.is_file():
         return Settings()
     try:
-        table = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get("export-bot", {})
+        document = tomllib.loads(read_text(path))
     except tomllib.TOMLDecodeError as exc:
-        raise SettingsError(f"{path}: {exc}") from exc
-    known = {f.name: f for f in fields(Settings) if f.name != "configured"}
-    values, extra = {}, {}
+        raise SettingsError(f"{path}: not valid TOML ({exc}); fix the file") from None
+    tool = document.get("tool", {})
+    table = tool.get("export-bot", {}) if isinstance(tool, dict) else None
+    if not isinstance(table, dict):
+        where = "tool.export-bot" if isinstance(tool, dict) else "tool"
+        raise SettingsError(f"{path}: `{where}` must be a table (`[tool.export-bot]` with key = value lines)")
+    values: dict[str, object] = {}
+    spelled: dict[str, str] = {}
     for key, value in table.items():
         name = key.replace("-", "_")
-        if name not in known:
-            extra[key] = value
+        if name not in SCHEMA:
+            near = difflib.get_close_matches(name, SCHEMA, n=1)
+            hint = (
+                f"; did you mean `{_dashed(near[0])}`?" if near else f"; known keys: {', '.join(map(_dashed, SCHEMA))}"
+            )
+            logger.warning("%s: unknown key `%s` in [tool.export-bot] is ignored%s", path, key, hint)
             continue
-        default = getattr(Settings, name, None)
-        if isinstance(default, tuple):
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise SettingsError(f"{path}: [tool.export-bot] {key} must be a list of strings")
-            value = tuple(value)
-        elif isinstance(default, Path):
-            value = (path.parent / value) if not Path(value).is_absolute() else Path(value)
-        elif isinstance(default, bool) and not isinstance(value, bool):
-            raise SettingsError(f"{path}: [tool.export-bot] {key} must be true or false")
-        elif name == "source":
-            value = _resolve_source(str(value), path.parent)
-        values[name] = value
-    if extra:
-        raise SettingsError(
-            f"{path}: unknown key(s) in [tool.export-bot]: {', '.join(sorted(extra))}; "
-            f"known keys: {', '.join(k.replace('_', '-') for k in sorted(known))}"
-        )
+        if name in spelled:
+            raise SettingsError(f"{path}: [tool.export-bot] sets `{spelled[name]}` and `{key}`: keep one of them")
+        spelled[name] = key
+        values[name] = _checked(SCHEMA[name], value, f"{path}: [tool.export-bot] {key}", path.parent)
     return Settings(**values, configured=frozenset(values))
+
+
+def _checked(key: Key, value: object, where: str, folder: Path) -> object:
+    """The value as Settings holds it, or a SettingsError saying what it must be."""
+    if key.kind == "bool":
+        if not isinstance(value, bool):
+            raise SettingsError(f"{where} must be true or false, not {_show(value)}")
+        return value
+    if key.kind == "strings":
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise SettingsError(f'{where} must be a list of non-empty strings (["…", …]), not {_show(value)}')
+        return tuple(value)
+    if key.kind in ("path", "source"):
+        if not isinstance(value, str) or not value.strip():
+            raise SettingsError(f"{where} must be a non-empty string, not {_show(value)}")
+        if key.kind == "path":
+            return Path(value) if Path(value).is_absolute() else folder / value
+        kind, sep, rest = value.strip().partition(":")
+        if value.strip() != "zoo" and not (kind == "transformers-tests" and sep and rest.strip()):
+            raise SettingsError(f"{where} must be 'zoo' or 'transformers-tests:PATH', not {value!r}")
+        return _resolve_source(value.strip(), folder)
+    whole = key.kind == "int"
+    if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)) or value != value:
+        raise SettingsError(f"{where} must be {'a whole number' if whole else 'a finite number'}, not {_show(value)}")
+    too_low = key.low is not None and (value <= key.low if key.above else value < key.low)
+    if too_low or (key.high is not None and value > key.high):
+        low = "" if key.low is None else f"{'above' if key.above else 'at least'} {key.low:g}"
+        high = "" if key.high is None else f"at most {key.high:g}"
+        raise SettingsError(f"{where} must be {' and '.join(filter(None, (low, high)))}, not {value}")
+    return value if whole else float(value)
+
+
+def _show(value: object) -> str:
+    kind = {
+        bool: "a boolean",
+        int: "a number",
+        float: "a decimal number",
+        str: "a string",
+        list: "a list",
+        dict: "a table",
+    }
+    text = repr(value)
+    return f"{kind.get(type(value), type(value).__name__)} ({text if len(text) <= 40 else text[:37] + '...'})"
+
+
+def _dashed(name: str) -> str:
+    return name.replace("_", "-")
 
 
 def _resolve_source(spec: str, folder: Path) -> str:

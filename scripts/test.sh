@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/npm-deps.sh
 bash scripts/browser-deps.sh
+.venv/bin/ruff check . && .venv/bin/ruff format --check .
 exec .venv/bin/python -m pytest -n 2 "$@"

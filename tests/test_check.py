@@ -104,3 +104,35 @@ def test_a_llama_only_pr_with_classes_the_zoo_cannot_build_is_green_and_proposes
     comment = (out / "comment.md").read_text(encoding="utf-8")
     assert "🚧 2 cells not buildable by this source" in comment and "💥" not in comment
     assert "the zoo has no recipe for it" in comment
+
+
+def test_settings_come_from_one_pyproject_and_planning_uses_them(tmp_path, monkeypatch):
+    from bot.check import CheckOptions, _plan
+    from bot.settings import Settings
+
+    # The working folder's pyproject says 1000 s; the settings the command chose say 7 s.
+    (tmp_path / "pyproject.toml").write_text("[tool.export-bot]\ncell-timeout = 1000\n")
+    monkeypatch.chdir(tmp_path)
+    options = CheckOptions(
+        models=("BertModel",),
+        preset=None,
+        backends=("onnx",),
+        skiplists=ROOT / "skiplists",
+        settings=Settings(cell_timeout=7.0),
+    )
+    plan, _ = _plan(options, tmp_path, echo=lambda line: None)
+    assert plan.cell_timeout == 7.0 and plan.cells
+
+
+def test_check_reads_the_settings_of_its_repo(tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text("[tool.export-bot]\ncell-timeout = -1\n")
+    monkeypatch.chdir(tmp_path)  # no pyproject here: before, planning read this folder's
+    result = CliRunner().invoke(main, ["check", "--repo", str(repo), "--models", "BertModel", "--out", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert f"{repo / 'pyproject.toml'}: [tool.export-bot] cell-timeout must be above 0" in result.output
+    config = tmp_path / "other.toml"
+    config.write_text("[tool.export-bot]\nmin-passes = 0\n")
+    result = CliRunner().invoke(main, ["check", "--repo", str(repo), "--config", str(config), "--models", "BertModel"])
+    assert result.exit_code == 2 and f"{config}: [tool.export-bot] min-passes" in result.output

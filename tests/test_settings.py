@@ -1,11 +1,14 @@
-"""`[tool.export-bot]` settings: defaults, paths relative to the pyproject, and what a missing folder means."""
+"""`[tool.export-bot]` settings: defaults, the schema (types, ranges, unknown keys), paths relative to the pyproject."""
 
 from __future__ import annotations
+
+import logging
+from dataclasses import fields
 
 import pytest
 
 from bot.cli.common import DEFAULT_SKIPLISTS, BotError, resolve_skiplists
-from bot.settings import Settings, SettingsError, load_settings
+from bot.settings import SCHEMA, Settings, SettingsError, load_settings
 
 
 def write(tmp_path, body: str):
@@ -25,10 +28,74 @@ def test_paths_and_checkout_sources_are_relative_to_the_pyproject(tmp_path):
     assert settings.configured == {"skiplists", "source"}
 
 
-@pytest.mark.parametrize("body", ["typo-key = 1", "dependents = 'yes'", "core = 'BertModel'"])
-def test_bad_keys_and_values_name_the_key(tmp_path, body):
-    with pytest.raises(SettingsError, match=body.split(" ")[0]):
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("dependents = 'yes'", "dependents must be true or false, not a string ('yes')"),
+        ("core = 'BertModel'", "core must be a list of non-empty strings"),
+        ("core = ['BertModel', 3]", "core must be a list of non-empty strings"),
+        ("skiplists = 5", "skiplists must be a non-empty string, not a number (5)"),
+        ("skiplists = ''", "skiplists must be a non-empty string"),
+        ("source = 'zo'", "source must be 'zoo' or 'transformers-tests:PATH', not 'zo'"),
+        ("source = 'transformers-tests:'", "source must be 'zoo' or 'transformers-tests:PATH'"),
+        ("cell-timeout = 0", "cell-timeout must be above 0 and at most 604800, not 0"),
+        ("cell-timeout = 'long'", "cell-timeout must be a finite number, not a string"),
+        ("cell-timeout = nan", "cell-timeout must be a finite number"),
+        ("cell-timeout = inf", "cell-timeout must be above 0 and at most 604800, not inf"),
+        ("min-passes = 0", "min-passes must be at least 1 and at most 100, not 0"),
+        ("min-passes = true", "min-passes must be a whole number, not a boolean"),
+        ("github-timeout = 30.5", "github-timeout must be a whole number, not a decimal number (30.5)"),
+        ("github-retries = -1", "github-retries must be at least 0 and at most 50, not -1"),
+        ("github-backoff = [1]", "github-backoff must be a finite number, not a list"),
+        ("min-passes = 2\nmin_passes = 3", "sets `min-passes` and `min_passes`: keep one of them"),
+    ],
+)
+def test_each_key_has_a_type_and_a_range(tmp_path, body, message):
+    with pytest.raises(SettingsError) as raised:
         load_settings(write(tmp_path, body))
+    assert str(raised.value).startswith(f"{tmp_path / 'pyproject.toml'}: [tool.export-bot] ")
+    assert message in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_numbers_in_range_are_kept_with_their_type(tmp_path):
+    settings = load_settings(write(tmp_path, "cell-timeout = 30\nmin-passes = 5\ngithub-backoff = 0.5"))
+    assert settings.cell_timeout == 30.0 and isinstance(settings.cell_timeout, float)
+    assert settings.min_passes == 5 and settings.github_backoff == 0.5
+    assert settings.configured == {"cell_timeout", "min_passes", "github_backoff"}
+
+
+def test_every_setting_has_a_schema_entry():
+    assert set(SCHEMA) == {f.name for f in fields(Settings)} - {"configured"}
+
+
+@pytest.mark.parametrize(
+    "key, hint",
+    [("skiplist", "did you mean `skiplists`?"), ("min-pass", "did you mean `min-passes`?"), ("zzz", "known keys: ")],
+)
+def test_an_unknown_key_warns_with_the_closest_known_one(tmp_path, caplog, key, hint):
+    with caplog.at_level(logging.WARNING, logger="bot.settings"):
+        settings = load_settings(write(tmp_path, f"{key} = 1\nmin-passes = 4"))
+    assert settings.min_passes == 4
+    [record] = caplog.records
+    assert f"unknown key `{key}` in [tool.export-bot] is ignored" in record.getMessage()
+    assert hint in record.getMessage()
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[tool]\nexport-bot = 5\n", "`tool.export-bot` must be a table"),
+        ("tool = 'x'\n", "`tool` must be a table"),
+        ("[tool.export-bot\n", "not valid TOML"),
+        ("[tool.export-bot]\nsource = '\xff'\n".encode("latin-1"), "not UTF-8 text"),
+    ],
+)
+def test_a_pyproject_that_is_not_a_table_of_settings_is_refused(tmp_path, text, message):
+    path = tmp_path / "pyproject.toml"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with pytest.raises(BotError, match=message):
+        load_settings(path)
 
 
 def test_a_configured_skiplist_folder_that_is_missing_is_an_error(tmp_path):

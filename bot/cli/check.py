@@ -32,7 +32,14 @@ from bot.cli.common import (
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("."),
     show_default=True,
-    help="With --base: the Transformers-layout git repository to select from.",
+    help="With --base: the Transformers-layout git repository to select from. "
+    "Its pyproject.toml holds the settings, unless --config names another.",
+)
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="pyproject.toml holding [tool.export-bot] (default: REPO/pyproject.toml).",
 )
 @click.option(
     "--base-junit",
@@ -62,6 +69,7 @@ def check(
     base_ref,
     head_ref,
     repo,
+    config,
     base_junit,
     backends,
     shapes,
@@ -78,14 +86,14 @@ def check(
 
     Exit 0 for success (or neutral: incomplete results, said loudly), 1 for failure, 2 for bad input.
     """
-    from bot.check import CheckError, CheckOptions, run_check
-    from bot.run.plan import PlanError
-    from bot.select.changes import GitError
-    from bot.settings import SettingsError
+    from bot.check import CheckOptions, run_check
+    from bot.settings import load_settings
 
     if base_ref and (models or preset):
         raise BotError("--base selects the cells from the git diff; leave out --models and --preset")
-    verify_tested_transformers(checkout, source, repo)
+    # One pyproject for everything the check decides: the selection, the source, the skiplists.
+    settings = load_settings(config or repo / "pyproject.toml")
+    verify_tested_transformers(checkout, source or settings.source, repo)
     options = CheckOptions(
         models=tuple(models),
         preset=preset if (preset or models or base_ref) else "smoke",
@@ -99,17 +107,12 @@ def check(
         probe=probe,
         workers=workers,
         source=source,
-        skiplists=resolve_skiplists(skiplists_dir),
+        skiplists=resolve_skiplists(skiplists_dir, settings),
         cell_timeout=cell_timeout,
         out=out,
+        settings=settings,
     )
-    try:
-        outcome = run_check(options, echo=lambda line: click.echo(line, err=True))
-    except (PlanError, GitError, SettingsError) as exc:
-        raise BotError(str(exc)) from None
-    except CheckError as exc:
-        click.echo(f"error: {exc}", err=True)
-        raise SystemExit(EXIT_FAILURE) from None
+    outcome = run_check(options, echo=lambda line: click.echo(line, err=True))
     click.echo(outcome.comment)
     if outcome.patch:
         click.echo(

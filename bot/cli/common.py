@@ -55,7 +55,7 @@ def matrix_options(fn: Callable) -> Callable:
 def _workers(ctx, param, value: str) -> int | str:
     if value == "auto":
         return value
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # `²` is a digit to isdigit(), not to int()
         return int(value)
     raise click.BadParameter(f"{value!r}: a number of workers (0 runs in-process, without crash isolation) or 'auto'")
 
@@ -73,7 +73,12 @@ def workers_option(default: str) -> Callable:
 
 
 def handle_errors(fn: Callable) -> Callable:
-    """Turn the bot's own errors (and ValueErrors raised on bad input) into a message and an exit code."""
+    """The one place the bot's expected errors become a message and an exit code (README, "Command reference").
+
+    A `BotError` prints its one line and exits with its `exit_code` (2, or 1 for a run that
+    did not complete). An `OSError` is a path the user gave that cannot be read or written
+    (missing, a folder, no permission): one line naming the path, exit 2.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -82,6 +87,9 @@ def handle_errors(fn: Callable) -> Callable:
         except BotError as exc:
             click.echo(f"error: {exc}", err=True)
             raise SystemExit(exc.exit_code) from None
+        except OSError as exc:
+            click.echo(f"error: {describe_os_error(exc)}", err=True)
+            raise SystemExit(EXIT_USAGE) from None
 
     return wrapper
 
@@ -106,12 +114,9 @@ def verify_tested_transformers(checkout: Path | None, source: str | None, projec
 
     spec = source
     if spec is None:
-        from bot.settings import SettingsError, load_settings
+        from bot.settings import load_settings
 
-        try:
-            spec = load_settings().source  # as planning resolves it
-        except SettingsError as exc:
-            raise BotError(str(exc)) from None
+        spec = load_settings().source  # as planning resolves it
     want = expected_checkout(checkout, spec, project if _configures_bot(project / "pyproject.toml") else None)
     if want is not None:
         installed = installed_transformers()
@@ -127,6 +132,15 @@ def _configures_bot(pyproject: Path) -> bool:
         return False
 
 
+def describe_os_error(exc: OSError) -> str:
+    """`PATH: No such file or directory; check the path and its permissions`, in one line."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if exc.filename is None:
+        return f"{reason}; check the paths you passed and their permissions"
+    where = f"{exc.filename} → {exc.filename2}" if exc.filename2 is not None else str(exc.filename)
+    return f"{where}: {reason}; check the path and its permissions"
+
+
 def resolve_skiplists(skiplists_dir: Path | None, settings=None) -> Path:
     """--skiplists, else `[tool.export-bot] skiplists`, else the bot's own skiplists/.
 
@@ -138,12 +152,9 @@ def resolve_skiplists(skiplists_dir: Path | None, settings=None) -> Path:
             raise BotError(f"{skiplists_dir}: no such skiplist folder; pass --skiplists DIR")
         return skiplists_dir
     if settings is None:
-        from bot.settings import SettingsError, load_settings
+        from bot.settings import load_settings
 
-        try:
-            settings = load_settings()
-        except SettingsError as exc:
-            raise BotError(str(exc)) from None
+        settings = load_settings()
     if "skiplists" in settings.configured:
         if not settings.skiplists.is_dir():
             raise BotError(

@@ -57,9 +57,10 @@ def diff(
 ) -> None:
     """Diff head results against main's and judge them: exit 0 success or neutral, 1 failure, 2 bad input."""
     from bot.diff import diff as diff_results
+    from bot.files import append_text, write_text
     from bot.report import render_comment, render_summary, write_report
     from bot.results import read_results
-    from bot.skiplist.model import SkiplistError, load_skiplists
+    from bot.skiplist.model import load_skiplists
 
     summary, selected, changed_lines = _selection(selection_file)
     if selected == set():
@@ -68,10 +69,7 @@ def diff(
     elif not any(p.exists() for p in head_files):
         missing = ", ".join(map(str, head_files)) or "none given"
         raise BotError(f"no head results ({missing}); pass the JUnit files `export-bot run` wrote with --head")
-    try:
-        skiplists = load_skiplists(resolve_skiplists(skiplists_dir))
-    except SkiplistError as exc:
-        raise BotError(str(exc)) from exc
+    skiplists = load_skiplists(resolve_skiplists(skiplists_dir))
     head = read_results(head_files, expect_shards=expect_shards)
     base = read_results(base_files) if base_files else None
     if base is not None and selected:
@@ -93,10 +91,9 @@ def diff(
     if json_out:
         write_report(report, json_out)
     if markdown_out:
-        markdown_out.write_text(render_comment(report), encoding="utf-8")
+        write_text(markdown_out, render_comment(report))
     if summary_out:
-        with summary_out.open("a", encoding="utf-8") as stream:
-            stream.write(render_summary(report))
+        append_text(summary_out, render_summary(report))
     counts = ", ".join(f"{name.replace('_', ' ')} {len(lines):,}" for name, lines in report.categories.items() if lines)
     click.echo(f"verdict: {report.verdict}: {report.headline}")
     if counts:
@@ -114,13 +111,10 @@ def _selection(path: Path | None) -> tuple[str | None, set | None, dict | None]:
     """The selection's summary, cells and changed lines; (None, None, None) without --selection."""
     if path is None:
         return None, None, None
-    from bot.select.selection_file import SelectionFileError, changed_lines_of, read_selection_document
+    from bot.select.selection_file import changed_lines_of, read_selection_document
 
-    try:
-        cells, document = read_selection_document(path)
-        changed = changed_lines_of(document, path)
-    except SelectionFileError as exc:
-        raise BotError(str(exc)) from None
+    cells, document = read_selection_document(path)
+    changed = changed_lines_of(document, path)
     return str(document.get("summary") or "") or None, set(cells), changed
 
 

@@ -44,20 +44,16 @@ def propose(report_path, history_paths, min_passes, skiplists_dir, apply_, write
     """
     from bot.propose.proposal import apply_proposal
     from bot.propose.proposal import propose as make_proposal
-    from bot.report.model import ReportError, load_report
+    from bot.report.model import load_report
     from bot.report.model import write_report as store_report
-    from bot.settings import SettingsError, load_settings
-    from bot.skiplist.model import SkiplistError
+    from bot.settings import load_settings
 
-    try:
-        settings = load_settings()
-        report = load_report(report_path)
-        history = [_read_history(path) for path in history_paths if not _same_file(path, report_path)]
-        folder = resolve_skiplists(skiplists_dir, settings)
-        proposal = make_proposal(report, folder, history=history, min_passes=min_passes or settings.min_passes)
-        written = apply_proposal(proposal, folder) if apply_ else []
-    except (ReportError, SkiplistError, SettingsError) as exc:
-        raise BotError(str(exc)) from exc
+    settings = load_settings()
+    report = load_report(report_path)
+    history = [_read_history(path) for path in history_paths if not _same_file(path, report_path)]
+    folder = resolve_skiplists(skiplists_dir, settings)
+    proposal = make_proposal(report, folder, history=history, min_passes=min_passes or settings.min_passes)
+    written = apply_proposal(proposal, folder) if apply_ else []
 
     if proposal.patch:
         click.echo(proposal.patch, nl=False)

@@ -86,6 +86,7 @@ def run(
     checkout,
 ) -> None:
     """Run the conformance cells and write JUnit; exits 0 when every cell ran (failures are data)."""
+    from bot.files import make_parent, write_text
     from bot.run.session import COMPLETED, SessionOptions, run_session
 
     # Before planning: reading a tester source imports transformers, which must be the checkout's.
@@ -114,12 +115,13 @@ def run(
     if not plan.cells:
         # An empty shard or a report with nothing to confirm: a valid, empty JUnit, without
         # paying for a pytest session that imports torch and every backend.
-        junit.write_text(
+        write_text(
+            junit,
             '<?xml version="1.0" encoding="utf-8"?>\n<testsuites><testsuite name="export-bot" '
             'tests="0" errors="0" failures="0" skipped="0"/></testsuites>\n',
-            encoding="utf-8",
         )
         raise SystemExit(EXIT_OK)
+    make_parent(junit)  # pytest's JUnit and its log go there
     log = junit.with_name(junit.stem + ".pytest.log")  # pytest's own output, e.g. stack dumps of timed-out cells
     code = run_session(plan, SessionOptions(junit=junit, workers=workers, log=log))
     if code not in COMPLETED:
@@ -143,31 +145,23 @@ def _refuse_when_nothing_built(junit: Path) -> None:
 
 
 def plan_from_options(*, selection_file=None, rerun_of=None, skiplists_dir=None, **options):
-    """The CLI's edge of planning: read the named cells, resolve the skiplists, map errors to exit 2."""
-    from bot.run.plan import PlanError
+    """The CLI's edge of planning: read the settings once, the named cells, and resolve the skiplists."""
     from bot.run.planning import build_plan
+    from bot.settings import load_settings
 
+    settings = load_settings()
     named = _named_cells(selection_file, rerun_of) if (selection_file or rerun_of) else None
-    try:
-        return build_plan(named=named, skiplists=resolve_skiplists(skiplists_dir), **options)
-    except PlanError as exc:
-        raise BotError(str(exc)) from None
+    return build_plan(named=named, skiplists=resolve_skiplists(skiplists_dir, settings), settings=settings, **options)
 
 
 def _named_cells(selection_file: Path | None, rerun_of: Path | None) -> list:
     """The cells a selection file lists, or those a report says still need their confirming re-run."""
-    from bot.cells import Cell, CellIdError
+    from bot.cells import Cell
 
     if rerun_of:
-        from bot.report.model import ReportError, load_report
+        from bot.report.model import load_report
 
-        try:
-            return [Cell.parse(cell_id) for cell_id in load_report(rerun_of).needs_rerun]
-        except (ReportError, CellIdError) as exc:
-            raise BotError(f"{rerun_of}: {exc}") from None
-    from bot.select.selection_file import SelectionFileError, read_selection
+        return [Cell.parse(cell_id) for cell_id in load_report(rerun_of).needs_rerun]
+    from bot.select.selection_file import read_selection
 
-    try:
-        return read_selection(selection_file)
-    except SelectionFileError as exc:
-        raise BotError(str(exc)) from None
+    return read_selection(selection_file)

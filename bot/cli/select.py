@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import BotError, handle_errors
+from bot.cli.common import handle_errors
 
 
 @click.command()
@@ -77,32 +77,29 @@ def select(
     --shard I/N [--durations FILE]`; sharding is deterministic, so shard I there holds exactly
     the cells listed under `shards[I-1]` here.
     """
+    from bot.files import append_text
     from bot.model_index import installed_index
-    from bot.run.shard import ShardError, assign_shards, read_durations
+    from bot.run.shard import assign_shards, read_durations
     from bot.select import select_cells, write_selection
     from bot.select.catalog import load_catalog
-    from bot.select.changes import GitError, resolve
-    from bot.select.request import RequestError, parse_request, request_cells
-    from bot.settings import SettingsError, load_settings
-    from bot.skiplist.model import SkiplistError
+    from bot.select.changes import resolve
+    from bot.select.request import parse_request, request_cells
+    from bot.settings import load_settings
 
-    try:
-        request = parse_request(request_json)
-        settings = load_settings(config or repo / "pyproject.toml")
-        base_sha, head_sha = resolve(repo, base), resolve(repo, head)
-        if request.uses_git:
-            selection = select_cells(repo, base_sha, head_sha, settings)
-            cells, described = list(selection.cells), selection.to_json()
-        else:
-            cells = request_cells(request, load_catalog(settings), installed_index())
-            described = {
-                "summary": f"{len(cells)} cells named by `/export-check {request.kind}`",
-                "request": request.kind,
-                "cells": [c.id for c in cells],
-            }
-        times = read_durations(durations) if durations else None
-    except (GitError, SettingsError, SkiplistError, ShardError, RequestError) as exc:
-        raise BotError(str(exc)) from None
+    request = parse_request(request_json)
+    settings = load_settings(config or repo / "pyproject.toml")
+    base_sha, head_sha = resolve(repo, base), resolve(repo, head)
+    if request.uses_git:
+        selection = select_cells(repo, base_sha, head_sha, settings)
+        cells, described = list(selection.cells), selection.to_json()
+    else:
+        cells = request_cells(request, load_catalog(settings), installed_index())
+        described = {
+            "summary": f"{len(cells)} cells named by `/export-check {request.kind}`",
+            "request": request.kind,
+            "cells": [c.id for c in cells],
+        }
+    times = read_durations(durations) if durations else None
     count = max(1, min(shards, len(cells)))
     parts = assign_shards(cells, count, times) if cells else []
     document = {
@@ -122,9 +119,9 @@ def select(
         extra = {k: v for k, v in document.items() if k != "cells"}
         write_selection(json_out, cells, **extra)
     if github_output:
-        with github_output.open("a", encoding="utf-8") as stream:
-            stream.write(
-                f"matrix={json.dumps(document['matrix'])}\ncount={len(cells)}\nshards={len(parts)}\n"
-                f"probe={'true' if request.probe else 'false'}\n"
-            )
+        append_text(
+            github_output,
+            f"matrix={json.dumps(document['matrix'])}\ncount={len(cells)}\nshards={len(parts)}\n"
+            f"probe={'true' if request.probe else 'false'}\n",
+        )
     click.echo(json.dumps(document, indent=2))

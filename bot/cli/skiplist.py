@@ -29,6 +29,7 @@ def skiplist() -> None:
 @handle_errors
 def lint(paths: tuple[Path, ...], strict: bool) -> None:
     """Check skiplist files (default: the configured skiplists folder). Exit 2 on errors."""
+    from bot.files import NotText, read_text
     from bot.model_index import installed_index
     from bot.skiplist.lint import ERROR, Finding, LintResult, lint_text
 
@@ -37,9 +38,9 @@ def lint(paths: tuple[Path, ...], strict: bool) -> None:
     results = []
     for path in files:
         try:
-            text = path.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else f"not UTF-8 ({exc.reason})"
+            text = read_text(path)
+        except (OSError, NotText) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else str(exc).partition(": ")[2]
             results.append(LintResult(str(path), (Finding(str(path), 1, 1, ERROR, f"cannot read: {reason}"),)))
             continue
         results.append(lint_text(text, str(path), known_classes=classes))
@@ -60,18 +61,12 @@ def lint(paths: tuple[Path, ...], strict: bool) -> None:
 @handle_errors
 def explain(cell_ids: tuple[str, ...], skiplists_dir: Path | None, as_json: bool) -> None:
     """Say which scope skips each cell (e.g. `BertModel::test_onnx_export_dynamic`), and why."""
-    from bot.cells import Cell, CellIdError
+    from bot.cells import Cell
     from bot.skiplist.explain import render_explanation
-    from bot.skiplist.model import SkiplistError, load_skiplists
+    from bot.skiplist.model import load_skiplists
 
-    try:
-        cells = [Cell.parse(cell_id) for cell_id in cell_ids]
-    except CellIdError as exc:
-        raise BotError(f"bad cell id: {exc}") from None
-    try:
-        skiplists = load_skiplists(resolve_skiplists(skiplists_dir))
-    except SkiplistError as exc:
-        raise BotError(str(exc)) from None
+    cells = [Cell.parse(cell_id) for cell_id in cell_ids]
+    skiplists = load_skiplists(resolve_skiplists(skiplists_dir))
     explanations = [skiplists.explain(cell) for cell in cells]
     if as_json:
         click.echo(json.dumps([e.to_json() for e in explanations], indent=2, ensure_ascii=False))
@@ -86,17 +81,14 @@ def explain(cell_ids: tuple[str, ...], skiplists_dir: Path | None, as_json: bool
 @handle_errors
 def import_(file: Path, name: str, output: Path | None) -> None:
     """Turn a Python module's `dict[str, dict[str, str]]` literal into skiplist TOML (never runs the module)."""
+    from bot.files import read_text
     from bot.skiplist.document import SkiplistDocument
     from bot.skiplist.importer import import_skiplist
-    from bot.skiplist.model import SkiplistError
 
-    try:
-        source = file.read_bytes().decode("utf-8")
-        document = SkiplistDocument.parse(import_skiplist(source, name, str(file)), str(output or "<stdout>"))
-    except UnicodeDecodeError as exc:
-        raise BotError(f"{file}: not UTF-8 ({exc.reason})") from None
-    except SkiplistError as exc:
-        raise BotError(str(exc)) from None
+    # The importer refuses what the TOML could not hold (a duplicate key, a non-string) at its
+    # line in FILE, so the generated text is checked under FILE's name: nothing was written yet.
+    text = import_skiplist(read_text(file), name, str(file))
+    document = SkiplistDocument.parse(text, f"the TOML generated from {file}")
     if output is None:
         click.echo(document.text(), nl=False)
         return

@@ -19,8 +19,8 @@ def load_event(path: Path | str | None) -> dict:
         raise EventError("no event file: run this inside GitHub Actions or pass --event PATH (GITHUB_EVENT_PATH)")
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise EventError(f"{path}: cannot read the event payload ({exc})") from exc
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: not JSON, or not UTF-8
+        raise EventError(f"{path}: cannot read the event payload ({exc})") from None
     if not isinstance(data, dict):
         raise EventError(f"{path}: the event payload is not a JSON object")
     return data
@@ -44,19 +44,21 @@ class CommentEvent:
         try:
             issue, comment = event["issue"], event["comment"]
             user = comment.get("user") or {}
+            login = _typed(user.get("login") or "", str, "comment.user.login")
             return cls(
-                action=event.get("action", ""),
-                number=int(issue["number"]),
+                action=_typed(event.get("action") or "", str, "action"),
+                number=_typed(issue["number"], int, "issue.number"),
                 # An issue and a PR share numbers; only a PR's issue carries `pull_request`.
                 on_pull_request=bool(issue.get("pull_request")),
-                comment_id=int(comment["id"]),
-                body=comment.get("body") or "",
-                author=user.get("login", ""),
-                author_is_bot=user.get("type") == "Bot" or user.get("login", "").endswith("[bot]"),
-                default_branch=(event.get("repository") or {}).get("default_branch") or "main",
+                comment_id=_typed(comment["id"], int, "comment.id"),
+                body=_typed(comment.get("body") or "", str, "comment.body"),
+                author=login,
+                author_is_bot=user.get("type") == "Bot" or login.endswith("[bot]"),
+                default_branch=_typed((event.get("repository") or {}).get("default_branch") or "main", str, "branch"),
             )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise EventError(f"not an issue_comment event (missing {exc}); this command runs on issue_comment") from exc
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise EventError(f"not an issue_comment event ({what}); this command runs on issue_comment") from None
 
     def ignored_because(self) -> str | None:
         """Why the bot does nothing with this comment, or None when it should read it."""
@@ -106,21 +108,39 @@ class RunEvent:
 
     @classmethod
     def from_payload(cls, event: dict) -> RunEvent:
+        try:
+            return cls._read(event)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise EventError(f"not a workflow_run or pull_request event ({what}); pass the run's event") from None
+
+    @classmethod
+    def _read(cls, event: dict) -> RunEvent:
         run = event.get("workflow_run")
         if isinstance(run, dict):
-            numbers = tuple(int(p["number"]) for p in run.get("pull_requests") or () if "number" in p)
-            title = (run.get("display_title") or "") if run.get("event") == "workflow_dispatch" else ""
-            owner = ((run.get("head_repository") or {}).get("owner") or {}).get("login")
-            return cls(
-                run.get("head_sha"),
-                numbers,
-                run.get("html_url"),
-                command_comment_of(title),
-                command_pr_of(title),
-                owner,
-                run.get("head_branch"),
-            )
+            pulls = run.get("pull_requests") or ()
+            numbers = tuple(_typed(p["number"], int, "pull_requests[].number") for p in pulls if "number" in p)
+            title = _typed(run.get("display_title") or "", str, "workflow_run.display_title")
+            if run.get("event") != "workflow_dispatch":
+                title = ""  # only a dispatched run's title is the bot's own (docs/github.md)
+            sha = _typed(run.get("head_sha"), (str, type(None)), "workflow_run.head_sha")
+            url = _typed(run.get("html_url"), (str, type(None)), "workflow_run.html_url")
+            head_repository = _typed(run.get("head_repository") or {}, dict, "workflow_run.head_repository")
+            owner = _typed(head_repository.get("owner") or {}, dict, "workflow_run.head_repository.owner").get("login")
+            owner = _typed(owner, (str, type(None)), "workflow_run.head_repository.owner.login")
+            branch = _typed(run.get("head_branch"), (str, type(None)), "workflow_run.head_branch")
+            return cls(sha, numbers, url, command_comment_of(title), command_pr_of(title), owner, branch)
         pull = event.get("pull_request")
         if isinstance(pull, dict):
-            return cls((pull.get("head") or {}).get("sha"), (int(pull["number"]),), None)
+            sha = _typed((pull.get("head") or {}).get("sha"), (str, type(None)), "pull_request.head.sha")
+            return cls(sha, (_typed(pull["number"], int, "pull_request.number"),), None)
         return cls(None, (), None)
+
+
+def _typed(value, types, field: str):
+    """`value` when it has the JSON type GitHub sends; a TypeError naming the field otherwise."""
+    if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
+        raise TypeError(f"`{field}` is {value!r}")
+    if not isinstance(value, types):
+        raise TypeError(f"`{field}` is {type(value).__name__}")
+    return value

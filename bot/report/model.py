@@ -8,7 +8,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
+from bot.cells import Cell, CellIdError
 from bot.errors import BotError
+from bot.files import NotText, read_text, write_text
 from bot.report.groups import Group
 from bot.results.model import Problem, Provenance
 
@@ -177,47 +179,145 @@ class Report:
 
     @classmethod
     def from_json(cls, data: Mapping, *, where: str = "report.json") -> Report:
+        """Read a report.json document, checking each field against `SCHEMA`; fields this version
+        does not know are ignored, so a newer writer's additions do not break an older reader."""
         schema = data.get("schema") if isinstance(data, Mapping) else None
         if schema != SCHEMA:
             raise ReportError(f"{where}: schema {schema!r} is not {SCHEMA!r}; write it with this export-bot version")
+        f = _Fields(data, where)
+        verdict = f.get("verdict", str, None)
+        if verdict not in VERDICTS:
+            f.fail("verdict", f"one of {', '.join(VERDICTS)}", verdict)
+        categories = f.get("categories", dict, {})
+        return cls(
+            verdict=verdict,
+            headline=f.get("headline", str, ""),
+            baseline=f.get("baseline", bool, False),
+            categories={name: f.lines(lines, f"categories.{name}") for name, lines in categories.items()},
+            infrastructure=f.strings("infrastructure"),
+            needs_rerun=f.cell_ids("needs_rerun"),
+            counts={key: f.counts(value, f"counts.{key}") for key, value in f.get("counts", dict, {}).items()},
+            problems=tuple(f.problem(p, f"problems[{i}]") for i, p in enumerate(f.get("problems", list, []))),
+            versions={k: f.check(v, str, f"versions.{k}") for k, v in f.get("versions", dict, {}).items()},
+            base_sha=f.get("base_sha", (str, type(None)), None),
+            head_sha=f.get("head_sha", (str, type(None)), None),
+            run_url=f.get("run_url", (str, type(None)), None),
+            cells=f.lines(data.get("cells", []), "cells"),
+            non_cells=f.count(data.get("non_cells", 0), "non_cells"),
+            files={k: f.strings(f"files.{k}", v) for k, v in f.get("files", dict, {}).items()},
+            proposal=f.get("proposal", (dict, type(None)), None),
+            selection=f.get("selection", (str, type(None)), None),
+            provenance=Provenance.from_json(f.get("provenance", (dict, type(None)), None)),
+            setup_problems=tuple(
+                dict(f.check(p, dict, f"setup_problems[{i}]")) for i, p in enumerate(f.get("setup_problems", list, []))
+            ),
+            groups=tuple(f.group(g, f"groups[{i}]") for i, g in enumerate(f.get("groups", list, []))),
+            created=f.get("created", (str, type(None)), None),
+            families={k: f.check(v, str, f"families.{k}") for k, v in f.get("families", dict, {}).items()},
+        )
+
+
+# What each JSON type is called in an error message.
+_JSON_KINDS = {str: "a string", bool: "true or false", int: "a whole number", float: "a number", list: "a list"}
+_JSON_KINDS.update({dict: "an object", type(None): "null"})
+# CellLine's fields after `cell` and `status`, with the JSON types each may hold.
+_LINE_TYPES = tuple(
+    (str,) if name == "message" else (bool,) if name == "probe" else (str, type(None)) for name in CellLine._fields[2:]
+)
+
+
+class _Fields:
+    """Checks a report document field by field; a wrong one is a ReportError naming its path."""
+
+    def __init__(self, data: Mapping, where: str) -> None:
+        self.data, self.where = data, where
+
+    def fail(self, path: str, expected: str, value: object):
+        found = _JSON_KINDS.get(type(value), type(value).__name__)
+        if value is None:
+            found = "null (or missing)"
+        elif isinstance(value, str) and len(value) <= 40:
+            found = f"{value!r}"
+        raise ReportError(
+            f"{self.where}: field `{path}` must be {expected}, not {found}; regenerate it with `export-bot diff`"
+        )
+
+    def check(self, value, types, path: str):
+        types = types if isinstance(types, tuple) else (types,)
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            self.fail(path, " or ".join(_JSON_KINDS[t] for t in types), value)
+        return value
+
+    def get(self, key: str, types, default):
+        if key not in self.data and default is not None:
+            return default
+        return self.check(self.data.get(key), types, key)
+
+    def strings(self, path: str, value=None) -> tuple[str, ...]:
+        items = self.check(self.data.get(path, []) if value is None else value, list, path)
+        return tuple(self.check(item, str, f"{path}[{i}]") for i, item in enumerate(items))
+
+    def cell_ids(self, path: str) -> tuple[str, ...]:
+        ids = self.strings(path)
+        for i, cell_id in enumerate(ids):
+            try:
+                Cell.parse(cell_id)
+            except CellIdError as exc:
+                raise ReportError(
+                    f"{self.where}: field `{path}[{i}]`: {exc}; regenerate it with `export-bot diff`"
+                ) from None
+        return ids
+
+    def count(self, value, path: str) -> int:
+        if self.check(value, int, path) < 0:
+            self.fail(path, "zero or more", value)
+        return value
+
+    def counts(self, value, path: str) -> dict[str, int]:
+        return {k: self.count(n, f"{path}.{k}") for k, n in self.check(value, dict, path).items()}
+
+    def group(self, value, path: str) -> Group:
+        item = self.check(value, dict, path)
         try:
-            return cls(
-                verdict=data["verdict"],
-                headline=data.get("headline", ""),
-                baseline=bool(data.get("baseline")),
-                categories={n: tuple(CellLine.from_json(x) for x in v) for n, v in data.get("categories", {}).items()},
-                infrastructure=tuple(data.get("infrastructure", ())),
-                needs_rerun=tuple(data.get("needs_rerun", ())),
-                counts={k: dict(v) for k, v in data.get("counts", {}).items()},
-                problems=tuple(Problem.from_json(p) for p in data.get("problems", ())),
-                versions=dict(data.get("versions", {})),
-                base_sha=data.get("base_sha"),
-                head_sha=data.get("head_sha"),
-                run_url=data.get("run_url"),
-                cells=tuple(CellLine.from_json(x) for x in data.get("cells", ())),
-                non_cells=int(data.get("non_cells", 0)),
-                files={k: tuple(v) for k, v in data.get("files", {}).items()},
-                proposal=data.get("proposal"),
-                selection=data.get("selection"),
-                provenance=Provenance.from_json(data.get("provenance")),
-                setup_problems=tuple(dict(p) for p in data.get("setup_problems", ())),
-                groups=tuple(Group.from_json(g) for g in data.get("groups", ())),
-                created=data.get("created"),
-                families=dict(data.get("families") or {}),
-            )
+            return Group.from_json(item)
         except (KeyError, TypeError, ValueError) as exc:
-            raise ReportError(f"{where}: not a valid report ({exc!r}); regenerate it with `export-bot diff`") from exc
+            raise ReportError(f"{self.where}: field `{path}`: {exc!r}; regenerate it with `export-bot diff`") from None
+
+    def problem(self, value, path: str) -> Problem:
+        item = self.check(value, dict, path)
+        for key in ("file", "what", "todo"):
+            self.check(item.get(key, ""), str, f"{path}.{key}")
+        self.check(item.get("line"), (int, type(None)), f"{path}.line")
+        return Problem.from_json(item)
+
+    def lines(self, value, path: str) -> tuple[CellLine, ...]:
+        lines = []
+        for i, item in enumerate(self.check(value, list, path)):
+            if not isinstance(item, dict):
+                self.fail(f"{path}[{i}]", "an object", item)
+            if not (isinstance(item.get("cell"), str) and isinstance(item.get("status"), str)):
+                key = "cell" if not isinstance(item.get("cell"), str) else "status"
+                self.fail(f"{path}[{i}].{key}", "a string", item.get(key))
+            line = CellLine.from_json(item)
+            # One pass over the tuple per line: a full sweep's report holds 30,000 of them.
+            for name, value_, types in zip(CellLine._fields[2:], line[2:], _LINE_TYPES):
+                if not isinstance(value_, types):
+                    self.fail(f"{path}[{i}].{name}", " or ".join(_JSON_KINDS[t] for t in types), value_)
+            lines.append(line)
+        return tuple(lines)
 
 
 def write_report(report: Report, path: Path | str) -> None:
-    Path(path).write_text(json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n")
 
 
 def load_report(path: Path | str) -> Report:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        data = json.loads(read_text(path))
+    except (OSError, NotText, ValueError, RecursionError) as exc:
+        # ValueError: not JSON; RecursionError: JSON nested deeper than the parser follows.
+        reason = (exc.strerror or exc) if isinstance(exc, OSError) else str(exc).removeprefix(f"{path}:")
         raise ReportError(
-            f"{path}: cannot read the report ({exc}); pass the report.json `export-bot diff` wrote"
-        ) from exc
+            f"{path}: cannot read the report ({reason}); pass the report.json `export-bot diff` wrote"
+        ) from None
     return Report.from_json(data, where=str(path))

@@ -10,21 +10,20 @@ from pathlib import Path
 from bot.cells import Cell
 from bot.outcomes import CellResult
 from bot.results.convert import cell_of, result_of
-from bot.results.junit import RERUN, FileRead
+from bot.results.junit import RERUN, FileRead, read_file
 from bot.results.model import Problem, ResultSet, SuiteInfo
-from bot.results.workers import read_files
 
 log = logging.getLogger(__name__)
 
 
-def read_results(
-    paths: Sequence[Path | str], expect_shards: int | None = None, *, parallel: bool | None = None
-) -> ResultSet:
+def read_results(paths: Sequence[Path | str], expect_shards: int | None = None) -> ResultSet:
     """Merge JUnit files (or folders of them) into one result set; never raises on bad input.
 
     A missing, empty, truncated or non-JUnit file, a cell found twice and a shard missing
     from `expect_shards` are all `Problem`s in the result, so the caller can still report.
-    `parallel`: read with a worker process (True), in this process (False), or by size (None).
+    Files are read one after the other in this process, each turned into results before the
+    next is read: a full sweep's post-processing stays within 1.5x a bare junitparser parse of
+    the same files (benchmarks/postprocess.py), so a second process would not earn its keep.
     """
     problems: list[Problem] = []
     suites: list[SuiteInfo] = []
@@ -34,7 +33,7 @@ def read_results(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        results, non_cells = _merge(read_files(files, parallel), problems, suites)
+        results, non_cells = _merge(map(read_file, files), problems, suites)
     finally:
         if collecting:
             # The results live as long as the report does and hold no cycles. Frozen, the

@@ -23,8 +23,6 @@ from bot.skiplist.model import Skiplists
 
 logger = logging.getLogger(__name__)
 
-COMPONENT_STATUSES = ("passed", "uncompared", "failed", "skipped")
-
 
 @dataclass(frozen=True)
 class ComponentRun:

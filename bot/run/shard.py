@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -22,10 +23,11 @@ class ShardError(BotError, ValueError):
 
 def parse_shard(text: str) -> tuple[int, int]:
     """`I/N` with 1 ≤ I ≤ N → (I, N)."""
-    index, sep, count = text.partition("/")
-    if not sep or not index.isdigit() or not count.isdigit() or not 1 <= int(index) <= int(count):
+    # ASCII digits only: str.isdigit() also accepts `²`, which int() refuses.
+    match = re.fullmatch(r"([0-9]+)/([0-9]+)", text)
+    if not match or not 1 <= int(match[1]) <= int(match[2]):
         raise ShardError(f"--shard {text!r}: expected I/N with 1 ≤ I ≤ N, such as 1/4")
-    return int(index), int(count)
+    return int(match[1]), int(match[2])
 
 
 def estimate(cell: Cell, durations: Mapping[str, float] | None = None) -> float:

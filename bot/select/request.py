@@ -45,13 +45,13 @@ def parse_request(text: str | None) -> RunRequest:
         raise RequestError(f"--request is not JSON ({exc}); pass what `export-bot github command` wrote") from None
     if not isinstance(data, dict) or data.get("kind") not in ("rerun", "models", "full", "probe"):
         raise RequestError(f"--request kind {data.get('kind') if isinstance(data, dict) else data!r} names no run")
-    return RunRequest(
-        kind=data["kind"],
-        models=tuple(data.get("models") or ()),
-        backends=tuple(data.get("backends") or ()),
-        shapes=tuple(data.get("shapes") or ()),
-        generate=bool(data.get("generate")),
-    )
+    lists = {}
+    for key in ("models", "backends", "shapes"):
+        value = data.get(key) or []
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise RequestError(f"--request {key} must be a list of names; pass what `export-bot github command` wrote")
+        lists[key] = tuple(value)
+    return RunRequest(kind=data["kind"], **lists, generate=data.get("generate") is True)
 
 
 def request_cells(request: RunRequest, catalog: Catalog, index: ModelIndex) -> list[Cell]:

@@ -142,12 +142,6 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def modular_imports(source: str, own_type: str) -> frozenset[str]:
-    """Types a modular file imports from; the line screen suffices (every statement counts, even unused)."""
-    found = (_type_of_spelling(m.group(1) or m.group(2), own_type) for m in _IMPORT_LINE.finditer(source))
-    return frozenset(t for t in found if t)
-
-
 def split_model_path(path: str, models_dir: str = MODELS_DIR) -> tuple[str, str] | None:
     """`src/transformers/models/<type>/<file>.py` → (type, file stem); anything else → None."""
     prefix = models_dir.rstrip("/") + "/"

@@ -10,14 +10,13 @@ leave a broken file behind, and every byte outside the edited entries stays as i
 from __future__ import annotations
 
 import logging
-import os
 import re
-import tempfile
 from pathlib import Path
 
 import tomlkit
-import tomllib
 
+from bot import toml as tomllib
+from bot.files import read_text, write_bytes
 from bot.scopes import walk_rank
 from bot.skiplist.layout import EntrySpan, Layout, TableSpan, scan
 from bot.skiplist.model import SkiplistError, referenced_class, retarget_reference, scopes_from_toml
@@ -81,8 +80,8 @@ class SkiplistDocument:
 
     @classmethod
     def load(cls, path: Path) -> SkiplistDocument:
-        # Bytes, not read_text: universal newlines would turn CRLF files into LF ones on save.
-        return cls(Path(path).read_bytes().decode("utf-8"), str(path))
+        # bot.files.read_text reads bytes: universal newlines would turn CRLF files into LF ones on save.
+        return cls(read_text(path), str(path))
 
     @classmethod
     def parse(cls, text: str, name: str) -> SkiplistDocument:
@@ -96,18 +95,8 @@ class SkiplistDocument:
         return {scope: dict(table) for scope, table in self._scopes.items()}
 
     def save(self, path: Path) -> None:
-        """Write atomically (temp file in the same folder + rename): never half-written."""
-        path = Path(path)
-        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(self._text.encode("utf-8"))
-            if path.exists():
-                os.chmod(temp, path.stat().st_mode & 0o7777)
-            os.replace(temp, path)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        """Write atomically (bot/files.py): never half-written, the folder made, the mode kept."""
+        write_bytes(path, self._text.encode("utf-8"))
 
     # ── edits ──────────────────────────────────────────────────────────────────────
 
@@ -155,9 +144,6 @@ class SkiplistDocument:
         self._replace(heir_scope, heir, f"{reason} [was: {heir_reason}]")
         for other_scope, other in others:
             self._replace(other_scope, other, retarget_reference(self._scopes[other_scope][other], heir))
-
-    def move(self, scope: str, model_class: str, new_scope: str) -> None:
-        self.narrow(scope, model_class, [new_scope])
 
     def narrow(self, scope: str, model_class: str, new_scopes: list[str]) -> None:
         """Replace `scope` by `new_scopes` for one class, keeping its reason."""

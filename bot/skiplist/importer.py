@@ -41,16 +41,30 @@ def read_skip_dict(source: str, name: str = "EXPORT_SKIPS", filename: str = "<st
         raise SkiplistImportError(f"{filename}:{node.lineno}:{node.col_offset + 1}: {name} is not a dict literal")
     comments = _comment_lines(source)
     scopes = []
+    seen_scopes: dict[str, ast.expr] = {}
     for key, value in zip(node.keys, node.values):
         scope = _string(key, filename, f"a scope key of {name}")
+        _refuse_duplicate(seen_scopes, scope, key, filename, f"scope {scope!r} of {name}")
         if not isinstance(value, ast.Dict):
             raise SkiplistImportError(f"{_where(filename, value)}: the value of scope {scope!r} is not a dict literal")
-        entries = tuple(
-            (_string(k, filename, f"a model class in {scope!r}"), _string(v, filename, f"a reason in {scope!r}"))
-            for k, v in zip(value.keys, value.values)
-        )
-        scopes.append(ImportedScope(scope, entries, _block_above(comments, key.lineno)))
+        entries, seen_classes = [], {}
+        for k, v in zip(value.keys, value.values):
+            model_class = _string(k, filename, f"a model class in {scope!r}")
+            _refuse_duplicate(seen_classes, model_class, k, filename, f"model class {model_class!r} in {scope!r}")
+            entries.append((model_class, _string(v, filename, f"a reason in {scope!r}")))
+        scopes.append(ImportedScope(scope, tuple(entries), _block_above(comments, key.lineno)))
     return scopes
+
+
+def _refuse_duplicate(seen: dict[str, ast.expr], key: str, node: ast.expr, filename: str, what: str) -> None:
+    # Python keeps the last of two equal keys without a word, and TOML refuses them: which
+    # entry the author meant is theirs to say, at the line they wrote.
+    first = seen.setdefault(key, node)
+    if first is not node:
+        raise SkiplistImportError(
+            f"{_where(filename, node)}: duplicate {what} (first at line {first.lineno}); "
+            "Python would silently keep only the last one: remove or merge one of them"
+        )
 
 
 def to_toml(scopes: list[ImportedScope]) -> str:

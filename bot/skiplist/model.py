@@ -10,6 +10,7 @@ from pathlib import Path
 from bot import toml as tomllib
 from bot.cells import Cell
 from bot.errors import BotError
+from bot.files import read_text
 from bot.scopes import exactness_scopes, onnx_optimize_scopes, skip_scopes
 
 # The two files docs/skiplists.md names: skips (with their exactness scopes) and the ONNX optimize toggle.
@@ -149,8 +150,14 @@ def scopes_from_toml(data: Mapping, name: str) -> dict[str, dict[str, str]]:
 
     def visit(prefix: str, table: Mapping) -> None:
         entries = {k: v for k, v in table.items() if not isinstance(v, Mapping)}
+        for model_class, reason in entries.items():
+            if not isinstance(reason, str):
+                raise SkiplistError(
+                    f"{name}: the reason of {model_class} in {prefix!r} must be a string, not "
+                    f"{type(reason).__name__}; run `export-bot skiplist lint {name}`"
+                )
         if entries or not table:
-            scopes[prefix] = {k: v for k, v in entries.items()}
+            scopes[prefix] = entries
         for key, value in table.items():
             if isinstance(value, Mapping):
                 visit(f"{prefix}.{key}" if prefix else key, value)
@@ -164,7 +171,7 @@ def scopes_from_toml(data: Mapping, name: str) -> dict[str, dict[str, str]]:
 
 def load_skiplist(path: Path) -> Skiplist:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_text(path))
     except FileNotFoundError:
         return Skiplist(path.name, {})
     except tomllib.TOMLDecodeError as exc:

@@ -297,3 +297,24 @@ def test_provenance_of_the_transformers_tested_and_shards_that_disagree(tmp_path
     assert mixed.transformers_location == "/src/transformers / /venv/transformers"
     assert mixed.disagree == ("transformers_location",) and mixed.transformers_sha == "abc"
     assert not read_results([]).provenance.known
+
+
+def test_markup_characters_in_attributes_read_back_as_written(tmp_path):
+    # Found by tests/test_fuzz.py: with no entity resolved, libxml2 gave `&amp;` back as `&#38;`.
+    message = "AssertionError: a && b < c > d \"q\" 'r' &#38;"
+    cases = [Case(BERT_ONNX, "failed", message, stage="export", extra={"note": "x & y"})]
+    [result] = read_results([write(tmp_path, "a.xml", junit(cases))]).results.values()
+    assert result.message == message and dict(result.properties)["note"] == "x & y"
+
+
+def test_external_entities_are_never_resolved(tmp_path):
+    secret = write(tmp_path, "secret.txt", "do not read")
+    path = write(
+        tmp_path,
+        "xxe.xml",
+        f'<?xml version="1.0"?><!DOCTYPE t [<!ENTITY x SYSTEM "file://{secret}">]>'
+        f'<testsuites><testsuite><testcase classname="BertModel" name="test_onnx_export_dynamic">'
+        f'<failure message="&x;">&x;</failure></testcase></testsuite></testsuites>',
+    )
+    results = read_results([path])
+    assert "do not read" not in repr(results)

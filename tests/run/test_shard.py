@@ -68,7 +68,7 @@ def test_estimates_fall_back_to_the_backend_default():
     assert estimate(Cell("BertModel", "dynamo")) < estimate(forward)
 
 
-@pytest.mark.parametrize("text", ["0/2", "3/2", "1", "a/b", "1/0", "-1/2"])
+@pytest.mark.parametrize("text", ["0/2", "3/2", "1", "a/b", "1/0", "-1/2", "²/3", "1/٣"])
 def test_bad_shard_specs_are_rejected(text):
     with pytest.raises(ShardError, match="I/N"):
         parse_shard(text)

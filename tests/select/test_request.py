@@ -30,7 +30,17 @@ def test_probe_uses_the_git_selection_and_probes():
     assert request.uses_git and request.probe
 
 
-@pytest.mark.parametrize("text", ["not json", '{"kind": "apply"}', '["models"]'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "not json",
+        '{"kind": "apply"}',
+        '["models"]',
+        '{"kind": "models", "models": 5}',
+        '{"kind": "models", "models": "BertModel"}',
+        '{"kind": "models", "models": ["BertModel"], "backends": [1]}',
+    ],
+)
 def test_a_request_that_names_no_run_is_refused(text):
     with pytest.raises(RequestError):
         parse_request(text)

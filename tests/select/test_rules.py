@@ -8,7 +8,7 @@ from bot.select.catalog import Catalog, load_catalog
 from bot.select.changes import Change, parse_name_status
 from bot.select.rules import classify, match_path, model_type_of
 from bot.select.skiplist_changes import EntryChange, covered_cells, entry_changes
-from bot.select.tree import ModelTree, exported_classes, modular_imports, runtime_imports
+from bot.select.tree import ModelTree, exported_classes, runtime_imports
 from bot.settings import Settings
 
 M = "src/transformers/models"
@@ -65,10 +65,7 @@ def test_runtime_imports_count_module_and_function_level_but_not_type_checking()
     assert runtime_imports("from ..x.modeling_x import A\n", "x") == frozenset()
 
 
-def test_modular_imports_and_exported_classes():
-    assert modular_imports(
-        "from ..llama.modeling_llama import (\n  LlamaModel,\n)\nfrom ..mistral import M\n", "q"
-    ) == {"llama", "mistral"}
+def test_exported_classes_are_pretrained_model_subclasses():
     source = (
         "from ...modeling_utils import PreTrainedModel\n"
         "from ..llama.modeling_llama import LlamaModel\n"

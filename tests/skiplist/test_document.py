@@ -115,7 +115,7 @@ def test_narrow_and_move_keep_the_reason():
         == scopes["onnx.generate"]["CHMv2ForDepthEstimation"]
         == reason
     )
-    document.move("onnx.dynamic", "CHMv2ForDepthEstimation", "dynamic")
+    document.narrow("onnx.dynamic", "CHMv2ForDepthEstimation", ["dynamic"])
     assert document.scopes()["dynamic"]["CHMv2ForDepthEstimation"] == reason
 
 

@@ -10,8 +10,6 @@ from transformers import set_seed
 from transformers.exporters.exporter_dynamo import DynamoConfig, DynamoExporter
 from transformers.exporters.utils import get_leaf_tensors
 
-MIN_TORCH = DynamoExporter.min_versions["torch"]
-
 
 def export(
     model: torch.nn.Module, inputs: dict, *, dynamic: bool, target: str | None = None, optimize: bool | None = None
