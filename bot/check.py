@@ -39,6 +39,7 @@ class CheckOutcome:
     patch: str
     report_path: Path
     written: tuple[Path, ...]
+    nothing_built: bool = False  # every attempted cell was a build error: a broken setup, exit 2
 
 
 def run_check(options: CheckOptions, echo: Callable[[str], None]) -> CheckOutcome:
@@ -83,7 +84,10 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> CheckOutcom
         write_text(written[-1], proposal.patch)
     if rerun_junit:
         written.append(rerun_junit)
-    return CheckOutcome(report, comment, proposal.patch, written[0], tuple(written))
+    from bot.setup_problems import nothing_built
+
+    broken = nothing_built((r.status, r.kind) for r in head.results.values())
+    return CheckOutcome(report, comment, proposal.patch, written[0], tuple(written), broken)
 
 
 def _plan(options: CheckOptions, out: Path, echo: Callable[[str], None]):

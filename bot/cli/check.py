@@ -121,4 +121,7 @@ def check(
         click.echo(outcome.patch, nl=False)
     click.echo(f"\nverdict: {outcome.report.verdict}: {outcome.report.headline}", err=True)
     click.echo(f"wrote {', '.join(str(p) for p in outcome.written)}", err=True)
+    if outcome.nothing_built:
+        why = outcome.report.setup_headline or "every cell is a build error (see junit.xml)"
+        raise BotError(f"nothing could be built; {why}. Fix the checkout's test setup, then run again")
     raise SystemExit(EXIT_FAILURE if outcome.report.verdict == "failure" else EXIT_OK)

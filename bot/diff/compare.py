@@ -200,7 +200,17 @@ def _line(result: CellResult, before: CellResult | None, covered_by: str | None)
         before.status.value if before is not None else None,
         covered_by,
         _weak(result),
+        _setup_module(result),
     )
+
+
+def _setup_module(result: CellResult) -> str | None:
+    """The test module whose import failed, for a build error that is a setup problem (never proposed)."""
+    if result.status is not Status.ERROR or result.kind != "build":
+        return None
+    from bot.setup_problems import MODULE
+
+    return dict(result.properties).get(MODULE)
 
 
 def _weak(result: CellResult) -> str | None:

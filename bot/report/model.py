@@ -54,6 +54,7 @@ class CellLine(NamedTuple):
     base_status: str | None = None  # the cell's status on the base, when it has one
     covered_by: str | None = None  # a failing cell's head skiplist scope, when one lists it
     compared: str | None = None  # a pass that compared less than values: `names`, `count` or `none`
+    setup_module: str | None = None  # a build error because this test module did not import (a setup problem)
 
     def to_json(self) -> dict:
         # Defaults are left out: 30,000 lines stay compact.

@@ -320,3 +320,32 @@ def test_entries_of_one_cause_share_one_same_as_chain_across_scopes(tmp_path):
     # Without the groups the two scopes draft apart: the chain comes from the cause.
     plain = {(e.scope, e.model_class): e.reason for e in propose(report(results), folder).entries}
     assert plain[("onnx", "BModel")].startswith("ONNX export fails at stage `export`: `GuardOnDataDependentSymNode")
+
+
+def test_cells_whose_test_module_did_not_import_are_never_proposed(tmp_path):
+    """A setup problem (the checkout's test module does not import) is fixed in the checkout, not skipped."""
+    from dataclasses import replace
+
+    folder = tmp_path / "skiplists"
+    shutil.copytree(SKIPLISTS, folder)
+    message = "ImportError: cannot import name 'X' (tests/generation/test_utils.py raised it while importing …)"
+    props = (
+        ("setup_module", "tests/models/vit/test_modeling_vit.py"),
+        ("setup_origin", "tests/generation/test_utils.py"),
+    )
+    broken = {
+        c: replace(result(c, Status.ERROR, stage="build", kind="build", message=message), properties=props)
+        for c in row("ViTModel")
+    }
+    plain = {
+        c: result(c, Status.ERROR, stage="build", kind="build", message="ValueError: tester raised")
+        for c in row("BertModel")
+    }
+    r = diff(None, ResultSet({**broken, **plain}), load_skiplists(folder))
+    lines = {line.cell.partition("::")[0]: line for line in r.category("new_failing")}
+    assert (
+        lines["ViTModel"].setup_module == "tests/models/vit/test_modeling_vit.py"
+        and not lines["BertModel"].setup_module
+    )
+    proposed = {entry.model_class for entry in propose(r, folder).entries}
+    assert "ViTModel" not in proposed and "BertModel" in proposed  # without the setup flag it would be proposed

@@ -59,3 +59,16 @@ def test_nothing_built_means_every_attempted_cell_is_a_build_error():
     assert nothing_built([build, passed]) is False
     assert nothing_built([skipped]) is False  # nothing attempted is not a broken setup
     assert nothing_built([(Status.ERROR, "crash")]) is False
+
+
+def test_check_on_a_broken_checkout_writes_its_files_and_exits_2(tmp_path):
+    """`check` loses nothing (report, comment, JUnit are written) and still exits 2: nothing could be built."""
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "bot", "check", "--source", f"transformers-tests:{BROKEN}", "--repo", str(BROKEN)]
+    command += ["--skiplists", str(SKIPLISTS), "--models", "BertModel", "--backends", "dynamo", "-n", "0"]
+    command += ["--out", str(out)]
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert result.returncode == 2, result.stderr[-3000:]
+    assert "nothing could be built" in result.stderr.splitlines()[-1]
+    assert (out / "report.json").is_file() and (out / "comment.md").is_file()
+    assert "skiplists.patch" not in {p.name for p in out.iterdir()}  # a setup problem is never proposed as a skip
