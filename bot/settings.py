@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from bot import toml as tomllib
+from bot.cells import BACKENDS
 from bot.errors import BotError
 
 # Shared code every export goes through (docs/selection.md): a change here runs the `core` preset.
@@ -27,6 +28,9 @@ class SettingsError(BotError, ValueError):
 class Settings:
     skiplists: Path = Path("skiplists")
     source: str = "zoo"
+    # The backends this repository gates on (docs/selection.md); empty means all four.
+    # `select` keeps only their cells and `run` defaults to them.
+    backends: tuple[str, ...] = ()
     shared_paths: tuple[str, ...] = DEFAULT_SHARED_PATHS
     # Model classes run when shared code changes; empty means the model source's `core` preset.
     core: tuple[str, ...] = ()
@@ -67,6 +71,8 @@ def load_settings(pyproject: Path | str | None = None) -> Settings:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise SettingsError(f"{path}: [tool.export-bot] {key} must be a list of strings")
             value = tuple(value)
+            if name == "backends" and set(value) - set(BACKENDS):
+                raise SettingsError(f"{path}: [tool.export-bot] backends may name only {', '.join(BACKENDS)}")
         elif isinstance(default, Path):
             value = (path.parent / value) if not Path(value).is_absolute() else Path(value)
         elif isinstance(default, bool) and not isinstance(value, bool):

@@ -19,6 +19,8 @@ COMMANDS = {
     "propose": "bot.cli.propose:propose",
     "skiplist": "bot.cli.skiplist:skiplist",
     "github": "bot.cli.github:github",
+    "install-spec": "bot.cli.install_spec:install_spec",
+    "report": "bot.cli.report:report",
 }
 
 

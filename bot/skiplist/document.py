@@ -16,8 +16,8 @@ import tempfile
 from pathlib import Path
 
 import tomlkit
-import tomllib
 
+from bot import toml as tomllib
 from bot.scopes import walk_rank
 from bot.skiplist.layout import EntrySpan, Layout, TableSpan, scan
 from bot.skiplist.model import SkiplistError, referenced_class, retarget_reference, scopes_from_toml

@@ -6,8 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import tomllib
-
+from bot import toml as tomllib
 from bot.errors import BotError
 
 
