@@ -4,4 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/npm-deps.sh
+bash scripts/transformers-sdist.sh  # the rehearsal's target (tests/rehearsal), cached in .ci/cache/
 exec .venv/bin/python -m pytest -n 2 "$@"

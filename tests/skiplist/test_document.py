@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 
 import pytest
-import tomllib
+from bot import toml as tomllib
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
