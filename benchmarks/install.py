@@ -10,14 +10,21 @@ checks that torch is not importable there. Figures are printed; nothing is asser
 
 from __future__ import annotations
 
-import argparse
-import shutil
-import statistics
-import subprocess
+import os
 import sys
-import tempfile
-import time
-from pathlib import Path
+
+# benchmarks/select.py shares its name with the stdlib `select` module, which `subprocess`
+# imports: keep this folder off sys.path so the real one is found.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
+
+import argparse  # noqa: E402
+import shutil  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
