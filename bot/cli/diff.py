@@ -72,7 +72,7 @@ def diff(
         raise BotError(str(exc)) from exc
     head = read_results(head_files, expect_shards=expect_shards)
     base = read_results(base_files) if base_files else None
-    if base is not None and selected:
+    if base is not None and selected is not None:
         base = base.restricted_to(selected)
     rerun = read_results(rerun_files) if rerun_files else None
     report = diff_results(base, head, skiplists, rerun, base_sha=base_sha, head_sha=head_sha, run_url=run_url)

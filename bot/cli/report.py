@@ -85,7 +85,7 @@ def report(
     head = read_results(head_paths, expect_shards=expect_shards or None)
     base_paths = [p for p in base_paths if p.exists()]
     base = read_results(base_paths) if base_paths else None
-    if base is not None and selected:
+    if base is not None and selected is not None:
         base = base.restricted_to(selected)  # main's sweep seen through this PR's cells
     shas = dict(base_sha=base_sha, head_sha=head_sha, run_url=run_url)
     result = diff(base, head, skiplists, **shas)

@@ -53,3 +53,15 @@ def test_a_selection_with_cells_and_no_results_is_exit_2(tmp_path):
     selection.write_text(json.dumps({"summary": "1 cell", "cells": [BERT]}))
     result = run(tmp_path, "--selection", str(selection), "--head", str(tmp_path / "head"))
     assert result.exit_code == 2 and "no head results" in result.output
+
+
+def test_main_s_baseline_seen_through_an_empty_selection_lists_nothing_as_not_run(tmp_path):
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "baseline-1.xml").write_text(junit([Case(BERT), Case(VIT)]))
+    selection = tmp_path / "selection.json"
+    selection.write_text(json.dumps({"summary": "no export-relevant changes", "cells": []}))
+    result = run(tmp_path, "--selection", str(selection), "--base", str(base), "--head", str(tmp_path / "head"))
+    assert result.exit_code == 0, result.output
+    report = load_report(tmp_path / "out" / "report.json")
+    assert report.verdict == "success" and not any(report.categories.values())
