@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot import toml as tomllib
+from bot.cells import BACKENDS
 from bot.errors import BotError
 from bot.files import read_text
 
@@ -32,6 +33,9 @@ class SettingsError(BotError, ValueError):
 class Settings:
     skiplists: Path = Path("skiplists")
     source: str = "zoo"
+    # The backends this repository gates on (docs/selection.md); empty means all four.
+    # `select` keeps only their cells and `run` defaults to them.
+    backends: tuple[str, ...] = ()
     shared_paths: tuple[str, ...] = DEFAULT_SHARED_PATHS
     # Model classes run when shared code changes; empty means the model source's `core` preset.
     core: tuple[str, ...] = ()
@@ -55,7 +59,7 @@ class Settings:
 # range is inclusive unless `above` says the lower bound itself is refused.
 @dataclass(frozen=True)
 class Key:
-    kind: str  # "path", "source", "strings", "bool", "int" or "number"
+    kind: str  # "path", "source", "strings", "backends", "bool", "int" or "number"
     low: float | None = None
     high: float | None = None
     above: bool = False  # low < value, rather than low <= value
@@ -64,6 +68,7 @@ class Key:
 SCHEMA: dict[str, Key] = {
     "skiplists": Key("path"),
     "source": Key("source"),
+    "backends": Key("backends"),
     "shared_paths": Key("strings"),
     "core": Key("strings"),
     "dependents": Key("bool"),
@@ -122,6 +127,10 @@ def _checked(key: Key, value: object, where: str, folder: Path) -> object:
         if not isinstance(value, bool):
             raise SettingsError(f"{where} must be true or false, not {_show(value)}")
         return value
+    if key.kind == "backends":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value) or set(value) - set(BACKENDS):
+            raise SettingsError(f"{where} must be a list of backends ({', '.join(BACKENDS)}), not {_show(value)}")
+        return tuple(value)
     if key.kind == "strings":
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise SettingsError(f'{where} must be a list of non-empty strings (["…", …]), not {_show(value)}')

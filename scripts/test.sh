@@ -6,4 +6,5 @@ bash scripts/setup.sh
 bash scripts/npm-deps.sh
 bash scripts/browser-deps.sh
 .venv/bin/ruff check . && .venv/bin/ruff format --check .
+bash scripts/transformers-sdist.sh  # the rehearsal's target (tests/rehearsal), cached in .ci/cache/
 exec .venv/bin/python -m pytest -n 2 "$@"

@@ -111,3 +111,14 @@ def test_without_configuration_the_bots_own_skiplists_serve(tmp_path, monkeypatc
     assert resolve_skiplists(None) == DEFAULT_SKIPLISTS
     with pytest.raises(BotError, match="no such skiplist folder"):
         resolve_skiplists(tmp_path / "nope")
+
+
+def test_backends_are_checked_against_the_four(tmp_path):
+    assert load_settings(write(tmp_path, 'backends = ["dynamo"]')).backends == ("dynamo",)
+    with pytest.raises(SettingsError, match="backends may name only"):
+        load_settings(write(tmp_path, 'backends = ["tensorrt"]'))
+
+
+def test_the_default_skiplists_are_package_data():
+    # An installed wheel has them (the repository's skiplists/ links to the same folder).
+    assert DEFAULT_SKIPLISTS.parent.name == "data" and (DEFAULT_SKIPLISTS / "export_skips.toml").is_file()

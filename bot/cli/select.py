@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -91,6 +92,10 @@ def select(
     base_sha, head_sha = resolve(repo, base), resolve(repo, head)
     if request.uses_git:
         selection = select_cells(repo, base_sha, head_sha, settings)
+        if settings.backends:
+            # The repository gates on some backends only ([tool.export-bot] backends).
+            kept = tuple(c for c in selection.cells if c.backend in settings.backends)
+            selection = dataclasses.replace(selection, cells=kept)
         cells, described = list(selection.cells), selection.to_json()
     else:
         cells = request_cells(request, load_catalog(settings), installed_index())

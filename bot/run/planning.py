@@ -46,7 +46,7 @@ def build_plan(
         chosen = Selection(
             models=split_names(models),
             preset=preset,
-            backends=split_names(backends) or BACKENDS,
+            backends=split_names(backends) or settings.backends or BACKENDS,
             shapes=split_names(shapes) or SHAPES,
             generate=generate,
         )

@@ -133,3 +133,15 @@ def test_a_probe_request_keeps_the_git_selection_and_says_probe(repo, tmp_path):
     )
     assert json.loads(result.output)["summary"] == "no export-relevant changes"
     assert "probe=true" in output.read_text().splitlines()
+
+
+def test_configured_backends_narrow_the_selection(repo):
+    (repo / f"{MODELS}/gpt2/modeling_gpt2.py").write_text("__all__ = ['GPT2LMHeadModel', 'GPT2Model']\n")
+    commit_all(repo, "gpt2")
+    (repo / "pyproject.toml").write_text('[tool.export-bot]\nbackends = ["dynamo"]\n')
+    result = run("--repo", str(repo), "--base", "main", "--head", "pr")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert document["cells"] and {Cell.parse(c).backend for c in document["cells"]} == {"dynamo"}
+    assert document["counts"]["cells"] == len(document["cells"])
+    assert document["summary"].startswith(f"{len(document['cells'])} cells")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import difflib
 
 import pytest
-import tomllib
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from bot import toml as tomllib
 from bot.scopes import known_scopes
 from bot.skiplist.document import SkiplistDocument
 from bot.skiplist.layout import scan, split_lines

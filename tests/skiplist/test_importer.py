@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import tomllib
 
+from bot import toml as tomllib
 from bot.skiplist.importer import SkiplistImportError, import_skiplist, read_skip_dict
 from tests.conftest import ROOT, SKIPLISTS
 

@@ -1,0 +1,126 @@
+"""`export-bot report`: the conformance workflow's report job in one command (diff → re-run → diff → propose)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from bot.cli.common import EXIT_OK, BotError, handle_errors, resolve_skiplists, skiplists_option, workers_option
+
+_folders = dict(type=click.Path(path_type=Path), multiple=True, metavar="FILE|DIR")
+
+
+@click.command()
+@click.option("--base", "base_paths", **_folders, help="Main's baseline JUnit (repeat); missing paths: no baseline.")
+@click.option("--head", "head_paths", **_folders, help="The shards' JUnit files or folders (repeat).")
+@click.option(
+    "--selection",
+    "selection_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="`export-bot select --json` output; an empty selection needs no head and the comment says why "
+    "(none: a sweep, e.g. the nightly baseline).",
+)
+@click.option(
+    "--expect-shards", type=click.IntRange(min=0), default=0, help="Head must hold shards 1/N … N/N (0: off)."
+)
+@click.option("--base-sha", default=None, help="Base commit (default: the base JUnit's git sha).")
+@click.option("--head-sha", default=None, help="Head commit (default: the head JUnit's git sha).")
+@click.option("--run-url", default=None, help="Link to this workflow run, shown in the comment.")
+@skiplists_option
+@workers_option("2")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("out"),
+    show_default=True,
+    help="Folder for report.json, comment.md, summary.md, rerun.xml and skiplists.patch.",
+)
+@click.option(
+    "--summary",
+    "summary_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also append the job summary here (e.g. $GITHUB_STEP_SUMMARY).",
+)
+@handle_errors
+def report(
+    base_paths,
+    head_paths,
+    selection_file,
+    expect_shards,
+    base_sha,
+    head_sha,
+    run_url,
+    skiplists_dir,
+    workers,
+    out,
+    summary_out,
+) -> None:
+    """Diff the shards against main's baseline, re-run newly broken cells once, propose, write the report.
+
+    Exits 0 whatever the verdict (it travels in report.json to the comment job, which sets the
+    status), 1 when the confirming re-run did not complete, 2 on bad input.
+    """
+    from bot.cells import Cell
+    from bot.cli.diff import _selection
+    from bot.diff import diff
+    from bot.propose.proposal import propose
+    from bot.report import render_comment, render_summary, write_report
+    from bot.results import read_results
+    from bot.skiplist.model import SkiplistError, load_skiplists
+
+    summary, selected = _selection(selection_file)
+    folder = resolve_skiplists(skiplists_dir)
+    try:
+        skiplists = load_skiplists(folder)
+    except SkiplistError as exc:
+        raise BotError(str(exc)) from exc
+    head_paths = [p for p in head_paths if p.exists()]
+    if selected == set():
+        head_paths, expect_shards = [], 0  # nothing selected, so no shard ran
+    elif not head_paths:
+        raise BotError("no head results; pass the folder of the shards' JUnit files with --head")
+    head = read_results(head_paths, expect_shards=expect_shards or None)
+    base_paths = [p for p in base_paths if p.exists()]
+    base = read_results(base_paths) if base_paths else None
+    if base is not None and selected is not None:
+        base = base.restricted_to(selected)  # main's sweep seen through this PR's cells
+    shas = dict(base_sha=base_sha, head_sha=head_sha, run_url=run_url)
+    result = diff(base, head, skiplists, **shas)
+    out.mkdir(parents=True, exist_ok=True)
+    if result.needs_rerun:
+        # docs/diff.md: a newly broken cell is re-run once before it is reported; disagreement is flaky.
+        rerun = out / "rerun.xml"
+        cells = [Cell.parse(cell_id) for cell_id in result.needs_rerun]
+        click.echo(f"re-running {len(cells)} newly broken cells once to confirm them → {rerun}", err=True)
+        _rerun(cells, rerun, workers, folder)
+        result = diff(base, head, skiplists, read_results([rerun]), **shas)
+    result = result.with_selection(summary)
+    proposal = propose(result, folder)
+    result = result.with_proposal(proposal.to_json())
+    write_report(result, out / "report.json")
+    (out / "comment.md").write_text(render_comment(result), encoding="utf-8")
+    rendered = render_summary(result)
+    (out / "summary.md").write_text(rendered, encoding="utf-8")
+    if proposal.patch:
+        (out / "skiplists.patch").write_text(proposal.patch, encoding="utf-8")
+    if summary_out:
+        with summary_out.open("a", encoding="utf-8") as stream:
+            stream.write(rendered)
+    click.echo(f"verdict: {result.verdict}: {result.headline}")
+    raise SystemExit(EXIT_OK)
+
+
+def _rerun(cells: list, junit: Path, workers, skiplists: Path) -> None:
+    """Run `cells` once more (the only part of this command that imports torch and the backends)."""
+    from bot.check import _run
+    from bot.run.plan import PlanError
+    from bot.run.planning import build_plan
+
+    try:
+        plan = build_plan(named=cells, skiplists=skiplists)
+    except PlanError as exc:
+        raise BotError(str(exc)) from None
+    _run(plan, junit, workers)

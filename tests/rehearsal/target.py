@@ -1,0 +1,93 @@
+"""The rehearsal's target: a Transformers-shaped git repository from the real 5.23.0 source distribution."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tarfile
+from pathlib import Path
+
+from tests.conftest import ROOT
+from tests.e2e.checkout import commit_all, git, write
+
+SDIST = ROOT / ".ci" / "cache" / "transformers-5.23.0.tar.gz"  # scripts/transformers-sdist.sh caches it
+VERSION = "5.24.0.dev0"
+HERE = Path(__file__).resolve().parent
+PROTOCOL = ROOT / "tests" / "fixtures" / "transformers_checkout" / "tests"
+CALLERS = ROOT / "examples" / "transformers" / ".github" / "workflows"
+MODELING_BERT = "src/transformers/models/bert/modeling_bert.py"
+# A skip the nightly probe finds obsolete: BertForSequenceClassification exports with dynamic shapes.
+SKIPS = """[dynamic]
+BertForSequenceClassification = "Dynamic sequence length once broke the pooler. TODO: recheck."
+"""
+# The configuration a Transformers maintainer writes; backends and min-passes keep the rehearsal short.
+CONFIG = """
+[tool.export-bot]
+skiplists = "skiplists"
+source = "transformers-tests:."
+backends = ["dynamo"]
+min-passes = 1
+github-retries = 2
+github-backoff = 0.01
+github-write-interval = 0
+"""
+# What an adopter may set on a caller job: one shard is enough for a handful of cells.
+SHARDS = {"export-conformance.yml": 1, "export-baseline.yml": 1}
+
+
+def make_target(repo: Path) -> str:
+    """Unpack the sdist into `repo`, make it 5.24.0.dev0 with our tests/models fixture, commit `main`; its SHA."""
+    if not SDIST.is_file():
+        raise AssertionError(f"{SDIST} is missing: run `bash scripts/transformers-sdist.sh` (scripts/test.sh does)")
+    with tarfile.open(SDIST) as archive:
+        archive.extractall(repo.parent / "sdist", filter="data")
+    shutil.move(repo.parent / "sdist" / "transformers-5.23.0", repo)
+    for path, pattern in (
+        ("setup.py", r'version="5\.23\.0"'),
+        ("src/transformers/__init__.py", r'__version__ = "5\.23\.0"'),
+    ):
+        text = (repo / path).read_text(encoding="utf-8")
+        bumped, count = re.subn(pattern, lambda m: m.group(0).replace("5.23.0", VERSION), text)
+        assert count == 1, f"{path}: the version line moved in the sdist"
+        (repo / path).write_text(bumped, encoding="utf-8")
+    # Upstream's tests are not in the sdist's tests/models: the tester protocol and one tiny tester.
+    for name in ("__init__.py", "test_modeling_common.py", "models/__init__.py"):
+        write(repo / "tests" / name, (PROTOCOL / name).read_text(encoding="utf-8"))
+    write(repo / "tests/models/bert/__init__.py", "")
+    write(repo / "tests/models/bert/test_modeling_bert.py", (HERE / "fixture" / "test_modeling_bert.py").read_text())
+    write(repo / "skiplists/export_skips.toml", SKIPS)
+    shutil.copy(ROOT / "skiplists" / "onnx_disable_optimize.toml", repo / "skiplists" / "onnx_disable_optimize.toml")
+    pyproject = repo / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8") + CONFIG, encoding="utf-8")
+    for caller in CALLERS.glob("*.yml"):
+        text = caller.read_text(encoding="utf-8")
+        if caller.name in SHARDS:
+            text = text.replace("      bot-ref:", f"      shards: {SHARDS[caller.name]}\n      bot-ref:", 1)
+        write(repo / ".github" / "workflows" / caller.name, text)
+    write(repo / ".gitignore", "__pycache__/\n*.egg-info/\n.export-bot/\n")
+    git(repo, "init", "-q", "-b", "main")
+    return commit_all(repo, f"transformers {VERSION} (from the 5.23.0 sdist) with export-bot")
+
+
+def branch(repo: Path, name: str, edits: dict[str, str], message: str, start: str = "main") -> str:
+    """A branch off `start` with `edits` (path → new text) committed; returns its head SHA; leaves main checked out."""
+    git(repo, "checkout", "-q", "-b", name, start)
+    for path, text in edits.items():
+        write(repo / path, text)
+    sha = commit_all(repo, message)
+    git(repo, "checkout", "-q", "main")
+    return sha
+
+
+def break_bert_forward(repo: Path) -> str:
+    """modeling_bert.py with one data-dependent branch in BertModel.forward: export cannot trace it."""
+    text = (repo / MODELING_BERT).read_text(encoding="utf-8")
+    start = text.index("class BertModel(")
+    match = re.compile(r"\n    def forward\(\n(?:.*\n)*?    \)(?: -> [^\n]*)?:\n").search(text, start)
+    assert match, "BertModel.forward moved in the sdist"
+    body = match.end()
+    branch_line = (
+        "        if input_ids is not None and int(input_ids.max()) < 0:\n"
+        '            raise ValueError("negative token ids")\n'
+    )
+    return text[:body] + branch_line + text[body:]

@@ -1,0 +1,288 @@
+"""The rehearsal: export-bot adopted by a Transformers-shaped repository, its workflows run as written.
+
+The target is the real transformers 5.23.0 sdist bumped to 5.24.0.dev0 (tests/rehearsal/target.py)
+with the four caller workflows of examples/transformers; tests/rehearsal/runner.py executes them and
+the reusable workflows they call (nektos/act needs Docker or a recent Go toolchain, absent here),
+installing the PR's transformers editable and the bot from a wheel pip builds from this checkout,
+against the fake GitHub of tests/github. Scenarios, in order: (e) the nightly baseline on main and
+its obsolete-skip PR, (a) a PR breaking BertModel.forward, (b) `/export-check apply` turning it green,
+(c) a docs-only PR, (d) a fork PR. Every job's verdict, comment count and provenance are asserted.
+
+Assertions marked MERGE read the provenance and selection work of the `adopt-core` branch
+(JUnit `transformers.location`/`transformers.sha`, report.json `provenance`); they pass once both
+branches are merged.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from bot.report import COMMENT_MARKER
+from tests.e2e.checkout import commit_all, git
+from tests.github.fake_github import FakeGitHub
+from tests.github.payloads import issue_comment_event, pull_request_event, workflow_run_event
+from tests.rehearsal.runner import Runner, WorkflowRun
+from tests.rehearsal.target import MODELING_BERT, VERSION, branch, break_bert_forward, make_target
+
+pytestmark = [pytest.mark.rehearsal, pytest.mark.export, pytest.mark.timeout(2400)]
+
+WRITER = "Codertocat"
+SKIPS = "skiplists/export_skips.toml"
+BERT_CELLS = {f"BertModel::test_torch_export_{shape}" for shape in ("static", "dynamic")}
+SEQ_STATIC = "BertForSequenceClassification::test_torch_export_static"
+SEQ_DYNAMIC = "BertForSequenceClassification::test_torch_export_dynamic"  # skiplisted in the target's `dynamic`
+# The files the fake GitHub mirrors of each commit: what the publishing commands read through the API.
+MIRRORED = ("pyproject.toml", SKIPS, "skiplists/onnx_disable_optimize.toml")
+
+
+def test_the_bot_adopted_by_a_transformers_repository(tmp_path):
+    fake = FakeGitHub(repo="huggingface/transformers").start()
+    fake.state.permissions[WRITER] = "write"
+    try:
+        Rehearsal(tmp_path, fake).play()
+    finally:
+        fake.stop()
+
+
+class Rehearsal:
+    def __init__(self, tmp_path: Path, fake: FakeGitHub):
+        self.fake, self.tmp = fake, tmp_path
+        self.origin = tmp_path / "transformers"
+        self.main = make_target(self.origin)
+        self.mirror(self.main, ())
+        fake.state.refs["heads/main"] = self.main
+        self.runner = Runner(origin=self.origin, fake=fake, work=tmp_path / "runs")
+        self.merge_pending: list[str] = []
+
+    def play(self) -> None:
+        self.nightly_baseline()
+        pr, head = self.breaking_pr()
+        self.apply_makes_it_green(pr, head)
+        self.docs_only_pr()
+        self.fork_pr()
+        # Checked last, so that every scenario has run and said what it found first.
+        assert not self.merge_pending, "provenance missing (adopt-core's part):\n" + "\n".join(self.merge_pending)
+
+    def merge(self, ok: bool, what: str) -> None:
+        """A check of the adopt-core branch's provenance: collected, asserted after all scenarios."""
+        if not ok:
+            self.merge_pending.append(what)
+
+    # --- (e) ----------------------------------------------------------------------------------
+    def nightly_baseline(self) -> None:
+        run = self.runner.run(
+            "export-baseline.yml",
+            event_name="schedule",
+            event={"schedule": "17 3 * * *", "repository": self.fake.repo},
+            sha=self.main,
+        )
+        jobs = ("plan", "sweep", "baseline", "obsolete-skips", "dashboard", "dashboard-deploy")
+        self.assert_jobs(run, {"baseline", *(f"baseline / {job}" for job in jobs)})
+        folder = run.artifacts["export-baseline"]
+        report = json.loads((folder / "report.json").read_text())
+        assert report["head_sha"] == self.main
+        probed = {line["cell"]: line for line in report["cells"]}
+        assert SEQ_DYNAMIC in probed and probed[SEQ_DYNAMIC].get("probe"), "the skiplisted cell runs under --probe"
+        self.assert_junit_provenance(folder / "baseline-1.xml", self.main, run, "baseline / sweep")
+        self.assert_light(run, "baseline / obsolete-skips")
+        self.assert_light(run, "baseline / dashboard")
+        # The dashboard was built from this sweep's report and deployed: a page that holds its cells.
+        site = run.artifacts["github-pages"]
+        assert {"index.html", "app.js", "data.js"} <= {p.name for p in site.iterdir()}
+        assert "BertForSequenceClassification" in (site / "data.js").read_text(encoding="utf-8")
+        # The probe passed and min-passes is 1: one PR removing the obsolete entry.
+        [pull] = [p for p in self.fake.state.pulls.values() if p["head_ref"] == "export-bot/obsolete-skips"]
+        edited = self.fake.files_at(self.fake.state.refs["heads/export-bot/obsolete-skips"])[SKIPS]
+        assert "BertForSequenceClassification" not in edited and pull["state"] == "open"
+
+    # --- (a) ----------------------------------------------------------------------------------
+    def breaking_pr(self) -> tuple[int, str]:
+        head = branch(
+            self.origin, "bert-guard", {MODELING_BERT: break_bert_forward(self.origin)}, "Bert: refuse negative ids"
+        )
+        self.mirror(head, (self.main,), extra=(MODELING_BERT,))
+        self.fake.state.refs["heads/bert-guard"] = head
+        self.fake.open_pull(7, "bert-guard", title="Bert: refuse negative ids")
+        run = self.pull_request(7, head, [MODELING_BERT])
+        report = self.report_of(run)
+        assert report["verdict"] == "failure" and report["baseline"]
+        broken = {line["cell"] for line in report["categories"]["newly_broken"]}
+        assert broken == BERT_CELLS | {SEQ_STATIC}, broken
+        junit = run.artifacts["export-junit-1"] / "junit-1.xml"
+        self.assert_junit_provenance(junit, head, run, "conformance / shard")
+        self.assert_report_provenance(report, head)
+        self.publish(run, head, pr_numbers=[7])
+        [body] = self.stickies(7)
+        assert "**failure**" in body and all(cell in body for cell in BERT_CELLS), body
+        assert self.fake.state.statuses[head][-1]["state"] == "failure"
+        return 7, head
+
+    # --- (b) ----------------------------------------------------------------------------------
+    def apply_makes_it_green(self, pr: int, head: str) -> None:
+        comment_id = self.fake.new_id()
+        body = "/export-check apply"
+        self.fake.state.comments[comment_id] = {
+            "issue": pr,
+            "body": body,
+            "user": WRITER,
+            "created": "2026-12-01T10:00:00Z",
+        }
+        event = issue_comment_event(
+            repo=self.fake.repo, number=pr, comment_id=comment_id, body=body, author=self.fake.user_obj(WRITER)
+        )
+        run = self.runner.run("export-check-command.yml", event_name="issue_comment", event=event, sha=self.main)
+        self.assert_jobs(run, {"command", "command / command", "command / apply"})
+        self.assert_light(run, "command / apply")
+        new_head = self.push_applied(pr, head)
+        dispatch = self.fake.state.dispatches[-1]
+        assert dispatch["workflow"] == "export-conformance.yml" and dispatch["inputs"]["sha"] == new_head
+        dispatched = self.runner.run(
+            "export-conformance.yml",
+            event_name="workflow_dispatch",
+            event={"inputs": dispatch["inputs"], "repository": self.fake.repo, "ref": "refs/heads/main"},
+            sha=self.main,
+        )
+        report = self.report_of(dispatched)
+        assert report["verdict"] == "success" and report["head_sha"] == new_head, report["headline"]
+        assert not report["categories"].get("newly_broken")
+        self.publish(dispatched, self.main, pr_numbers=[], event_name="workflow_dispatch")
+        [body] = self.stickies(pr)
+        assert "**success**" in body, body
+        assert self.fake.state.statuses[new_head][-1]["state"] == "success"
+        assert self.fake.state.reactions[comment_id][-1] == "rocket"
+
+    def push_applied(self, pr: int, head: str) -> str:
+        """Stand in for GitHub's side of `apply`'s commit: the same edit, as a git commit of the origin."""
+        fake_head = self.fake.state.refs["heads/bert-guard"]
+        assert fake_head != head and self.fake.state.commits[fake_head]["parents"] == [head]
+        edited = self.fake.files_at(fake_head)[SKIPS]
+        assert "BertModel" in edited
+        git(self.origin, "checkout", "-q", "bert-guard")
+        (self.origin / SKIPS).write_text(edited, encoding="utf-8")
+        real = commit_all(self.origin, "Apply export-bot's proposed skiplist edits")
+        git(self.origin, "checkout", "-q", "main")
+        self.fake.state.commits[real] = self.fake.state.commits.pop(fake_head)
+        self.fake.state.refs["heads/bert-guard"] = real
+        self.fake.state.dispatches[-1]["inputs"]["sha"] = real
+        return real
+
+    # --- (c) and (d) --------------------------------------------------------------------------
+    def docs_only_pr(self) -> None:
+        notes = "src/transformers/models/bert/NOTES.md"
+        head = branch(self.origin, "bert-notes", {notes: "# BERT\n\nNotes on the tokenizer.\n"}, "Docs: BERT notes")
+        self.mirror(head, (self.main,))
+        self.fake.state.refs["heads/bert-notes"] = head
+        self.fake.open_pull(8, "bert-notes", title="Docs: BERT notes")
+        outside = branch(self.origin, "readme", {"README.md": "# Transformers\n"}, "Docs: README")
+        assert (
+            self.runner.run(
+                "export-conformance.yml", event_name="pull_request", event={}, sha=outside, changed=["README.md"]
+            )
+            is None
+        )
+        run = self.pull_request(8, head, [notes])
+        assert run.jobs["conformance / shard"].result == "skipped"
+        report = self.report_of(run)
+        assert report["verdict"] == "success" and not any(report["categories"].values())
+        self.publish(run, head, pr_numbers=[8])
+        [body] = self.stickies(8)
+        assert "**success**" in body and report["selection"] in body, body
+
+    def fork_pr(self) -> None:
+        notes = "src/transformers/models/bert/FORK.md"
+        head = branch(self.origin, "fork-notes", {notes: "# From a fork\n"}, "Docs from a fork")
+        self.mirror(head, (self.main,))
+        self.fake.open_pull(9, "patch-1", fork="someone/transformers", head_sha=head, title="Docs from a fork")
+        run = self.pull_request(9, head, [notes], fork=True)
+        # A fork's workflow_run event lists no pull request: the publisher finds it by the head SHA.
+        self.publish(run, head, pr_numbers=[])
+        [body] = self.stickies(9)
+        assert "**success**" in body
+        assert self.fake.state.statuses[head][-1]["state"] == "success"
+
+    # --- helpers ------------------------------------------------------------------------------
+    def pull_request(self, number: int, head: str, changed: list[str], fork: bool = False) -> WorkflowRun:
+        event = pull_request_event("opened", repo=self.fake.repo, number=number, head_sha=head)
+        event["pull_request"]["base"].update(sha=self.main, ref="main")
+        if fork:
+            event["pull_request"]["head"]["repo"] = dict(
+                event["pull_request"]["head"]["repo"], full_name="someone/transformers", fork=True
+            )
+        run = self.runner.run(
+            "export-conformance.yml",
+            event_name="pull_request",
+            event=event,
+            sha=head,
+            ref=f"refs/pull/{number}/merge",
+            changed=changed,
+        )
+        assert run is not None, "the paths filter let the PR through"
+        self.assert_jobs(run, {"conformance", "conformance / select", "conformance / shard", "conformance / report"})
+        self.assert_light(run, "conformance / select")
+        return run
+
+    def publish(self, run: WorkflowRun, sha: str, *, pr_numbers: list[int], event_name: str = "pull_request") -> None:
+        event = workflow_run_event(repo=self.fake.repo, run_id=run.run_id, head_sha=sha, pr_numbers=pr_numbers)
+        event["workflow_run"].update(
+            conclusion=run.conclusion, event=event_name, display_title=run.title, name="export-conformance"
+        )
+        published = self.runner.run(
+            "export-conformance-comment.yml", event_name="workflow_run", event=event, sha=self.main
+        )
+        self.assert_jobs(published, {"comment", "comment / comment"})
+        self.assert_light(published, "comment / comment")
+
+    def report_of(self, run: WorkflowRun) -> dict:
+        return json.loads((run.artifacts["export-report"] / "report.json").read_text())
+
+    def stickies(self, number: int) -> list[str]:
+        return [c["body"] for c in self.fake.bot_comments(number) if c["body"].startswith(COMMENT_MARKER)]
+
+    def mirror(self, sha: str, parents: tuple[str, ...], extra: tuple[str, ...] = ()) -> None:
+        files = {}
+        for path in (*MIRRORED, *extra):
+            files[path] = git(self.origin, "show", f"{sha}:{path}", strip=False)
+        stored = self.fake.commit(files, message=f"mirror of {sha[:12]}")
+        self.fake.state.commits[sha] = dict(self.fake.state.commits.pop(stored), parents=list(parents))
+
+    def assert_jobs(self, run: WorkflowRun, expected: set[str]) -> None:
+        failed = {name: job.logs for name, job in run.jobs.items() if job.result == "failure"}
+        assert not failed, "\n".join(line for logs in failed.values() for line in logs)[-12000:]
+        assert expected <= set(run.jobs), sorted(run.jobs)
+
+    def assert_light(self, run: WorkflowRun, job: str) -> None:
+        """A publishing job's Python holds the bot and no torch (the light install)."""
+        python = run.jobs[job].python
+        probe = "import importlib.util as u; print(u.find_spec('torch') is None, u.find_spec('bot') is not None)"
+        assert subprocess.run([str(python), "-c", probe], capture_output=True, text=True).stdout.split() == [
+            "True",
+            "True",
+        ]
+
+    def assert_junit_provenance(self, junit: Path, sha: str, run: WorkflowRun, job: str) -> None:
+        suite = etree.parse(str(junit)).find(".//testsuite")
+        properties = {p.get("name"): p.get("value") for p in suite.find("properties")}
+        assert properties["version.transformers"] == VERSION
+        # The runner's interpreter imports the checkout's transformers, never a release.
+        python = run.jobs[job].python
+        where = subprocess.run(
+            [str(python), "-c", "import transformers; print(transformers.__file__)"], capture_output=True, text=True
+        )
+        assert str(self.runner.work) in where.stdout and "site-packages" not in where.stdout, where.stdout
+        # MERGE: the provenance the adopt-core branch records.
+        self.merge(properties.get("transformers.sha") == sha, f"{junit.name}: transformers.sha != {sha}")
+        location = properties.get("transformers.location") or ""
+        self.merge(location.startswith(str(self.runner.work)), f"{junit.name}: transformers.location {location!r}")
+
+    def assert_report_provenance(self, report: dict, sha: str) -> None:
+        # MERGE: report.json's provenance (adopt-core).
+        provenance = report.get("provenance") or {}
+        self.merge(provenance.get("transformers_version") == VERSION, f"report.json provenance {provenance}")
+        self.merge(provenance.get("transformers_sha") == sha, f"report.json provenance sha != {sha}")
+        where = provenance.get("transformers_location") or ""
+        self.merge(where.startswith(str(self.runner.work)), f"report.json provenance location {where!r}")
