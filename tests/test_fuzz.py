@@ -273,6 +273,8 @@ def _in_range(name: str):
         return st.booleans()
     if key.kind == "strings":
         return st.lists(st.text(min_size=1, max_size=10), max_size=3)
+    if key.kind == "backends":
+        return st.lists(st.sampled_from(("dynamo", "onnx", "openvino", "executorch")), max_size=4, unique=True)
     if key.kind == "path":
         return st.from_regex(r"[a-z]{1,8}", fullmatch=True)
     if key.kind == "source":
@@ -293,7 +295,8 @@ def test_settings_valid_values_are_kept(tmp_path, count, data):
     path.write_text(tomlkit.dumps({"tool": {"export-bot": {n.replace("_", "-"): v for n, v in values.items()}}}))
     loaded = load_settings(path)
     for name, value in values.items():
-        expected = {"path": tmp_path / str(value), "strings": tuple(value) if isinstance(value, list) else value}
+        as_tuple = tuple(value) if isinstance(value, list) else value
+        expected = {"path": tmp_path / str(value), "strings": as_tuple, "backends": as_tuple}
         assert getattr(loaded, name) == expected.get(SCHEMA[name].kind, value)
     assert loaded.configured == set(values)
 

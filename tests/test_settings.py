@@ -115,7 +115,7 @@ def test_without_configuration_the_bots_own_skiplists_serve(tmp_path, monkeypatc
 
 def test_backends_are_checked_against_the_four(tmp_path):
     assert load_settings(write(tmp_path, 'backends = ["dynamo"]')).backends == ("dynamo",)
-    with pytest.raises(SettingsError, match="backends may name only"):
+    with pytest.raises(SettingsError, match="must be a list of backends"):
         load_settings(write(tmp_path, 'backends = ["tensorrt"]'))
 
 

@@ -63,20 +63,20 @@ def report(
     Exits 0 whatever the verdict (it travels in report.json to the comment job, which sets the
     status), 1 when the confirming re-run did not complete, 2 on bad input.
     """
+    from datetime import datetime, timezone
+
     from bot.cells import Cell
-    from bot.cli.diff import _selection
+    from bot.cli.diff import _selection, repository_url
     from bot.diff import diff
+    from bot.files import append_text, write_text
     from bot.propose.proposal import propose
     from bot.report import render_comment, render_summary, write_report
     from bot.results import read_results
-    from bot.skiplist.model import SkiplistError, load_skiplists
+    from bot.skiplist.model import load_skiplists
 
-    summary, selected = _selection(selection_file)
+    summary, selected, changed_lines = _selection(selection_file)
     folder = resolve_skiplists(skiplists_dir)
-    try:
-        skiplists = load_skiplists(folder)
-    except SkiplistError as exc:
-        raise BotError(str(exc)) from exc
+    skiplists = load_skiplists(folder)
     head_paths = [p for p in head_paths if p.exists()]
     if selected == set():
         head_paths, expect_shards = [], 0  # nothing selected, so no shard ran
@@ -87,9 +87,14 @@ def report(
     base = read_results(base_paths) if base_paths else None
     if base is not None and selected is not None:
         base = base.restricted_to(selected)  # main's sweep seen through this PR's cells
-    shas = dict(base_sha=base_sha, head_sha=head_sha, run_url=run_url)
+    shas = dict(
+        base_sha=base_sha,
+        head_sha=head_sha,
+        run_url=run_url,
+        changed_lines=changed_lines,
+        repository_url=repository_url(),
+    )
     result = diff(base, head, skiplists, **shas)
-    out.mkdir(parents=True, exist_ok=True)
     if result.needs_rerun:
         # docs/diff.md: a newly broken cell is re-run once before it is reported; disagreement is flaky.
         rerun = out / "rerun.xml"
@@ -97,18 +102,18 @@ def report(
         click.echo(f"re-running {len(cells)} newly broken cells once to confirm them → {rerun}", err=True)
         _rerun(cells, rerun, workers, folder)
         result = diff(base, head, skiplists, read_results([rerun]), **shas)
-    result = result.with_selection(summary)
+    created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    result = result.with_selection(summary).with_created(created)
     proposal = propose(result, folder)
     result = result.with_proposal(proposal.to_json())
     write_report(result, out / "report.json")
-    (out / "comment.md").write_text(render_comment(result), encoding="utf-8")
+    write_text(out / "comment.md", render_comment(result))
     rendered = render_summary(result)
-    (out / "summary.md").write_text(rendered, encoding="utf-8")
+    write_text(out / "summary.md", rendered)
     if proposal.patch:
-        (out / "skiplists.patch").write_text(proposal.patch, encoding="utf-8")
+        write_text(out / "skiplists.patch", proposal.patch)
     if summary_out:
-        with summary_out.open("a", encoding="utf-8") as stream:
-            stream.write(rendered)
+        append_text(summary_out, rendered)
     click.echo(f"verdict: {result.verdict}: {result.headline}")
     raise SystemExit(EXIT_OK)
 
@@ -116,11 +121,7 @@ def report(
 def _rerun(cells: list, junit: Path, workers, skiplists: Path) -> None:
     """Run `cells` once more (the only part of this command that imports torch and the backends)."""
     from bot.check import _run
-    from bot.run.plan import PlanError
     from bot.run.planning import build_plan
+    from bot.settings import load_settings
 
-    try:
-        plan = build_plan(named=cells, skiplists=skiplists)
-    except PlanError as exc:
-        raise BotError(str(exc)) from None
-    _run(plan, junit, workers)
+    _run(build_plan(named=cells, skiplists=skiplists, settings=load_settings()), junit, workers)

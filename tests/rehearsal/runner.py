@@ -308,7 +308,9 @@ class Runner:
         elif uses.startswith(DEPLOY_PAGES):
             site = run.artifacts.get("github-pages")
             if site is None or not (site / "index.html").is_file():
-                raise WorkflowError("deploy-pages: this run uploaded no site (no github-pages artifact with index.html)")
+                raise WorkflowError(
+                    "deploy-pages: this run uploaded no site (no github-pages artifact with index.html)"
+                )
         else:
             raise WorkflowError(f"the step runner does not stand in for {uses!r}")
         return True

@@ -26,8 +26,9 @@ REPOSITORY = "huggingface/transformers"
 
 
 def masked(comment: str, head_sha: str) -> str:
-    """What differs between two runs of one PR: the commit SHAs and the installed versions."""
+    """What differs between two runs of one PR: the commit SHAs, the installed versions and where transformers is."""
     comment = comment.replace(head_sha, "<head-sha>").replace(head_sha[:12], "<head>")
+    comment = re.sub(r"^Tested transformers .*$", "Tested transformers <provenance>.", comment, flags=re.M)
     return re.sub(r"^Versions: .*$", "Versions: <versions>.", comment, flags=re.M)
 
 

@@ -136,7 +136,12 @@ def test_a_probe_request_keeps_the_git_selection_and_says_probe(repo, tmp_path):
 
 
 def test_configured_backends_narrow_the_selection(repo):
-    (repo / f"{MODELS}/gpt2/modeling_gpt2.py").write_text("__all__ = ['GPT2LMHeadModel', 'GPT2Model']\n")
+    (repo / f"{MODELS}/gpt2/modeling_gpt2.py").write_text(
+        "class GPT2PreTrainedModel(PreTrainedModel): ...\n"
+        "class GPT2Model(GPT2PreTrainedModel): ...\n"
+        "class GPT2LMHeadModel(GPT2PreTrainedModel): ...\n"
+        "__all__ = ['GPT2LMHeadModel', 'GPT2Model']\n"
+    )
     commit_all(repo, "gpt2")
     (repo / "pyproject.toml").write_text('[tool.export-bot]\nbackends = ["dynamo"]\n')
     result = run("--repo", str(repo), "--base", "main", "--head", "pr")
