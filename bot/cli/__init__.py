@@ -19,6 +19,7 @@ COMMANDS = {
     "propose": "bot.cli.propose:propose",
     "skiplist": "bot.cli.skiplist:skiplist",
     "github": "bot.cli.github:github",
+    "zoo": "bot.cli.zoo:zoo",
 }
 
 

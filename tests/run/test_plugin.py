@@ -62,7 +62,7 @@ def test_skiplisted_cell_is_skipped_with_scope_and_reason(junit):
 def test_unbuildable_class_is_a_build_error_with_its_message(junit):
     case = junit.cases["GhostModel::test_torch_export_static"]
     assert case.outcome == "error"
-    assert case.message.startswith("BuildError: the zoo has no recipe for GhostModel")
+    assert case.message.startswith("NotBuildable: GhostModel is not in any auto mapping")
     assert "Traceback (most recent call last)" in case.text
     assert case.properties["kind"] == "build"
     assert case.properties["stage"] == "build"

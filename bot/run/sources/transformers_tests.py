@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bot.catalog import PRESETS as ZOO_PRESETS
 from bot.run.sources.base import BuildError, Built, ClassInfo, SourceError
-from bot.run.sources.zoo.recipes import PRESETS as ZOO_PRESETS
 
 logger = logging.getLogger(__name__)
 
