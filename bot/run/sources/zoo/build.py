@@ -6,6 +6,7 @@ Imports torch and transformers: only `ZooSource.build` and `export-bot zoo cover
 from __future__ import annotations
 
 import copy
+import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -213,8 +214,17 @@ def _batch(kind: str, cls: type, config: Any, signature: Mapping[str, Any], *, g
     if kind == "text-image":
         return {**make.text(config), "pixel_values": make.pixels(config)}
     if kind == "vlm":
-        pixel_values = make.pixels(config)
-        return make.vlm(config, _image_tokens(cls, config, pixel_values), pixel_values, left=generate)
+        extra: dict[str, Any] = {}
+        if _takes_grid(cls):
+            pixel_values, extra["image_grid_thw"] = make.grid_patches(config)
+        else:
+            pixel_values = make.pixels(config)
+        tokens = _image_tokens(cls, config, pixel_values, extra)
+        batch = {**make.vlm(config, tokens, pixel_values, left=generate), **extra}
+        if extra:
+            # Grid-patch models also take which tokens are image tokens (1) and which text (0).
+            batch["mm_token_type_ids"] = (batch["input_ids"] == make.image_token(config)).long()
+        return batch
     if kind == "image":
         return {"pixel_values": make.pixels(config)}
     if kind == "video":
@@ -229,7 +239,16 @@ def _batch(kind: str, cls: type, config: Any, signature: Mapping[str, Any], *, g
     raise ValueError(f"unknown input kind {kind!r}")
 
 
-def _image_tokens(cls: type, config: Any, pixel_values: torch.Tensor) -> int:
+def _takes_grid(cls: type) -> bool:
+    """Qwen2-VL-style vision towers take flattened patches and each image's (t, h, w) patch grid."""
+    get = getattr(cls, "get_image_features", None)
+    try:
+        return get is not None and "image_grid_thw" in inspect.signature(get).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _image_tokens(cls: type, config: Any, pixel_values: torch.Tensor, extra: Mapping[str, Any]) -> int:
     """How many image tokens one image becomes: the model's own `get_image_features` counts them."""
     fixed = getattr(config, "image_seq_length", None) or getattr(config, "mm_tokens_per_image", None)
     with torch.random.fork_rng():
@@ -242,7 +261,7 @@ def _image_tokens(cls: type, config: Any, pixel_values: torch.Tensor) -> int:
         raise NotBuildable(f"{cls.__name__} has no get_image_features to count its image tokens")
     with torch.no_grad():
         try:
-            features = get(pixel_values=pixel_values)
+            features = get(pixel_values=pixel_values, **extra)
         except Exception as exc:
             raise BuildError(f"counting image tokens: get_image_features failed: {_short(exc)}") from exc
     if hasattr(features, "pooler_output") and features.pooler_output is not None:

@@ -151,6 +151,19 @@ def pixels(config: Any, *, video: bool = False) -> torch.Tensor:
     return torch.randn(shape, generator=_generator(2))
 
 
+GRID = 4  # patches per side of a Qwen2-VL-style image: a multiple of the usual 2×2 spatial merge
+
+
+def grid_patches(config: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    """Flattened patches [images × h × w, channels × t × p × p] and the grid [[1, h, w]] per image."""
+    patch = int(find(config, ("patch_size",), 14))
+    temporal = int(find(config, ("temporal_patch_size",), 2))
+    channels = int(find(config, ("in_channels", "num_channels", "in_chans"), 3))
+    side = GRID * int(find(config, ("spatial_merge_size",), 2)) // 2
+    patches = torch.randn(BATCH * side * side, channels * temporal * patch * patch, generator=_generator(7))
+    return patches, torch.tensor([[1, side, side]] * BATCH)
+
+
 def waveform(signature: Iterable[str]) -> dict[str, torch.Tensor]:
     values = torch.randn(BATCH, SAMPLES, generator=_generator(3))
     mask = torch.ones(BATCH, SAMPLES, dtype=torch.long)

@@ -40,7 +40,9 @@ _HEADS = re.compile(
     r"^(num_attention_heads|n_heads?|num_heads|.*_attention_heads|.*_num_heads|num_.*_heads|.*_n_heads)$"
 )
 _KV_HEADS = re.compile(r"^(num_key_value_heads|num_kv_heads|.*_key_value_heads|multi_query_group_num|n_kv_heads)$")
-_HEAD_DIM = re.compile(r"^(head_dim|.*_head_dim|d_kv|attention_head_size|kv_channels|dim_head|d_head|.*_head_size)$")
+_HEAD_DIM = re.compile(
+    r"^(head_dim|rotary_dim|rotary_emb_dim|.*_head_dim|d_kv|attention_head_size|kv_channels|dim_head|d_head|.*_head_size)$"
+)
 _VOCAB = re.compile(r"^(vocab_size|.*_vocab_size|n_vocab)$")
 _POSITIONS = re.compile(
     r"^(max_position_embeddings|n_positions|n_ctx|max_.*_positions|max_.*position_embeddings|"
@@ -70,7 +72,8 @@ _KEEP = re.compile(
     r"output_stride|out_features|out_indices|stage_names|.*_layer|.*_layers_ids|num_channels_.*|"
     r".*feat_extract.*|.*conv_.*layers|max_2d_position_embeddings|.*_period|.*_offset)$"
 )
-_SKIP_TYPES = (bool, float, str, type(None))
+# Image tokens per image: at most the tiny image's patch count ((32 / 8)² = 16).
+_IMAGE_TOKENS = re.compile(r"^(mm_tokens_per_image|image_seq_length|num_image_tokens|image_tokens)$")
 
 
 @dataclass
@@ -138,6 +141,8 @@ def _shrink_int(name: str, value: int, level: Level, original_layers: int | None
         return min(value, 2) if value > 0 else None
     if _SHARED_EXPERTS.match(name):
         return min(value, 1) if value > 0 else None
+    if _IMAGE_TOKENS.match(name):
+        return min(value, (level.image // level.patch) ** 2) if value > 0 else None
     if _POSITIONS.match(name):
         return min(value, level.positions) if value > 0 else None
     if _IMAGE.match(name):
@@ -164,6 +169,8 @@ def config_kwargs(config: Any, level: Level, tokens: _Tokens) -> dict[str, Any]:
     new_layers = min(original_layers, level.layers) if original_layers else None
     ratio = _list_ratio(values, level)
     kept = _kept_layers(values, original_layers, new_layers)
+    # Multi-head latent attention (DeepSeek-V2/V3 and kin) expands keys to every head: no grouping.
+    mla = _is_int(values.get("kv_lora_rank"))
     out: dict[str, Any] = {}
     for name, value in values.items():
         if name.startswith("_") or name in _NEVER_PASS:
@@ -184,6 +191,9 @@ def config_kwargs(config: Any, level: Level, tokens: _Tokens) -> dict[str, Any]:
         if _is_int(value) and original_layers and value == original_layers and _LAYERS.match(name):
             out[name] = len(kept)
             continue
+        if mla and _KV_HEADS.match(name) and _is_int(value):
+            out[name] = level.heads
+            continue
         if _is_int(value):
             new = _shrink_int(name, value, level, original_layers)
             if new is not None and new != value:
@@ -199,8 +209,12 @@ def config_kwargs(config: Any, level: Level, tokens: _Tokens) -> dict[str, Any]:
             if new_list is not None and new_list != list(value):
                 out[name] = new_list
             continue
-        if isinstance(value, dict) and name == "rope_parameters" and value.get("mrope_section"):
-            out[name] = _rope(value, level)
+        if isinstance(value, dict) and name == "rope_parameters":
+            # Multimodal rope sections; a config that leaves them to its modeling code's default
+            # (Qwen2-VL's [16, 24, 24]) says so by exempting them from its rope validation.
+            exempt = "mrope_section" in getattr(type(config), "ignore_keys_at_rope_validation", ())
+            if value.get("mrope_section") or exempt:
+                out[name] = _rope({"mrope_section": [16, 24, 24], **value}, level)
     return out
 
 
