@@ -166,7 +166,10 @@ def entries_from_mappings(
     for name in sorted(tasks):
         class_tasks = tasks[name]
         family = (
-            _family(class_tasks) or _family(type_tasks[model_type[name]]) or _text_family(type_tasks[model_type[name]])
+            _family(class_tasks)
+            or _tower_family(name, model_type[name])
+            or _family(type_tasks[model_type[name]])
+            or _text_family(type_tasks[model_type[name]])
         )
         generative = bool(class_tasks & GENERATIVE_TASKS) or name.endswith(GENERATIVE_SUFFIXES)
         entries[name] = Entry(name, model_type[name], family, generative, tuple(sorted(class_tasks)))
@@ -177,6 +180,15 @@ def _family(tasks: set[str]) -> str | None:
     """The most specific non-text family among `tasks` (multimodal, audio, vision, other, encoder-decoder)."""
     found = {_TASK_FAMILY[t] for t in tasks if t in _TASK_FAMILY} - {"decoder"}
     return next((f for f in _PRIORITY if f in found), None)
+
+
+def _tower_family(model_class: str, model_type: str) -> str | None:
+    """A composite model's vision or audio tower, mapped on its own (`glm4v_vision`, `Gemma4AudioModel`)."""
+    if "Vision" in model_class or model_type.endswith(("_vision", "_vision_model")):
+        return "vision"
+    if "Audio" in model_class or model_type.endswith(("_audio", "_audio_encoder")):
+        return "audio"
+    return None
 
 
 def _text_family(tasks: set[str]) -> str:

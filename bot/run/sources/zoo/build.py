@@ -163,6 +163,13 @@ def _inputs(cls: type, config: Any, entry: Entry | None, override: Override | No
 
 def _kind(cls: type, config: Any, main: str, signature: Mapping[str, Any]) -> str:
     name = cls.__name__
+    needed = make.required(cls)
+    if "grid_thw" in signature and needed:
+        return "grid-vision"
+    if main not in signature and "input_ids" not in signature and "pixel_values" in signature:
+        main = "pixel_values"  # vision towers that inherit the default main input name
+    if main == "pixel_values" and "input_ids" in needed:
+        main = "input_ids"  # BLIP-2-style: an image and the text it conditions
     if main == "input_ids" or (main not in signature and "input_ids" in signature):
         if "MultipleChoice" in name:
             return "multiple-choice"
@@ -227,6 +234,9 @@ def _batch(kind: str, cls: type, config: Any, signature: Mapping[str, Any], *, g
         return batch
     if kind == "image":
         return {"pixel_values": make.pixels(config)}
+    if kind == "grid-vision":
+        patches, grid = make.grid_patches(config)
+        return {make.required(cls)[0]: patches, "grid_thw": grid}
     if kind == "video":
         return {"pixel_values": make.pixels(config, video=True)}
     if kind == "waveform":

@@ -121,16 +121,19 @@ def decoder_ids(config: Any, length: int = DECODER_LENGTH) -> torch.Tensor:
 
 
 def find(config: Any, names: Iterable[str], default: Any = None) -> Any:
-    """The first of `names` set on the config or on its vision/audio sub-configs."""
+    """The first of `names` set on the config, else on its sub-configs (breadth first: vision, audio, encoder ...)."""
     names = tuple(names)
-    parts = [config] + [
-        getattr(config, f) for f in (*_VISION_CONFIG_FIELDS, "audio_config", "encoder") if hasattr(config, f)
-    ]
-    for part in parts:
+    queue, seen = [config], set()
+    while queue:
+        part = queue.pop(0)
+        if id(part) in seen:
+            continue
+        seen.add(id(part))
         for name in names:
             value = getattr(part, name, None)
-            if value is not None:
+            if value is not None and not (hasattr(value, "to_dict") and hasattr(value, "model_type")):
                 return value
+        queue.extend(v for v in vars(part).values() if hasattr(v, "to_dict") and hasattr(v, "model_type"))
     return default
 
 

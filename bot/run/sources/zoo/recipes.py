@@ -20,6 +20,7 @@ INPUT_KINDS = (
     "text-image",
     "vlm",
     "image",
+    "grid-vision",
     "video",
     "waveform",
     "features",
