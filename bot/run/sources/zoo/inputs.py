@@ -22,7 +22,7 @@ SEED = 0
 SEQ_LENGTH = 7
 DECODER_LENGTH = 5
 CHOICES = 3
-SAMPLES = 3200  # waveform samples: about ten frames through a wav2vec2-style feature encoder
+SAMPLES = 6400  # waveform samples: 20 frames through a wav2vec2-style encoder, enough for an x-vector's TDNN
 FRAMES = 64  # feature frames of a spectrogram input
 # Token ids below this are never drawn as text: they usually hold pad/bos/eos/unk.
 _FIRST_TEXT_ID = 4

@@ -53,6 +53,22 @@ OVERRIDES: dict[str, Override] = {
         "eos_token_id 2 keeps CLIP's pooling on the argmax of input_ids (its legacy rule), as upstream's tester",
         config={"text_config": {"eos_token_id": 2, "bos_token_id": 0, "pad_token_id": 1}},
     ),
+    "xmod": Override(
+        "X-MOD routes through a language adapter: without a default language its forward refuses to run",
+        config={"default_language": "en_XX"},
+    ),
+    "bamba": Override(
+        "the default config has no attention layer at all (attn_layer_indices None): one of the two is attention",
+        config={"attn_layer_indices": [1]},
+    ),
+    "jamba": Override(
+        "attention every 8th layer from the 4th never falls in two layers: every 2nd from the 1st, experts too",
+        config={"attn_layer_period": 2, "attn_layer_offset": 1, "expert_layer_period": 2, "expert_layer_offset": 1},
+    ),
+    "granitemoehybrid": Override(
+        "the default config is all linear attention, and its cache then has no length to report: one full layer",
+        config={"layer_types": ["linear_attention", "full_attention"]},
+    ),
     "clip_text_model": Override(
         "eos_token_id 2 keeps CLIP's pooling on the argmax of input_ids (its legacy rule), as upstream's tester",
         config={"eos_token_id": 2, "bos_token_id": 0, "pad_token_id": 1},
