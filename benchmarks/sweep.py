@@ -27,6 +27,7 @@ import argparse  # noqa: E402
 import hashlib  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
+import resource  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
@@ -44,13 +45,18 @@ WALL_BUDGET = 3600  # seconds per shard
 
 
 def stratified_sample(names_by_family: dict[str, list[str]], size: int) -> list[str]:
-    """`size` classes over the families in proportion (at least 2 each), the same on every machine."""
+    """`size` classes over the families in proportion (at least 2 each), the same on every machine.
+
+    Ordered round-robin over the families, so a sample cut short still spans them all.
+    """
     total = sum(len(v) for v in names_by_family.values())
-    picked: list[str] = []
+    shares = []
     for _, names in sorted(names_by_family.items()):
         share = max(2, round(size * len(names) / total))
-        ordered = sorted(names, key=lambda n: hashlib.sha256(n.encode()).hexdigest())
-        picked.extend(ordered[:share])
+        shares.append(sorted(names, key=lambda n: hashlib.sha256(n.encode()).hexdigest())[:share])
+    picked: list[str] = []
+    for rank in range(max(len(s) for s in shares)):
+        picked.extend(s[rank] for s in shares if rank < len(s))
     return picked
 
 
@@ -86,27 +92,46 @@ def run(args: argparse.Namespace) -> None:
         command = ["nice", "-n", str(args.nice), str(ROOT / ".venv" / "bin" / "export-bot"), "run"]
         command += ["--models", ",".join(chunk), "-n", str(args.workers), "--junit", str(junit) + ".part"]
         command += ["--cell-timeout", str(args.cell_timeout)]
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _children_cpu()
         code = subprocess.run(command, cwd=ROOT, check=False, capture_output=True, text=True).returncode
+        wall, cpu = time.perf_counter() - start, _children_cpu() - cpu
         part = Path(str(junit) + ".part")
         if part.exists():
             part.rename(junit)
+            junit.with_suffix(".json").write_text(json.dumps({"classes": chunk, "wall": wall, "cpu": cpu}) + "\n")
         print(
-            f"chunk {index + 1}/{len(chunks)} ({', '.join(chunk)}): exit {code}, {time.perf_counter() - start:.0f} s",
+            f"chunk {index + 1}/{len(chunks)} ({', '.join(chunk)}): exit {code}, {wall:.0f} s, {cpu:.0f} CPU-s",
             flush=True,
         )
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def read_cells(out: Path) -> list[tuple[Cell, float, str]]:
+    """(cell, seconds, outcome) of every JUnit chunk; seconds are CPU-seconds where the chunk recorded them.
+
+    On a shared machine a cell's wall time counts the time it waited for a core. A chunk's
+    CPU time (its processes' user + system) over the sum of its cells' wall times scales each
+    cell back to the CPU it used (never up: the CPU time also holds the process start-up).
+    """
     found = []
     for junit in sorted(out.glob("chunk-*.xml")):
-        for case in ET.parse(junit).getroot().iter("testcase"):
+        cases = list(ET.parse(junit).getroot().iter("testcase"))
+        record = junit.with_suffix(".json")
+        scale = 1.0
+        if record.exists():
+            total = sum(float(c.get("time", 0.0)) for c in cases) or 1.0
+            scale = min(1.0, json.loads(record.read_text())["cpu"] / total)
+        for case in cases:
             try:
                 cell = Cell.from_testcase(case.get("classname", ""), case.get("name", ""))
             except ValueError:
                 continue
             outcome = next((child.tag for child in case if child.tag in ("failure", "error", "skipped")), "passed")
-            found.append((cell, float(case.get("time", 0.0)), outcome))
+            found.append((cell, float(case.get("time", 0.0)) * scale, outcome))
     return found
 
 
@@ -186,7 +211,7 @@ def main() -> None:
         p.add_argument("--out", type=Path, default=HERE / "sweep-runs")
         p.add_argument("--coverage", type=Path, default=None, help="zoo coverage JSONL: sample only classes that ran")
     sub.choices["run"].add_argument("--sample", type=int, default=100)
-    sub.choices["run"].add_argument("--chunk", type=int, default=3, help="classes per export-bot run")
+    sub.choices["run"].add_argument("--chunk", type=int, default=1, help="classes per export-bot run")
     sub.choices["run"].add_argument("--workers", default="1")
     sub.choices["run"].add_argument("--nice", type=int, default=19)
     sub.choices["run"].add_argument("--cell-timeout", type=float, default=600)
