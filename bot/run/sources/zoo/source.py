@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
+from functools import lru_cache
 
-from bot.catalog import PRESETS, Catalogue, load
+from bot.catalog import PRESETS, Catalogue, Entry, generate, load
 from bot.run.sources.base import BuildError, Built, ClassInfo, NotBuildable
 
 logger = logging.getLogger(__name__)
@@ -45,11 +46,13 @@ class ZooSource:
         )
         from bot.run.sources.zoo.recipes import override_for
 
-        entry = self.catalogue.get(model_class)
+        # The shipped catalogue, else the installed Transformers' own auto mappings: a PR that adds
+        # a model type has classes the shipped file has never seen.
+        entry = self.catalogue.get(model_class) or _installed().get(model_class)
         if entry is None:
             raise NotBuildable(
-                f"{model_class} is not in any auto mapping of transformers {self.catalogue.transformers_version} "
-                "(bot/catalog.json); use --source transformers-tests:PATH"
+                f"{model_class} is not in any auto mapping of the installed transformers; "
+                "use --source transformers-tests:PATH"
             )
         if generate and not entry.generative:
             raise BuildError(f"{model_class} is not generative: it has no generate inputs")
@@ -68,3 +71,8 @@ class ZooSource:
             raise BuildError(f"{model_class}: cannot make inputs: {type(exc).__name__}: {exc}") from exc
         seed_weights()
         return Built(model_class=cls, config=config, inputs=batch)
+
+
+@lru_cache(maxsize=1)
+def _installed() -> dict[str, Entry]:
+    return dict(generate().entries)
