@@ -83,6 +83,7 @@ def text_config(config: Any) -> Any:
 
 def _vocab(config: Any) -> int:
     vocab = getattr(text_config(config), "vocab_size", None) or getattr(config, "vocab_size", None)
+    vocab = vocab or find(config, ("vocab_size", "text_vocab_size", "input_vocab_size"))
     if not isinstance(vocab, int) or vocab < 2:
         raise NotBuildable("the config names no vocabulary size for its input_ids")
     return vocab

@@ -69,6 +69,10 @@ OVERRIDES: dict[str, Override] = {
         "the default config is all linear attention, and its cache then has no length to report: one full layer",
         config={"layer_types": ["linear_attention", "full_attention"]},
     ),
+    "codegen": Override(
+        "CodeGen splits its heads over 4 model-parallel groups: 4 heads of 8, rotary over the whole head",
+        config={"n_head": 4, "rotary_dim": 8},
+    ),
     "clip_text_model": Override(
         "eos_token_id 2 keeps CLIP's pooling on the argmax of input_ids (its legacy rule), as upstream's tester",
         config={"eos_token_id": 2, "bos_token_id": 0, "pad_token_id": 1},

@@ -123,8 +123,18 @@ def _list_ratio(values: Mapping[str, Any], level: Level) -> float:
     return max(tops) / level.width if tops else 1.0
 
 
+# Group counts (group norm, grouped convolutions) must divide the tiny channel counts, all multiples of 8.
+_GROUPS = re.compile(r"^(num_groups|.*_num_groups|.*norm_groups|groups|.*_groups)$")
+# Local attention windows longer than the tiny position limit pad inputs past it.
+_WINDOW = re.compile(r"^(attention_window|local_attention|local_window_size)$")
+
+
 def _shrink_int(name: str, value: int, level: Level, original_layers: int | None) -> int | None:
     """The tiny value of one integer field, or None to leave it alone."""
+    if _GROUPS.match(name) and "codevector" not in name:
+        return min(value, 8) if value > 8 else None
+    if _WINDOW.match(name):
+        return min(value, 16) if value > 16 else None
     if _KEEP.match(name):
         return None
     if _LAYERS.match(name):
@@ -201,8 +211,10 @@ def config_kwargs(config: Any, level: Level, tokens: _Tokens) -> dict[str, Any]:
             continue
         if isinstance(value, (list, tuple)) and value and original_layers and len(value) == original_layers:
             # Per-layer lists (layer_types, mlp_only_layers as flags, ...) follow the new depth.
-            if name in ("layer_types",) or not all(_is_int(v) for v in value) or name.endswith(("_per_layer", "s")):
-                out[name] = [value[i] for i in kept]
+            per_layer = name in ("layer_types",) or not all(_is_int(v) for v in value)
+            if per_layer or name.endswith(("_per_layer", "s")) or original_layers >= 6:
+                picked = [value[i] for i in kept]
+                out[name] = [min(v, 16) for v in picked] if _WINDOW.match(name) else picked
                 continue
         if isinstance(value, (list, tuple)) and value and all(_is_int(v) for v in value):
             new_list = _shrink_int_list(name, list(value), level, ratio)
