@@ -42,6 +42,7 @@ RUNNER_CORES = 2  # GitHub's standard Linux runner
 PARALLEL_EFFICIENCY = 0.85  # `-n 2` on 2 cores: 1.7× serial (benchmarks/runner.py's target)
 SETUP_SECONDS = 300  # checkout, install, imports before the first cell (a shard's fixed cost)
 WALL_BUDGET = 3600  # seconds per shard
+EARLY_FAILURE_SECONDS = 1.0  # a cell whose class fails at build or eager never reaches an exporter
 
 
 def stratified_sample(names_by_family: dict[str, list[str]], size: int) -> list[str]:
@@ -162,25 +163,33 @@ def project(args: argparse.Namespace) -> None:
         values = times[key]
         print(f"| {' | '.join(key)} | {len(values)} | {mean(values):.1f} | {median(values):.1f} | {max(values):.1f} |")
     overall = mean(t for values in times.values() for t in values)
-    by_family = buildable_by_family(args.coverage)
-    full = [
-        cell
-        for family, names in by_family.items()
-        for name in names
-        for cell in cells_for(name, generative=entries[name].generative)
-    ]
-    seconds = 0.0
+    # The full sweep runs the zoo's `all` preset: every class it does not call not buildable.
+    # A class coverage saw fail before export (build or eager) costs its cells only that much.
+    ran = buildable_by_family(args.coverage)
+    ran_eager = {n for names in ran.values() for n in names}
+    full = [cell for name, e in entries.items() if e.buildable for cell in cells_for(name, generative=e.generative)]
+    seconds, missing = 0.0, set()
     for cell in full:
+        if args.coverage and cell.model_class not in ran_eager:
+            seconds += EARLY_FAILURE_SECONDS
+            continue
         family = entries[cell.model_class].family
         sample = family_times.get((family, group(cell))) or times.get(group(cell))
+        if not sample:
+            missing.add(group(cell))
         seconds += mean(sample) if sample else overall
+    if missing:
+        print(
+            f"\nno measurement for {', '.join('/'.join(g) for g in sorted(missing))}: costed at the sample's mean cell"
+        )
     capacity = RUNNER_CORES * PARALLEL_EFFICIENCY * (WALL_BUDGET - SETUP_SECONDS)
     shards = max(1, math.ceil(seconds / capacity))
     projection = {
         "transformers": catalog.load().transformers_version,
         "sample_classes": len(classes),
         "sample_cells": len(measured),
-        "full_classes": sum(len(v) for v in by_family.values()),
+        "full_classes": len({cell.model_class for cell in full}),
+        "full_classes_running_eager": len(ran_eager) if args.coverage else None,
         "full_cells": len(full),
         "cpu_hours": round(seconds / 3600, 1),
         "shards": shards,
