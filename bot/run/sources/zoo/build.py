@@ -169,7 +169,8 @@ def _kind(cls: type, config: Any, main: str, signature: Mapping[str, Any]) -> st
     if main not in signature and "input_ids" not in signature and "pixel_values" in signature:
         main = "pixel_values"  # vision towers that inherit the default main input name
     if main == "pixel_values" and "input_ids" in needed:
-        main = "input_ids"  # BLIP-2-style: an image and the text it conditions
+        # BLIP-2 / Grounding DINO style: an image and the text it conditions.
+        return "vlm" if make.image_token(config) is not None and _has_vision(config) else "text-image"
     if main == "input_ids" or (main not in signature and "input_ids" in signature):
         if "MultipleChoice" in name:
             return "multiple-choice"
@@ -274,6 +275,8 @@ def _image_tokens(cls: type, config: Any, pixel_values: torch.Tensor, extra: Map
             features = get(pixel_values=pixel_values, **extra)
         except Exception as exc:
             raise BuildError(f"counting image tokens: get_image_features failed: {_short(exc)}") from exc
+        if features is None:
+            raise BuildError("counting image tokens: get_image_features returned nothing")
     if hasattr(features, "pooler_output") and features.pooler_output is not None:
         features = features.pooler_output
     elif hasattr(features, "last_hidden_state"):

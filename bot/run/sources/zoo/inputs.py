@@ -83,7 +83,8 @@ def text_config(config: Any) -> Any:
 
 def _vocab(config: Any) -> int:
     vocab = getattr(text_config(config), "vocab_size", None) or getattr(config, "vocab_size", None)
-    vocab = vocab or find(config, ("vocab_size", "text_vocab_size", "input_vocab_size"))
+    # CANINE hashes Unicode code points into buckets: any id below the bucket count is a character.
+    vocab = vocab or find(config, ("vocab_size", "text_vocab_size", "input_vocab_size", "num_hash_buckets"))
     if not isinstance(vocab, int) or vocab < 2:
         raise NotBuildable("the config names no vocabulary size for its input_ids")
     return vocab
@@ -182,7 +183,10 @@ def waveform(signature: Iterable[str]) -> dict[str, torch.Tensor]:
 def features(config: Any) -> dict[str, torch.Tensor]:
     """Spectrogram features: Whisper-style [batch, mel bins, 2 × max source positions], else [batch, frames, features]."""
     generator = _generator(4)
-    bins = find(config, ("num_mel_bins", "n_mels", "feature_size", "input_feat_size", "input_dim"))
+    bins = find(
+        config,
+        ("num_mel_bins", "n_mels", "feature_size", "input_feat_size", "input_dim", "feature_projection_input_dim"),
+    )
     sources = find(config, ("max_source_positions",))
     if bins and sources and find(config, ("num_mel_bins",)) is not None and _whisper_like(config):
         return {"input_features": torch.randn(BATCH, int(bins), 2 * int(sources), generator=generator)}
