@@ -201,6 +201,7 @@ def project(args: argparse.Namespace) -> None:
             "wall_budget_seconds": WALL_BUDGET,
         },
         "cell_seconds": {"/".join(key): round(mean(values), 2) for key, values in sorted(times.items())},
+        "cells": [{"cell": cell.id, "seconds": round(sec, 2), "outcome": outcome} for cell, sec, outcome in measured],
     }
     print(
         f"\nfull sweep: {projection['full_classes']} classes, {len(full)} cells, {projection['cpu_hours']} CPU-hours; "
