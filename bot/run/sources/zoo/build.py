@@ -229,7 +229,7 @@ def _batch(kind: str, cls: type, config: Any, signature: Mapping[str, Any], *, g
             pixel_values = make.pixels(config)
         tokens = _image_tokens(cls, config, pixel_values, extra)
         batch = {**make.vlm(config, tokens, pixel_values, left=generate), **extra}
-        if extra:
+        if extra and "mm_token_type_ids" in signature:
             # Grid-patch models also take which tokens are image tokens (1) and which text (0).
             batch["mm_token_type_ids"] = (batch["input_ids"] == make.image_token(config)).long()
         return batch
