@@ -22,6 +22,7 @@ COMMANDS = {
     "site": "bot.cli.site:site",
     "install-spec": "bot.cli.install_spec:install_spec",
     "report": "bot.cli.report:report",
+    "zoo": "bot.cli.zoo:zoo",
 }
 
 

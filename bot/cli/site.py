@@ -55,7 +55,7 @@ def site(report_paths, out, skiplists_dir, repo_url, skiplist_url) -> None:
 
 
 def _zoo_families() -> dict[str, str]:
-    """The zoo's families, for reports that do not name them (the recipe table imports without torch)."""
-    from bot.run.sources.zoo.recipes import RECIPES
+    """Every auto-mapped class's family, for reports that do not name them (the catalogue is plain JSON)."""
+    from bot.catalog import load
 
-    return {name: recipe.family for name, recipe in RECIPES.items()}
+    return {name: entry.family for name, entry in load().entries.items()}

@@ -1,17 +1,14 @@
-"""What the model source knows about classes: which it can build, which generate, and the `core` preset."""
+"""What selection knows about classes (from bot/catalog.py): which the zoo builds, which generate, the `core` preset."""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
 
+from bot.catalog import GENERATIVE_SUFFIXES  # a class outside the catalogue generates when its name says so
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
-
-# A class without a recipe is treated as generative when its name says it generates text:
-# these heads are the ones Transformers' tests list in `all_generative_model_classes`.
-GENERATIVE_SUFFIXES = ("ForCausalLM", "LMHeadModel", "ForConditionalGeneration")
 
 
 @dataclass(frozen=True)
@@ -32,20 +29,22 @@ class Catalog:
 
 
 def load_catalog(settings: Settings) -> Catalog:
-    """Read the zoo's recipes (importable without torch); `[tool.export-bot] core` overrides its `core` preset."""
+    """Read the model-class catalogue (bot/catalog.py, no torch); `[tool.export-bot] core` overrides its `core` preset."""
+    from bot import catalog
+
     notes = []
     try:
-        from bot.run.sources.zoo.recipes import PRESETS, RECIPES
-    except ImportError as exc:  # the zoo is optional for selection: fall back to the name heuristic
-        log.warning("zoo recipes not importable (%s): generative-ness from class names only", exc)
-        recipes, presets = {}, {}
-        notes.append(f"zoo recipes unavailable ({exc}); generative classes guessed from their names")
-    else:
-        recipes, presets = RECIPES, PRESETS
-    core = settings.core or tuple(presets.get("core", ()))
+        entries = catalog.load().entries
+    except (OSError, ValueError, KeyError) as exc:  # a broken install: fall back to the name heuristic
+        log.warning("model catalogue unreadable (%s): generative-ness from class names only", exc)
+        entries = {}
+        notes.append(f"model catalogue unavailable ({exc}); generative classes guessed from their names")
+    core = settings.core or tuple(catalog.PRESETS.get("core", ()))
     if not core:
         notes.append("no core preset: set [tool.export-bot] core = [...] so shared-code changes run something")
     # Only the zoo's buildable set is known here; `transformers-tests:PATH` builds whatever has a tester.
-    buildable = frozenset(recipes) if settings.source == "zoo" and recipes else None
-    generative = {name: bool(recipe.generative) for name, recipe in recipes.items()}
+    buildable = (
+        frozenset(n for n, e in entries.items() if e.buildable) if settings.source == "zoo" and entries else None
+    )
+    generative = {name: e.generative for name, e in entries.items()}
     return Catalog(generative, buildable, tuple(core), tuple(notes))

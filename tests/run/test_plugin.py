@@ -65,7 +65,7 @@ def test_a_class_the_source_cannot_build_is_a_typed_skip_with_its_reason(junit, 
     case = junit.cases["GhostModel::test_torch_export_static"]
     # Any JUnit reader sees a skip; the bot's reader sees its own outcome (docs/outcomes.md).
     assert (case.outcome, case.kind) == ("skipped", "not-buildable")
-    assert case.message.startswith("the zoo has no recipe for GhostModel")
+    assert case.message.startswith("GhostModel is not in any auto mapping")
     assert case.properties["not_buildable"] == "true"
     assert "kind" not in case.properties and "stage" not in case.properties
     assert "Traceback" not in case.text
@@ -94,7 +94,7 @@ def test_probe_runs_a_skiplisted_cell_and_records_probe_true(tmp_path):
     case = result.cases["GhostModel::test_torch_export_dynamic"]
     # Its real outcome, not the skiplist's skip: the source's reason.
     assert (case.outcome, case.kind) == ("skipped", "not-buildable")
-    assert case.message.startswith("the zoo has no recipe for GhostModel")
+    assert case.message.startswith("GhostModel is not in any auto mapping")
     assert case.properties["probe"] == "true"
     assert case.properties["skip_scope"] == "dynamic"
 

@@ -124,10 +124,10 @@ def test_covered_cells_follow_the_walk():
 
 
 def test_catalog_core_from_settings_or_the_zoo_preset():
-    from bot.run.sources.zoo.recipes import PRESETS, RECIPES
+    from bot import catalog
 
     zoo = load_catalog(Settings())
-    assert zoo.core == PRESETS["core"] and zoo.buildable == frozenset(RECIPES)
+    assert zoo.core == catalog.PRESETS["core"] and zoo.buildable == frozenset(catalog.load().buildable())
     assert load_catalog(Settings(core=("BertModel",))).core == ("BertModel",)
     assert load_catalog(Settings(source="transformers-tests:/x")).buildable is None
     guess = Catalog({}, None, ())

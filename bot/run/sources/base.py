@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from bot.catalog import FAMILIES as FAMILIES  # the families live with the catalogue; sources re-export them
 from bot.errors import BotError
 
-FAMILIES = ("text-encoder", "decoder", "encoder-decoder", "vision", "audio", "multimodal")
 PRESET_NAMES = ("smoke", "core", "all")
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bot.catalog import PRESETS as ZOO_PRESETS
 from bot.run.sources.base import BuildError, Built, ClassInfo, NotBuildable, SetupProblem, SourceError, Target
 from bot.run.sources.tester_text import (
     CheckoutText,
@@ -30,7 +31,6 @@ from bot.run.sources.tester_text import (
     generate_eligible,
     looks_generative,
 )
-from bot.run.sources.zoo.recipes import PRESETS as ZOO_PRESETS
 
 logger = logging.getLogger(__name__)
 

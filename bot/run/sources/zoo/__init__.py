@@ -1,6 +1,6 @@
-"""The `zoo` model source: tiny recipes (`recipes.py`, plain data) and their builder (torch, lazily)."""
+"""The `zoo` model source: any auto-mapped Transformers class, built tiny from its config class (torch lazily)."""
 
-from bot.run.sources.zoo.recipes import PRESETS, RECIPES, Recipe
+from bot.run.sources.zoo.recipes import OVERRIDES, Override
 from bot.run.sources.zoo.source import ZooSource
 
-__all__ = ["PRESETS", "RECIPES", "Recipe", "ZooSource"]
+__all__ = ["OVERRIDES", "Override", "ZooSource"]

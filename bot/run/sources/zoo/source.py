@@ -1,74 +1,78 @@
-"""The `zoo` model source: tiny configs and inputs the bot builds from its recipe table."""
+"""The `zoo` model source: every auto-mapped class of the installed Transformers, built tiny from its config class."""
 
 from __future__ import annotations
 
-import copy
 import logging
+from functools import lru_cache
 
+from bot.catalog import PRESETS, Catalogue, Entry, generate, load
 from bot.run.sources.base import BuildError, Built, ClassInfo, NotBuildable
-from bot.run.sources.zoo.recipes import PRESETS, RECIPES, Recipe
 
 logger = logging.getLogger(__name__)
 
 
 class ZooSource:
-    """Model classes the bot has a recipe for; `build` imports transformers lazily."""
+    """Lists the catalogue's buildable classes; `build` imports torch and transformers lazily."""
 
     spec = "zoo"
 
-    def __init__(self, recipes: dict[str, Recipe] | None = None, presets: dict[str, tuple[str, ...]] | None = None):
-        self._recipes = RECIPES if recipes is None else recipes
-        self._presets = PRESETS if presets is None else presets
+    def __init__(self, catalogue: Catalogue | None = None):
+        self._catalogue = catalogue
+
+    @property
+    def catalogue(self) -> Catalogue:
+        if self._catalogue is None:
+            self._catalogue = load()
+        return self._catalogue
 
     def classes(self) -> list[ClassInfo]:
         return [
-            ClassInfo(name, recipe.model_type, recipe.generative, recipe.family)
-            for name, recipe in self._recipes.items()
+            ClassInfo(e.model_class, e.model_type, e.generative, e.family)
+            for e in self.catalogue.entries.values()
+            if e.buildable
         ]
 
     def presets(self) -> dict[str, tuple[str, ...]]:
-        return dict(self._presets)
+        return {**PRESETS, "all": self.catalogue.buildable()}
 
     def build(self, model_class: str, *, generate: bool) -> Built:
-        recipe = self._recipes.get(model_class)
-        if recipe is None:
+        from bot.run.sources.zoo.build import (
+            forward_inputs,
+            generate_inputs,
+            model_class_of,
+            prepare_generate_config,
+            seed_weights,
+            tiny_config,
+        )
+        from bot.run.sources.zoo.recipes import override_for
+
+        # The shipped catalogue, else the installed Transformers' own auto mappings: a PR that adds
+        # a model type has classes the shipped file has never seen.
+        entry = self.catalogue.get(model_class) or _installed().get(model_class)
+        if entry is None:
             raise NotBuildable(
-                f"the zoo has no recipe for {model_class}; add one to bot/run/sources/zoo/recipes.py "
-                "or use --source transformers-tests:PATH"
+                f"{model_class} is not in any auto mapping of the installed transformers; "
+                "use --source transformers-tests:PATH"
             )
-        if generate and not recipe.generative:
-            raise BuildError(f"{model_class} is not generative in the zoo: it has no generate inputs")
-        import transformers
-
-        from bot.run.sources.zoo import inputs
-
-        cls = getattr(transformers, model_class, None)
-        if cls is None:
-            raise BuildError(
-                f"transformers {transformers.__version__} has no class {model_class} (the zoo recipe is stale)"
-            )
-        config_type = recipe.config_type or recipe.model_type
-        try:
-            config = transformers.CONFIG_MAPPING[config_type](**copy.deepcopy(dict(recipe.config)))
-        except Exception as exc:  # a config class rejecting a recipe's overrides
-            raise BuildError(f"{model_class}: config {config_type!r} rejected the recipe: {exc}") from exc
+        if generate and not entry.generative:
+            raise BuildError(f"{model_class} is not generative: it has no generate inputs")
+        cls = model_class_of(model_class)
+        override = override_for(model_class, entry.model_type)
+        config = tiny_config(cls, override).config
         try:
             if generate:
-                _prepare_generate_config(config)
-                batch = inputs.generate_inputs(recipe, config)
+                prepare_generate_config(config)
+                batch = generate_inputs(cls, config, entry, override)
             else:
-                batch = inputs.forward_inputs(recipe, config)
+                batch = forward_inputs(cls, config, entry, override)
+        except BuildError:
+            raise
         except Exception as exc:
-            raise BuildError(f"{model_class}: cannot make {recipe.inputs!r} inputs: {exc}") from exc
+            raise BuildError(f"{model_class}: cannot make inputs: {type(exc).__name__}: {exc}") from exc
+        seed_weights()
         return Built(model_class=cls, config=config, inputs=batch)
 
 
-def _prepare_generate_config(config) -> None:
-    """As upstream's GenerationTesterMixin: no eos, so generation never stops early; pad falls back to eos."""
-    # Older encoder-decoder configs (BART) hand back a copy as their text config: clear both.
-    for part in {id(c): c for c in (config, config.get_text_config(decoder=True))}.values():
-        eos = getattr(part, "eos_token_id", None)
-        if eos is not None and getattr(part, "pad_token_id", None) is None:
-            part.pad_token_id = eos if isinstance(eos, int) else eos[0]
-        part.eos_token_id = None
-        part.forced_eos_token_id = None
+@lru_cache(maxsize=1)
+def _installed() -> dict[str, Entry]:
+    return dict(generate().entries)
