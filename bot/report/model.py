@@ -208,9 +208,10 @@ class Report:
             files={k: f.strings(f"files.{k}", v) for k, v in f.get("files", dict, {}).items()},
             proposal=f.get("proposal", (dict, type(None)), None),
             selection=f.get("selection", (str, type(None)), None),
-            provenance=Provenance.from_json(f.get("provenance", (dict, type(None)), None)),
+            provenance=Provenance.from_json(f.shaped(data.get("provenance"), _PROVENANCE, "provenance", optional=True)),
             setup_problems=tuple(
-                dict(f.check(p, dict, f"setup_problems[{i}]")) for i, p in enumerate(f.get("setup_problems", list, []))
+                f.shaped(p, _SETUP_PROBLEM, f"setup_problems[{i}]")
+                for i, p in enumerate(f.get("setup_problems", list, []))
             ),
             groups=tuple(f.group(g, f"groups[{i}]") for i, g in enumerate(f.get("groups", list, []))),
             created=f.get("created", (str, type(None)), None),
@@ -225,6 +226,20 @@ _JSON_KINDS.update({dict: "an object", type(None): "null"})
 _LINE_TYPES = tuple(
     (str,) if name == "message" else (bool,) if name == "probe" else (str, type(None)) for name in CellLine._fields[2:]
 )
+
+
+# The shapes of the report's nested objects: key → JSON types ((list, T) for a list of T).
+_OPTIONAL_STR = (str, type(None))
+_PROVENANCE = {
+    "transformers_version": _OPTIONAL_STR,
+    "transformers_location": _OPTIONAL_STR,
+    "transformers_sha": _OPTIONAL_STR,
+    "shards_disagree": (list, str),
+}
+_SETUP_PROBLEM = {"origin": (str,), "message": (str,), "modules": (list, str), "cells": (int,)}
+_GROUP = {"stage": (str,), "signature": (str,), "cells": (list, str), "excerpt": (str,), "repro": (str,)}
+_CULPRIT = {"path": (str,), "line": (int,), "source": (str,), "changed": (bool,), "url": _OPTIONAL_STR}
+_HINT = {"id": (str,), "text": (str,), "link": (str,)}
 
 
 class _Fields:
@@ -278,11 +293,29 @@ class _Fields:
         return {k: self.count(n, f"{path}.{k}") for k, n in self.check(value, dict, path).items()}
 
     def group(self, value, path: str) -> Group:
+        item = self.shaped(value, _GROUP, path)
+        culprit = self.shaped(item.get("culprit"), _CULPRIT, f"{path}.culprit", optional=True)
+        hint = self.shaped(item.get("hint"), _HINT, f"{path}.hint", optional=True)
+        for where, found, key in ((path, item, "signature"), (f"{path}.culprit", culprit, "path"),
+                                  (f"{path}.culprit", culprit, "line"), (f"{path}.hint", hint, "id")):  # fmt: skip
+            if found and key not in found:
+                self.fail(f"{where}.{key}", "present", None)
+        return Group.from_json(item)
+
+    def shaped(self, value, shape: Mapping[str, tuple], path: str, *, optional: bool = False):
+        """An object whose known keys hold their JSON types (a list type is (list, item type)); None if optional."""
+        if value is None and optional:
+            return None
         item = self.check(value, dict, path)
-        try:
-            return Group.from_json(item)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ReportError(f"{self.where}: field `{path}`: {exc!r}; regenerate it with `export-bot diff`") from None
+        for key, types in shape.items():
+            if key not in item:
+                continue
+            if types[0] is list:
+                for i, element in enumerate(self.check(item[key], list, f"{path}.{key}")):
+                    self.check(element, types[1], f"{path}.{key}[{i}]")
+            else:
+                self.check(item[key], types, f"{path}.{key}")
+        return item
 
     def problem(self, value, path: str) -> Problem:
         item = self.check(value, dict, path)
