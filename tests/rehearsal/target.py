@@ -51,7 +51,7 @@ def make_target(repo: Path) -> str:
         assert count == 1, f"{path}: the version line moved in the sdist"
         (repo / path).write_text(bumped, encoding="utf-8")
     # Upstream's tests are not in the sdist's tests/models: the tester protocol and one tiny tester.
-    for name in ("__init__.py", "test_modeling_common.py", "models/__init__.py"):
+    for name in ("__init__.py", "test_modeling_common.py", "test_export_common.py", "models/__init__.py"):
         write(repo / "tests" / name, (PROTOCOL / name).read_text(encoding="utf-8"))
     write(repo / "tests/models/bert/__init__.py", "")
     write(repo / "tests/models/bert/test_modeling_bert.py", (HERE / "fixture" / "test_modeling_bert.py").read_text())
