@@ -91,15 +91,25 @@ def class_bases(source: str) -> tuple[dict[str, tuple[str, ...]], bool]:
 
 def _header(source: str, start: int) -> str | None:
     """`class X(A, B):` from `start`, through the colon outside brackets; None when the text ends first."""
+    end = outside_brackets(source, start, ":")
+    return source[start : end + 1] if end is not None else None
+
+
+def outside_brackets(text: str, start: int, stop: str) -> int | None:
+    """The index of the first `stop` character at or after `start` that no bracket encloses; None if none.
+
+    Class headers and assignments span lines inside brackets; reading them from the text needs
+    this one scan (selection and the tester source both do, without importing anything).
+    """
     depth = 0
-    for i in range(start, len(source)):
-        char = source[i]
+    for index in range(start, len(text)):
+        char = text[index]
         if char in "([{":
             depth += 1
         elif char in ")]}":
             depth -= 1
-        elif char == ":" and depth <= 0:
-            return source[start : i + 1]
+        elif char == stop and depth <= 0:
+            return index
     return None
 
 

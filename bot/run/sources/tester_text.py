@@ -171,16 +171,10 @@ def _value(body: str, start: int) -> object:
 
 def _expression(text: str, start: int) -> str:
     """From `start` to the end of the statement: the first newline outside brackets."""
-    depth = 0
-    for index in range(start, len(text)):
-        char = text[index]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == "\n" and depth <= 0:
-            return text[start:index]
-    return text[start:]
+    from bot.model_index import outside_brackets
+
+    end = outside_brackets(text, start, "\n")
+    return text[start:end] if end is not None else text[start:]
 
 
 def _names(node: ast.expr) -> tuple[str, ...]:
