@@ -125,8 +125,10 @@ class CheckError(BotError, RuntimeError):
 
 
 def _run(plan, junit: Path, workers: int | str) -> None:
+    from bot.files import make_parent
     from bot.run.session import COMPLETED, SessionOptions, run_session
 
+    make_parent(junit)  # the log and the JUnit go beside each other, in a folder that may not exist yet
     # pytest's own output (dots, timeout stack dumps) goes to a log beside the JUnit: stdout
     # carries the comment, so that `export-bot check > comment.md` is the comment alone.
     log = junit.with_name(junit.stem + ".pytest.log")

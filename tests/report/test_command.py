@@ -65,3 +65,21 @@ def test_main_s_baseline_seen_through_an_empty_selection_lists_nothing_as_not_ru
     assert result.exit_code == 0, result.output
     report = load_report(tmp_path / "out" / "report.json")
     assert report.verdict == "success" and not any(report.categories.values())
+
+
+def test_the_rerun_writes_into_an_out_folder_that_does_not_exist_yet(tmp_path, monkeypatch):
+    """The confirming re-run's JUnit and pytest log go into --out before anything else has made it."""
+    import bot.check
+
+    made = []
+
+    def fake_session(plan, options):
+        made.append(options.log.parent.is_dir())
+        options.junit.write_text("<testsuite/>", encoding="utf-8")
+        return 0
+
+    import bot.run.session
+
+    monkeypatch.setattr(bot.run.session, "run_session", fake_session)
+    bot.check._run(None, tmp_path / "new" / "rerun.xml", 0)
+    assert made == [True]
