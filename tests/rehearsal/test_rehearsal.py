@@ -24,6 +24,7 @@ from lxml import etree
 
 from bot.report import COMMENT_MARKER
 from tests.e2e.checkout import commit_all, git
+from tests.github import payloads
 from tests.github.fake_github import FakeGitHub
 from tests.github.payloads import issue_comment_event, pull_request_event, workflow_run_event
 from tests.rehearsal.runner import Runner, WorkflowRun
@@ -199,8 +200,10 @@ class Rehearsal:
         self.mirror(head, (self.main,))
         self.fake.open_pull(9, "patch-1", fork="someone/transformers", head_sha=head, title="Docs from a fork")
         run = self.pull_request(9, head, [notes], fork=True)
-        # A fork's workflow_run event lists no pull request: the publisher finds it by the head SHA.
-        self.publish(run, head, pr_numbers=[])
+        # A fork's workflow_run event lists no pull request: the publisher finds it from the
+        # event's head repository owner and head branch, then checks the head SHA.
+        fork = payloads.repository("someone/transformers", 4242, self.fake.url)
+        self.publish(run, head, pr_numbers=[], head_branch="patch-1", head_repo=fork)
         [body] = self.stickies(9)
         assert "**success**" in body
         assert self.fake.state.statuses[head][-1]["state"] == "success"
@@ -226,8 +229,24 @@ class Rehearsal:
         self.assert_light(run, "conformance / select")
         return run
 
-    def publish(self, run: WorkflowRun, sha: str, *, pr_numbers: list[int], event_name: str = "pull_request") -> None:
-        event = workflow_run_event(repo=self.fake.repo, run_id=run.run_id, head_sha=sha, pr_numbers=pr_numbers)
+    def publish(
+        self,
+        run: WorkflowRun,
+        sha: str,
+        *,
+        pr_numbers: list[int],
+        event_name: str = "pull_request",
+        head_branch: str = "feature",
+        head_repo: dict | None = None,
+    ) -> None:
+        event = workflow_run_event(
+            repo=self.fake.repo,
+            run_id=run.run_id,
+            head_sha=sha,
+            pr_numbers=pr_numbers,
+            head_branch=head_branch,
+            head_repo=head_repo,
+        )
         event["workflow_run"].update(
             conclusion=run.conclusion, event=event_name, display_title=run.title, name="export-conformance"
         )
