@@ -16,18 +16,24 @@ SCHEMA = "export-bot/site@1"
 CODES = {
     "P": ("passed", "✅"),
     "U": ("passed, not compared", "✅"),
+    "W": ("passed on a weak check", "☑️"),
     "F": ("failed", "❌"),
     "X": ("crashed or timed out", "💥"),
     "H": ("harness or build error", "⚠️"),
     "K": ("flaky", "⚠️"),
     "S": ("skipped", "⏭️"),
+    "B": ("not buildable by this source", "🚧"),
     "O": ("skiplisted, passed in probe", "🔓"),
     "-": ("not run", "·"),
 }
-# The pass rate counts cells that ran outside the skiplists: probe runs of skiplisted cells are left out.
-PASSING, RAN = frozenset("PU"), frozenset("PUFXHK")
+# The pass rate counts cells that ran outside the skiplists: probe runs of skiplisted cells are left out,
+# and so are cells the source cannot build (neither passing nor failing, docs/outcomes.md).
+PASSING, RAN = frozenset("PUW"), frozenset("PUWFXHK")
+# What a weak pass compared, in the comment's words (bot/report/markdown.py `weak_passes`).
+COMPARED = {"names": "output names only", "count": "the output count only", "none": "nothing"}
+_LETTER = {"passed": "P", "passed-uncompared": "U", "failed": "F", "skipped": "S", "not-buildable": "B", "missing": "-"}
 _ABBREVIATION = {"dynamo": "torch", "onnx": "onnx", "openvino": "ov", "executorch": "et"}
-MISSING = ("-", "missing", "", "", "", "", "", 0, "")
+MISSING = ("-", "missing", "", "", "", "", "", 0, "", "")
 
 
 @dataclass(frozen=True)
@@ -41,8 +47,8 @@ class Run:
 def code(line: CellLine, flaky: bool = False) -> str:
     """The grid letter of one cell in one run."""
     status = line.status
-    if status == "missing":
-        return "-"
+    if status in ("missing", "not-buildable"):
+        return _LETTER[status]  # not buildable: no verdict, even for a probe run (docs/outcomes.md)
     if line.probe:
         # A skiplisted cell run anyway: passing means the skip may be obsolete, failing that it is still needed.
         return "O" if status.startswith("passed") else "S"
@@ -50,7 +56,9 @@ def code(line: CellLine, flaky: bool = False) -> str:
         return "K"
     if status == "error":
         return "X" if line.kind in ("crash", "timeout") else "H"
-    return {"passed": "P", "passed-uncompared": "U", "failed": "F", "skipped": "S"}.get(status, "-")
+    if status == "passed" and line.compared in COMPARED:
+        return "W"  # the comment's ☑️: output names or count only, or nothing
+    return _LETTER.get(status, "-")
 
 
 @cache
@@ -143,10 +151,7 @@ def build_data(
         rates.append(_rates(current, [s[0] for s in states.items], backend_of))
         previous = current
 
-    table = [
-        [s[0], s[1], strings(s[2]), strings(s[3]), strings(s[4]), strings(s[5]), strings(s[6]), s[7], strings(s[8])]
-        for s in states.items
-    ]
+    table = [[s[0], s[1], *(strings(x) for x in s[2:7]), s[7], strings(s[8]), strings(s[9])] for s in states.items]
     family_of = dict(families or {})
     for run in runs:
         family_of.update(run.report.families)
@@ -203,6 +208,7 @@ def _state(line: CellLine, flaky: bool) -> tuple:
         line.exactness_scope or "",
         int(line.probe),
         line.covered_by or "",
+        COMPARED.get(line.compared, "") if line.status == "passed" else "",
     )
 
 

@@ -131,6 +131,21 @@ def check_filters_and_search_change_what_is_shown(driver):
     )
     select(driver, "f-status", "")
 
+    # The comment's marks: weak passes (☑️) and classes the source cannot build (🚧) have their own filters.
+    options = js(driver, "return [...document.querySelectorAll('#f-status option')].map(o => o.value)")
+    assert {"weak", "not-buildable", "passing", "failing", "skipped"} <= set(options)
+    legend = driver.find_element("id", "legend").text
+    assert "☑️ passed on a weak check" in legend and "🚧 not buildable by this source" in legend
+    for status, letter in (("weak", "W"), ("not-buildable", "B")):
+        select(driver, "f-status", status)
+        assert int(shown(driver)["count"].split()[0].replace(",", "")) < 1_500
+        assert js(
+            driver,
+            f"const c = [...document.querySelectorAll('#grid-rows .c[data-c]:not(.dim)')];"
+            f"return c.length > 0 && c.every(e => /\\b{letter}\\b/.test(e.className))",
+        )
+    select(driver, "f-status", "")
+
     search = driver.find_element("id", "search")
     search.send_keys("synth14")
     js(driver, "return new Promise(r => setTimeout(r, 400))")  # the search waits for typing to pause
@@ -179,6 +194,18 @@ def check_history_strips_the_plot_and_a_cells_panel(driver, site):
     toml = (site.parent / "skiplists" / "export_skips.toml").read_text(encoding="utf-8").splitlines()
     name = driver.find_element("css selector", "#panel h2").text.partition("::")[0]
     assert toml[line - 1].startswith(f"{name} = ")
+
+    # A weak pass says what it compared; a class the source cannot build says why.
+    for status, letter in (("weak", "W"), ("not-buildable", "B")):
+        driver.find_element("id", "panel-close").click()  # the panel would cover the cells on the right
+        select(driver, "f-status", status)
+        driver.find_element("css selector", f"#grid-rows .c.{letter}:not(.dim)").click()
+        text = driver.find_element("id", "panel").text
+        if letter == "W":
+            assert "☑️ passed on a weak check" in text
+            assert re.search(r"compared\s+(output names only|the output count only)", text), text
+        else:
+            assert "🚧 not buildable by this source" in text and "no zoo recipe builds Synth" in text
     assert browser.console_errors(driver) == []
 
 

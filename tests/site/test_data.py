@@ -9,9 +9,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from bot.cli import main
+from bot.report.markdown import mark
 from bot.report.model import CellLine, Report, write_report
 from bot.site import Run, build_data, find_reports
-from bot.site.data import code
+from bot.site.data import CODES, code
 from bot.site.skips import read_skip_lines, skip_lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,6 +59,57 @@ def test_marks_follow_the_comment():
     assert code(CellLine(A, "passed", probe=True)) == "O"
     assert code(CellLine(A, "failed", probe=True)) == "S"
     assert code(CellLine(A, "missing")) == "-"
+    # A weak pass (output names or count only, or nothing) and a class the source cannot build.
+    assert code(CellLine(A, "passed", compared="names")) == "W"
+    assert code(CellLine(A, "passed", compared="count")) == "W"
+    assert code(CellLine(A, "passed", compared="none")) == "W"
+    assert code(CellLine(A, "not-buildable", message="no zoo recipe builds it")) == "B"
+    assert code(CellLine(A, "not-buildable", probe=True)) == "B"  # no verdict, not a skip still needed
+
+
+def test_every_mark_is_the_comments_mark():
+    lines = [
+        CellLine(A, "passed"),
+        CellLine(A, "passed", compared="names"),
+        CellLine(A, "passed", compared="count"),
+        CellLine(A, "passed-uncompared", exactness_scope="onnx"),
+        CellLine(A, "failed", stage="export"),
+        CellLine(A, "error", kind="crash"),
+        CellLine(A, "error", kind="timeout"),
+        CellLine(A, "error", kind="build"),
+        CellLine(A, "skipped", skip_scope="onnx"),
+        CellLine(A, "not-buildable"),
+    ]
+    for line in lines:
+        assert CODES[code(line)][1] == mark(line), line
+    assert CODES[code(CellLine(A, "failed"), flaky=True)][1] == mark(CellLine(A, "failed"), flaky=True)
+    assert len({mark for _, mark in CODES.values()}) >= len(CODES) - 2  # only U (✅) and K (⚠️) share a mark
+
+
+def test_weak_passes_and_not_buildable_cells_have_their_own_codes():
+    E = "BertModel::test_executorch_export_static_xnnpack"
+    lines = [
+        CellLine(A, "passed", compared="names"),
+        CellLine(B, "passed"),
+        CellLine(E, "passed", compared="count"),
+        CellLine(G, "not-buildable", message="no zoo recipe builds LlamaForCausalLM"),
+    ]
+    data = build_data([Run(report(*lines), "r")])
+    assert data["codes"]["W"] == ["passed on a weak check", "☑️"]
+    assert data["codes"]["B"] == ["not buildable by this source", "🚧"]
+    index = {
+        f"{data['classes'][r]}::{data['columns'][c]['name']}": i
+        for i, (r, c) in enumerate(zip(data["cell_class"], data["cell_column"]))
+    }
+    states = [data["states"][s] for s in decode(data)[0]]
+    assert {cell: states[index[cell]][0] for cell in (A, B, E, G)} == {A: "W", B: "P", E: "W", G: "B"}
+    # The state says what a weak pass compared, in the comment's words; a full pass says nothing.
+    assert data["strings"][states[index[A]][9]] == "output names only"
+    assert data["strings"][states[index[E]][9]] == "the output count only"
+    assert data["strings"][states[index[B]][9]] == ""
+    assert data["strings"][states[index[G]][4]] == "no zoo recipe builds LlamaForCausalLM"
+    # Weak passes pass; a class the source cannot build is neither passing nor failing: out of the rate.
+    assert data["rates"] == [{"dynamo": [1, 1], "onnx": [1, 1], "executorch": [1, 1]}]
 
 
 def test_runs_are_ordered_and_stored_as_changes():

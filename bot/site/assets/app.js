@@ -7,7 +7,7 @@
   const esc = (s) => String(s == null ? "" : s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
   const cls = (letter) => (letter === "-" ? "N" : letter);
   const COLORS = { dynamo: "#0969da", onnx: "#cf222e", openvino: "#8250df", executorch: "#1a7f37" };
-  const FAILING = new Set(["F", "X", "H", "K"]);
+  const FAILING = new Set(["F", "X", "H", "K"]), PASSING = new Set(["P", "U", "W"]);
 
   // ---- decode: state per (run, cell), rebuilt from the first run and each run's changes ----
   const R = D.runs.length, C = D.cell_class.length, K = D.columns.length, NCLS = D.classes.length;
@@ -35,7 +35,8 @@
     "f-path": [["", "all paths"], ["forward", "forward"], ["generate", "generate"]],
     "f-cache": [["", "any cache"], ["none", "none (forward)"], ["dynamic", "dynamic"], ["static", "static"]],
     "f-family": [["", "all families"]].concat(D.families.map((f) => [f, f])),
-    "f-status": [["", "any status"], ["failing", "failing ❌ 💥 ⚠️"], ["passing", "passing ✅"], ["skipped", "skipped ⏭️"],
+    "f-status": [["", "any status"], ["failing", "failing ❌ 💥 ⚠️"], ["passing", "passing ✅ ☑️"],
+      ["weak", "passed on a weak check ☑️"], ["skipped", "skipped ⏭️"], ["not-buildable", "not buildable 🚧"],
       ["obsolete", "passed in probe 🔓"], ["changed", "changed since the run before"], ["missing", "not run"]],
     "f-run": D.runs.map((run, i) => [String(i), runLabel(run, i)]).reverse(),
   };
@@ -52,8 +53,10 @@
   function statusMatch(want, letter, before) {
     switch (want) {
       case "failing": return FAILING.has(letter);
-      case "passing": return letter === "P" || letter === "U";
+      case "passing": return PASSING.has(letter);
+      case "weak": return letter === "W";
       case "skipped": return letter === "S";
+      case "not-buildable": return letter === "B";
       case "obsolete": return letter === "O";
       case "missing": return letter === "-";
       case "changed": return before !== undefined && before !== letter;
@@ -161,7 +164,8 @@
         const before = prev >= 0 ? letterOf[M[prev + c]] : undefined;
         const dim = state.status && !statusMatch(state.status, letter, before) ? " dim" : "";
         const sel = c === state.selected ? " sel" : "";
-        const st = D.states[M[base + c]], why = S(st[5]) ? `: ${S(st[5])}, ${S(st[4])}` : S(st[4]) ? `: ${S(st[4])}` : "";
+        const st = D.states[M[base + c]];
+        const why = S(st[5]) ? `: ${S(st[5])}, ${S(st[4])}` : S(st[4]) ? `: ${S(st[4])}` : S(st[9]) ? `: compared ${S(st[9])}` : "";
         html.push(`<div class="c ${cls(letter)}${dim}${sel}" data-c="${c}" tabindex="-1" title="${esc(D.codes[letter][0] + why)}"><span class="m">${D.codes[letter][1]}</span><i class="strip" style="background:${strip(c)}"></i></div>`);
       }
       html.push("</div>");
@@ -228,7 +232,7 @@
   function open(c) {
     state.selected = c;
     const st = D.states[M[state.run * C + c]];
-    const [letter, status, stage, kind, message, scope, exact, probe, covered] = st;
+    const [letter, status, stage, kind, message, scope, exact, probe, covered, compared] = st;
     const id = `${D.classes[D.cell_class[c]]}::${D.columns[D.cell_column[c]].name}`;
     const rows = [];
     rows.push(`<dt>status</dt><dd><span class="sw ${cls(letter)}"></span> ${D.codes[letter][1]} ${esc(D.codes[letter][0])}${probe ? " (probe)" : ""}</dd>`);
@@ -238,9 +242,10 @@
     if (S(scope)) rows.push(`<dt>skip scope</dt><dd>${skipLink(S(scope), c)}</dd>`);
     if (S(covered)) rows.push(`<dt>covered by</dt><dd>${skipLink(S(covered), c)}</dd>`);
     if (S(exact)) rows.push(`<dt>not compared</dt><dd>${skipLink(S(exact), c)}</dd>`);
+    if (S(compared)) rows.push(`<dt>compared</dt><dd>${esc(S(compared))}</dd>`);
     const run = D.runs[state.run];
     rows.push(`<dt>run</dt><dd>${esc(runLabel(run, state.run))}${run.url ? ` · <a href="${esc(run.url)}" target="_blank" rel="noopener">workflow run</a>` : ""}</dd>`);
-    const reason = letter === "S" && !probe ? "reason" : "error";
+    const reason = (letter === "S" && !probe) || letter === "B" ? "reason" : "error";
     const big = [], changes = [];
     for (let r = 0; r <= state.run; r++) {
       const s = M[r * C + c], l = letterOf[s];
