@@ -39,13 +39,23 @@ from bot.cli.common import (
     default=None,
     help="A report.json: run its newly broken cells that still need their confirming re-run.",
 )
+@click.option(
+    "--cells",
+    "cell_ids",
+    multiple=True,
+    metavar="ID[,ID]",
+    help="Exactly these cells, by id (`ModelClass::test_name`, docs/cells.md; repeat or comma-separate), "
+    "instead of --models/--preset: how a failure group's repro names its cell.",
+)
 @matrix_options
 @click.option("--shard", default=None, metavar="I/N", help="Run only shard I of N (balanced, deterministic).")
 @click.option(
     "--durations",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
+    envvar="EXPORT_BOT_DURATIONS",
     default=None,
-    help="An earlier JUnit file: its testcase times balance --shard and order the cells.",
+    help="An earlier run's JUnit (a file, or a folder of shard files): its testcase times balance --shard and "
+    "order the cells (default: EXPORT_BOT_DURATIONS; cells it lacks cost their recorded time).",
 )
 @workers_option(default="auto")
 @click.option(
@@ -72,6 +82,7 @@ def run(
     preset,
     selection,
     rerun_of,
+    cell_ids,
     backends,
     shapes,
     generate,
@@ -96,6 +107,7 @@ def run(
         preset=preset,
         selection_file=selection,
         rerun_of=rerun_of,
+        cell_ids=cell_ids,
         backends=backends,
         shapes=shapes,
         generate=generate,
@@ -144,14 +156,47 @@ def _refuse_when_nothing_built(junit: Path) -> None:
     raise BotError(f"{junit}: nothing could be built; {why}. Fix the checkout's test setup, then run again")
 
 
-def plan_from_options(*, selection_file=None, rerun_of=None, skiplists_dir=None, **options):
+def plan_from_options(*, selection_file=None, rerun_of=None, cell_ids=(), skiplists_dir=None, **options):
     """The CLI's edge of planning: read the settings once, the named cells, and resolve the skiplists."""
     from bot.run.planning import build_plan
     from bot.settings import load_settings
 
+    exact = _parse_cell_ids(cell_ids, selection_file, rerun_of, options) if cell_ids else None
     settings = load_settings()
-    named = _named_cells(selection_file, rerun_of) if (selection_file or rerun_of) else None
-    return build_plan(named=named, skiplists=resolve_skiplists(skiplists_dir, settings), settings=settings, **options)
+    named = exact
+    if named is None and (selection_file or rerun_of):
+        named = _named_cells(selection_file, rerun_of)
+    plan = build_plan(named=named, skiplists=resolve_skiplists(skiplists_dir, settings), settings=settings, **options)
+    if exact is not None and not options.get("shard"):
+        # --cells runs what it names: a cell the other options leave out is a contradiction, not an empty run.
+        kept = set(plan.cells)
+        dropped = [cell.id for cell in exact if cell not in kept]
+        if dropped:
+            raise BotError(
+                f"--cells {dropped[0]}: left out by --backends, --shapes, --no-generate or [tool.export-bot] "
+                "backends; --cells already names exactly the cells to run"
+            )
+    return plan
+
+
+def _parse_cell_ids(cell_ids, selection_file, rerun_of, options) -> list:
+    """The cells `--cells` names, in the order given, each id checked by the cell grammar (docs/cells.md)."""
+    from bot.cells import Cell, CellIdError
+    from bot.run.selection import split_names
+
+    if selection_file or rerun_of:
+        raise BotError("--cells, --selection and --rerun-of each name the cells to run; give only one")
+    if options.get("models") or options.get("preset"):
+        raise BotError("--cells names the cells to run; leave out --models and --preset")
+    cells = []
+    for cell_id in split_names(cell_ids):
+        try:
+            cells.append(Cell.parse(cell_id))
+        except CellIdError as exc:
+            raise BotError(f"--cells: {exc}") from None
+    if not cells:
+        raise BotError("--cells: give at least one cell id, such as `BertModel::test_onnx_export_static`")
+    return cells
 
 
 def _named_cells(selection_file: Path | None, rerun_of: Path | None) -> list:

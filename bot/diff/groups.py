@@ -8,6 +8,7 @@ groups travel in the report whole (docs/reports.md).
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
@@ -118,20 +119,18 @@ def _with_change(found: Culprit, changed_lines: ChangedLines | None) -> Culprit:
 
 
 def repro_command(cell: Cell, source: str | None = None, *, probe: bool = False) -> str:
-    """The `export-bot run` line that runs `cell` again, from the root of the checkout under test."""
-    parts = [
-        "export-bot run",
-        f"--models {cell.model_class}",
-        f"--backends {cell.backend}",
-        f"--shapes {cell.shape}",
-        "--generate" if cell.generate else "--no-generate",
-    ]
+    """The `export-bot run` line that runs `cell` and nothing else, from the root of the checkout under test.
+
+    The cell id names every part of the cell (model class, backend, shape, path, cache, target), so
+    `--cells` runs exactly it; the line is shell-quoted, to be pasted as printed.
+    """
+    parts = ["export-bot", "run", "--cells", cell.id]
     if probe:
         parts.append("--probe")  # the cell is skiplisted: run it anyway
     if source:
         # The run recorded where its checkout was; whoever reproduces runs from their own.
-        parts.append("--source " + ("transformers-tests:." if source.startswith("transformers-tests:") else source))
-    return " ".join(parts)
+        parts += ["--source", "transformers-tests:." if source.startswith("transformers-tests:") else source]
+    return shlex.join(parts)
 
 
 def group_failures(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
 
 from bot.cells import Cell
@@ -172,7 +174,7 @@ def test_group_culprit_prefers_a_changed_line_and_links_it_at_the_head():
     assert group.representative == "BertModel::test_torch_export_static"
     assert group.culprit.changed and group.culprit.where == f"{MODELING}:639"
     assert group.culprit.url == f"https://github.com/huggingface/transformers/blob/abc123/{MODELING}#L639"
-    assert group.repro.startswith("export-bot run --models BertModel ")
+    assert group.repro == "export-bot run --cells BertModel::test_torch_export_static"
 
 
 def test_no_repository_frame_means_no_culprit_not_a_guess():
@@ -183,30 +185,56 @@ def test_no_repository_frame_means_no_culprit_not_a_guess():
 @pytest.mark.parametrize(
     ("cell_id", "source", "probe", "expected"),
     [
-        (
+        (  # forward
             "BertModel::test_torch_export_dynamic",
             "transformers-tests:/home/runner/work/transformers/transformers",
             False,
-            "export-bot run --models BertModel --backends dynamo --shapes dynamic --no-generate "
-            "--source transformers-tests:.",
+            "export-bot run --cells BertModel::test_torch_export_dynamic --source transformers-tests:.",
         ),
-        (
+        (  # generate, dynamic cache
+            "LlamaForCausalLM::test_openvino_export_generate_dynamic",
+            "zoo",
+            False,
+            "export-bot run --cells LlamaForCausalLM::test_openvino_export_generate_dynamic --source zoo",
+        ),
+        (  # generate, static cache
+            "LlamaForCausalLM::test_onnx_export_generate_static_static_cache",
+            "zoo",
+            False,
+            "export-bot run --cells LlamaForCausalLM::test_onnx_export_generate_static_static_cache --source zoo",
+        ),
+        (  # ExecuTorch forward, its target
+            "ViTModel::test_executorch_export_dynamic_xnnpack",
+            "zoo",
+            False,
+            "export-bot run --cells ViTModel::test_executorch_export_dynamic_xnnpack --source zoo",
+        ),
+        (  # ExecuTorch generate, static cache, target; skiplisted
             "LlamaForCausalLM::test_executorch_export_generate_static_static_cache_xnnpack",
             "zoo",
             True,
-            "export-bot run --models LlamaForCausalLM --backends executorch --shapes static --generate --probe "
-            "--source zoo",
+            "export-bot run --cells LlamaForCausalLM::test_executorch_export_generate_static_static_cache_xnnpack "
+            "--probe --source zoo",
         ),
         (
             "ViTModel::test_onnx_export_static",
             None,
             False,
-            "export-bot run --models ViTModel --backends onnx --shapes static --no-generate",
+            "export-bot run --cells ViTModel::test_onnx_export_static",
+        ),
+        (  # shell-quoted, to paste as printed
+            "ViTModel::test_onnx_export_static",
+            "/tmp/my models",
+            False,
+            "export-bot run --cells ViTModel::test_onnx_export_static --source '/tmp/my models'",
         ),
     ],
 )
 def test_repro_command_runs_the_cell(cell_id, source, probe, expected):
-    assert repro_command(Cell.parse(cell_id), source, probe=probe) == expected
+    command = repro_command(Cell.parse(cell_id), source, probe=probe)
+    assert command == expected
+    args = shlex.split(command)
+    assert args[args.index("--cells") + 1] == cell_id  # the whole id, so nothing but this cell
 
 
 def test_the_diff_groups_newly_broken_and_new_failing_but_not_flaky_or_still_failing():

@@ -86,7 +86,7 @@ def test_a_comment_with_thousands_of_causes_fits_and_says_what_it_left_out():
             tuple(f"Synth{i}Model::test_onnx_export_{s}" for s in ("static", "dynamic")),
             excerpt="RuntimeError: " + "y" * 400,
             culprit=Culprit(f"src/transformers/models/s{i}/modeling_s{i}.py", i, "x = y" * 40, i % 2 == 0),
-            repro=f"export-bot run --models Synth{i}Model --backends onnx --shapes static --no-generate",
+            repro=f"export-bot run --cells Synth{i}Model::test_onnx_export_static",
             hint=Hint("h", "A hint " * 20, "https://example.com"),
         )
         for i in range(3000)

@@ -85,3 +85,74 @@ def test_nothing_to_rerun_writes_an_empty_junit_without_a_session(tmp_path):
     assert result.exit_code == 0, result.output
     results = read_results([out])
     assert not results.results and not results.problems
+
+
+def planned(*args: str):
+    """The plan `export-bot run ARGS…` would run, from the command's own option parsing, without running it."""
+    from bot.cli.run import run
+
+    params = run.make_context("run", [*args, "--skiplists", str(SKIPLISTS)]).params
+    for unused in ("workers", "junit", "checkout"):
+        params.pop(unused)
+    params["selection_file"], params["durations_file"] = params.pop("selection"), params.pop("durations")
+    return plan_from_options(**params)
+
+
+@pytest.mark.parametrize(
+    "cell_id",
+    [
+        "BertModel::test_onnx_export_dynamic",  # forward
+        "LlamaForCausalLM::test_torch_export_generate_static",  # generate, dynamic cache
+        "LlamaForCausalLM::test_openvino_export_generate_dynamic_static_cache",  # generate, static cache
+        "ViTModel::test_executorch_export_static_xnnpack",  # ExecuTorch forward, one target
+        "LlamaForCausalLM::test_executorch_export_generate_static_static_cache_xnnpack",
+        "LlamaForCausalLM::test_executorch_export_generate_dynamic_mlx",  # named, so run even where mlx is absent
+    ],
+)
+def test_a_failure_groups_repro_plans_exactly_its_cell(cell_id, monkeypatch):
+    import shlex
+
+    from bot.diff.groups import repro_command
+
+    monkeypatch.delenv("EXPORT_BOT_DURATIONS", raising=False)
+    args = shlex.split(repro_command(Cell.parse(cell_id), "zoo", probe=True))
+    assert args[:2] == ["export-bot", "run"]
+    repro = planned(*args[2:])
+    assert [c.id for c in repro.cells] == [cell_id] and repro.probe and repro.source == "zoo"
+
+
+def test_cells_run_as_named_in_order_without_duplicates(monkeypatch):
+    monkeypatch.delenv("EXPORT_BOT_DURATIONS", raising=False)
+    ids = [c.id for c in ROW]
+    repro = planned("--cells", ",".join(ids[2:]), "--cells", ids[0], "--cells", ids[2], "--source", "zoo")
+    assert [c.id for c in repro.cells] == [ids[2], ids[3], ids[0]]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--cells", "BertModel::test_onnx_export_huge"], "--cells: unknown shape 'huge'"),
+        (["--cells", "BertModel::test_onnx_forward"], "--cells: 'test_onnx_forward': not a cell name"),
+        (["--cells", "BertModel"], "--cells: 'BertModel': expected `ModelClass::test_name`"),
+        (["--cells", "BertModel::test_onnx_export_static_xnnpack"], "--cells: only ExecuTorch cells have a target"),
+        (["--cells", ","], "--cells: give at least one cell id"),
+        (
+            ["--cells", "LlamaForCausalLM::test_onnx_export_generate_static", "--no-generate"],
+            "--cells LlamaForCausalLM::test_onnx_export_generate_static: left out by",
+        ),
+        (["--cells", "BertModel::test_onnx_export_static", "--models", "ViTModel"], "leave out --models and --preset"),
+        (["--cells", "BertModel::test_onnx_export_static", "--rerun-of", "r.json"], "give only one"),
+    ],
+)
+def test_cells_that_cannot_run_exactly_as_named_exit_2_with_one_line(tmp_path, options, message):
+    from click.testing import CliRunner
+
+    from bot.cli import main
+
+    out = tmp_path / "out.xml"
+    args = ["run", *options, "--source", "zoo", "--junit", str(out), "--skiplists", str(SKIPLISTS)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    [line] = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert line.startswith("error: ") and message in line, line
+    assert not out.exists()  # refused before anything ran
