@@ -6,5 +6,9 @@ bash scripts/setup.sh
 bash scripts/npm-deps.sh
 bash scripts/browser-deps.sh
 .venv/bin/ruff check . && .venv/bin/ruff format --check .
+# The light part, installed as the publishing jobs install it, on the lowest and highest Python
+# the bot supports (3.13 with a Transformers to read, for selection).
+bash scripts/test-light.sh 3.10
+LIGHT_EXTRA="transformers==5.23.0" bash scripts/test-light.sh 3.13
 bash scripts/transformers-sdist.sh  # the rehearsal's target (tests/rehearsal), cached in .ci/cache/
 exec .venv/bin/python -m pytest -n 2 "$@"

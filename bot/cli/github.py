@@ -215,7 +215,6 @@ def _emit(outcome, out: Path | None) -> None:
 @_github_errors
 def command(obj: Context, workflow: str | None, reports: str | None, out: Path | None) -> None:
     """Answer an `/export-check` comment (issue_comment event): check, acknowledge, pin the head, dispatch."""
-    from bot.model_index import installed_index
     from bot.publish.respond import handle_command
 
     event = _comment_event(obj)
@@ -223,7 +222,7 @@ def command(obj: Context, workflow: str | None, reports: str | None, out: Path |
         click.echo(f"ignored: {event.ignored_because()}")
         _actions().set_output("accepted", "false")
         return
-    index = installed_index()
+    index = _command_index(obj.config)
     outcome = handle_command(
         obj.client(),
         event,
@@ -233,6 +232,20 @@ def command(obj: Context, workflow: str | None, reports: str | None, out: Path |
         reports=reports,
     )
     _emit(outcome, out)
+
+
+def _command_index(config: Path | None):
+    """The model classes and types a command may name: the checkout's, read as text, else the installed ones.
+
+    The command job installs the light part only, so no transformers: the default branch it
+    checks out (the folder of its pyproject, where `--config` points, or the working folder)
+    is where the names come from. Outside a checkout, the installed Transformers'.
+    """
+    from bot.model_index import build_index, installed_index
+    from bot.select.tree import MODELS_DIR
+
+    models = (config.parent if config else Path.cwd()) / MODELS_DIR
+    return build_index(models) if models.is_dir() else installed_index()
 
 
 @github.command()

@@ -39,10 +39,47 @@ def fake():
     assert not found, "responses that do not match GitHub's OpenAPI description:\n" + "\n".join(found[:20])
 
 
+# The default branch's model sources beside its pyproject, as the command job checks it out: the
+# names a command may use come from them, read as text (that job installs no transformers).
+CHECKOUT_MODELS = {
+    "bert/modeling_bert.py": """class BertPreTrainedModel(PreTrainedModel):
+    config: BertConfig
+
+
+class BertModel(BertPreTrainedModel):
+    def forward(self, input_ids):
+        return input_ids
+
+
+__all__ = ["BertModel", "BertPreTrainedModel"]
+""",
+    "llama/modeling_llama.py": """class LlamaPreTrainedModel(PreTrainedModel):
+    config: LlamaConfig
+
+
+class LlamaModel(LlamaPreTrainedModel):
+    def forward(self, input_ids):
+        return input_ids
+
+
+class LlamaForCausalLM(LlamaPreTrainedModel, GenerationMixin):
+    def forward(self, input_ids):
+        return input_ids
+
+
+__all__ = ["LlamaForCausalLM", "LlamaModel", "LlamaPreTrainedModel"]
+""",
+}
+
+
 @pytest.fixture
 def config(tmp_path: Path) -> Path:
     path = tmp_path / "pyproject.toml"
     path.write_text(FAST, encoding="utf-8")
+    for name, text in CHECKOUT_MODELS.items():
+        module = tmp_path / "src/transformers/models" / name
+        module.parent.mkdir(parents=True, exist_ok=True)
+        module.write_text(text, encoding="utf-8")
     return path
 
 

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from bot.cli import main
+from bot.model_index import installed_index
 from tests.conftest import SKIPLISTS
 
 DATA = SKIPLISTS.parents[0] / "tests" / "skiplist" / "data"
@@ -59,10 +60,13 @@ def test_shipped_skiplists_lint_with_warnings_only():
             "bad.toml:2:13: warning: the reason of `BertModel` refers to `Nope`",
             0,
         ),
-        (
+        pytest.param(
             '[all]\nNoSuchModel = "a"\n',
             "bad.toml:2:1: warning: `NoSuchModel` is not a model class of the installed Transformers",
             0,
+            marks=pytest.mark.skipif(
+                not installed_index().classes, reason="the light install has no Transformers to name classes"
+            ),
         ),
         (
             '[dynamic]\nBertModel = "a"\n["onnx.dynamic"]\nBertModel = "b"\n',
