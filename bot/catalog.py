@@ -1,9 +1,15 @@
-"""The model-class catalogue: every auto-mapped class of the installed Transformers, read without torch.
+"""The model-class catalogue: every model class of the installed Transformers the zoo can size, read without torch.
 
 Selection (which classes the zoo can build, which generate) and the runner's zoo source both
 read it, so neither reaches into the other. The data is `bot/catalog.json`, written by
-`export-bot zoo catalog` from Transformers' auto mappings (and the last `export-bot zoo coverage`
-result, which says which classes the zoo cannot build and why). Loading it is a JSON read.
+`export-bot zoo catalog` from Transformers' auto mappings and its modeling modules (and the last
+`export-bot zoo coverage` result, which says which classes the zoo cannot build and why).
+Loading it is a JSON read.
+
+Most entries are auto-mapped classes. A model class no auto mapping lists (`DPRContextEncoder`,
+`DPRReader`) is catalogued too, with no tasks, under the model type of the config class its
+modeling module declares (`config: DPRConfig` → `dpr`): the zoo sizes every class from its
+config class, mapped or not, and selection selects every model class a modeling module exports.
 """
 
 from __future__ import annotations
@@ -108,13 +114,13 @@ GENERATIVE_SUFFIXES = ("ForCausalLM", "LMHeadModel", "ForConditionalGeneration")
 
 @dataclass(frozen=True)
 class Entry:
-    """One auto-mapped model class: what the zoo knows about it without building it."""
+    """One model class (auto-mapped, or exported by a modeling module): what the zoo knows about it without building it."""
 
     model_class: str
     model_type: str  # the config's model_type (the auto mappings' key)
     family: str  # one of FAMILIES
     generative: bool
-    tasks: tuple[str, ...]  # auto mappings that list it (BASE, CAUSAL_LM, ...)
+    tasks: tuple[str, ...]  # auto mappings that list it (BASE, CAUSAL_LM, ...); none for an unmapped class
     # Why the zoo cannot build it (from the last coverage run), or None: the zoo builds it.
     not_buildable: str | None = None
 
@@ -142,12 +148,16 @@ def task_of(mapping_name: str) -> str:
 
 
 def entries_from_mappings(
-    mappings: Mapping[str, Mapping[str, object]], home: Mapping[str, str] | None = None
+    mappings: Mapping[str, Mapping[str, object]],
+    home: Mapping[str, str] | None = None,
+    unmapped: Mapping[str, str] | None = None,
 ) -> dict[str, Entry]:
     """Entries from Transformers' `MODEL_*_MAPPING_NAMES` dicts (model type → class name or names).
 
     A class several model types map to (`LlamaForCausalLM` serves `internlm3` too) belongs to
     the type named like the folder of its modeling module (`home`: class → folder), else the first.
+    `unmapped` (class → model type, see `unmapped_types`) adds the model classes no mapping
+    lists, with no tasks: their family is their model type's, their generative flag their name's.
     """
     home = home or {}
     tasks: dict[str, set[str]] = {}
@@ -159,6 +169,9 @@ def entries_from_mappings(
                 tasks.setdefault(name, set()).add(task)
                 if name not in model_type or mtype == home.get(name):
                     model_type[name] = mtype
+    for name, mtype in (unmapped or {}).items():
+        if name not in tasks:
+            tasks[name], model_type[name] = set(), mtype
     type_tasks: dict[str, set[str]] = {}
     for name, class_tasks in tasks.items():
         type_tasks.setdefault(model_type[name], set()).update(class_tasks)
@@ -174,6 +187,32 @@ def entries_from_mappings(
         generative = bool(class_tasks & GENERATIVE_TASKS) or name.endswith(GENERATIVE_SUFFIXES)
         entries[name] = Entry(name, model_type[name], family, generative, tuple(sorted(class_tasks)))
     return entries
+
+
+def unmapped_types(
+    classes_by_type: Mapping[str, Iterable[str]],
+    configs: Mapping[str, str],
+    config_types: Mapping[str, str],
+    mapped: Iterable[str],
+) -> dict[str, str]:
+    """The model classes no auto mapping lists → the model type of the config class each declares.
+
+    `config_types` is Transformers' `CONFIG_MAPPING_NAMES` (model type → config class name). A
+    config class several types share (`GPT2Config`: `gpt2`, `gpt-sw3`) is the type named like the
+    class's folder, else the first. A class whose config no type names (Bark's sub-model configs)
+    is left out: the zoo could not tell what it is.
+    """
+    types: dict[str, list[str]] = {}
+    for mtype, config in config_types.items():
+        types.setdefault(config, []).append(mtype)
+    mapped = set(mapped)
+    found = {}
+    for folder, classes in classes_by_type.items():
+        for name in classes:
+            candidates = types.get(configs.get(name, ""), [])
+            if name not in mapped and candidates:
+                found[name] = folder if folder in candidates else candidates[0]
+    return found
 
 
 def _family(tasks: set[str]) -> str | None:
@@ -244,16 +283,28 @@ def load(path: Path = DATA) -> Catalogue:
 
 
 def generate() -> Catalogue:
-    """A catalogue of the installed Transformers' auto mappings (imports transformers, not torch models)."""
+    """A catalogue of the installed Transformers' model classes (imports transformers, not torch models).
+
+    The auto mappings name most classes and their tasks; the modeling modules (read as text,
+    bot/model_index.py) add the model classes no mapping lists, under their config's model type.
+    """
     import transformers
     from transformers.models.auto import modeling_auto
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
 
     from bot.model_index import build_index, installed_models_dir
 
     mappings = {k: v for k, v in vars(modeling_auto).items() if k.startswith("MODEL") and k.endswith("_MAPPING_NAMES")}
     index = build_index(installed_models_dir())
     home = {c: folder for folder, classes in index.classes_by_type.items() for c in classes}
-    return Catalogue(entries_from_mappings(mappings, home), transformers.__version__)
+    mapped = {
+        name
+        for mapping in mappings.values()
+        for names in mapping.values()
+        for name in (names if isinstance(names, (list, tuple)) else (names,))
+    }
+    unmapped = unmapped_types(index.classes_by_type, index.configs, CONFIG_MAPPING_NAMES, mapped)
+    return Catalogue(entries_from_mappings(mappings, home, unmapped), transformers.__version__)
 
 
 def families(entries: Iterable[Entry]) -> dict[str, int]:

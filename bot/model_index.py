@@ -1,5 +1,9 @@
 """Model classes of a Transformers tree: each modeling module's `__all__`, kept to `PreTrainedModel` subclasses.
 
+Abstract bases are not model classes: the `…PreTrainedModel` of every model type, and the few
+others upstream marks the same way (`DPRPretrainedReader`, `PretrainedFSMTModel`) when their body
+adds nothing that builds or runs a model.
+
 Never imports transformers (or torch): lint, selection and `/export-check` validation run in
 light jobs and must start in well under a second.
 """
@@ -9,8 +13,8 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -20,6 +24,12 @@ MODEL_ROOTS = frozenset({"PreTrainedModel", "PreTrainedAudioTokenizerBase"})
 # Every model type names its own abstract base `<Type>PreTrainedModel`: a base so named that no
 # modeling module read defines is still one (an older tree, or a base outside `models/`).
 _ROOT_SUFFIX = "PreTrainedModel"
+# Upstream's own test of what is a model (utils/check_repo.py `get_models`) skips every name that
+# holds `Pretrained` or `PreTrained`: DPR spells its abstract bases `DPRPretrainedContextEncoder`,
+# FSMT `PretrainedFSMTModel`, Qwen2.5-Omni `Qwen2_5OmniPreTrainedModelForConditionalGeneration`.
+# The name alone is not enough (`Qwen2_5_VisionTransformerPretrainedModel` is a real, auto-mapped
+# tower): such a class is abstract only when its body is hollow, see `model_classes`.
+_MARKED = re.compile(r"Pre[Tt]rained")
 _CLASS = re.compile(r"^class[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 # The common one-line header of plain names (`class BertModel(BertPreTrainedModel):`), read
 # without the AST; anything else (generics, keywords, several lines) goes through `ast`.
@@ -31,6 +41,8 @@ class ModelIndex:
     """model type (the folder under `models/`) → the model classes its modeling module exports."""
 
     classes_by_type: dict[str, tuple[str, ...]]
+    # model class → the config class its body, or its bases', declares (`config: DPRConfig`).
+    configs: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def classes(self) -> frozenset[str]:
@@ -89,6 +101,48 @@ def class_bases(source: str) -> tuple[dict[str, tuple[str, ...]], bool]:
     return found, complete
 
 
+# What a top-level class body holds, read line by line without the AST: a `class` line opens a
+# body and a top-level `def` closes it; inside, `__init__` / `forward` (the model builds layers or
+# runs) and the config class it declares (`config: BertConfig`, older `config_class = BertConfig`).
+# Each match starts at a newline (the text is read with one prepended): a literal first character
+# lets the scan skip ahead, several times faster over the 30 MB of modeling code than `^`.
+_MEMBER = re.compile(
+    r"\n(?:class[ \t]+([A-Za-z_]\w*)"
+    r"|(?:async[ \t]+)?def[ \t]"
+    r"|[ \t]{4}(?:(?:async[ \t]+)?def[ \t]+(__init__|forward)\b|(__init__|forward)[ \t]*=)"
+    r"|[ \t]{4}config(?:[ \t]*:[ \t]*|_class[ \t]*=[ \t]*)[\"']?([A-Za-z_]\w*)[\"']?[ \t]*(?:=[^\n]*|#[^\n]*)?(?=\n|$))"
+)
+
+
+@dataclass(frozen=True)
+class Body:
+    """What a class body defines: whether it has an `__init__` or `forward`, and its declared config class."""
+
+    runs: bool = False
+    config: str | None = None
+
+
+def class_bodies(source: str) -> dict[str, Body]:
+    """Top-level classes of a module's text → what their bodies define (`source` whole, or its lines in order)."""
+    found: dict[str, Body] = {}
+    current: str | None = None
+    for match in _MEMBER.finditer("\n" + source):
+        name, method, assigned, config = match.groups()
+        if name:
+            current = name if name not in found else None  # a second definition: keep the first, as class_bases
+            if current:
+                found[current] = Body()
+        elif current is None:
+            continue
+        elif method or assigned:
+            found[current] = Body(True, found[current].config)
+        elif config:
+            found[current] = Body(found[current].runs, found[current].config or config)
+        else:
+            current = None  # a top-level function ends the class body
+    return found
+
+
 def _header(source: str, start: int) -> str | None:
     """`class X(A, B):` from `start`, through the colon outside brackets; None when the text ends first."""
     end = outside_brackets(source, start, ":")
@@ -122,26 +176,42 @@ def _base_name(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+def is_marked(name: str) -> bool:
+    """A name upstream marks as a pretrained base (`…Pretrained…`), other than a type's own `…PreTrainedModel`."""
+    return bool(_MARKED.search(name)) and not name.endswith(_ROOT_SUFFIX)
+
+
 def model_classes(
     exported: tuple[str, ...],
     bases: Mapping[str, tuple[str, ...]],
     everywhere: Mapping[str, tuple[str, ...]] | None = None,
+    hollow: Collection[str] = (),
 ) -> tuple[str, ...]:
-    """The exported names that are model classes: `PreTrainedModel` subclasses, less the abstract `…PreTrainedModel` bases.
+    """The exported names that are model classes: `PreTrainedModel` subclasses, less the abstract bases.
 
     `bases` are the module's own classes; `everywhere` those of every modeling module read,
     for a class that a module re-exports or whose base it imports from another model type.
     The seed's tests never instantiate a `…PreTrainedModel` base (no `all_model_classes`
     lists one), so those have no cells; nor do layers, functions or constants in `__all__`.
+
+    Nor does a marked class (`DPRPretrainedReader`: `Pretrained` in its name, see `is_marked`)
+    that is `hollow` (its body defines neither `__init__` nor `forward`) and derives only from
+    abstract bases: it builds the same empty model its base does and has nothing to run.
+    A marked class with a body of its own, or derived from a real model, is a model class.
     """
+    everywhere = everywhere or {}
     known: dict[str, bool] = {}
+    abstract: dict[str, bool] = {}
+
+    def parents_of(name: str) -> tuple[str, ...] | None:
+        own = bases.get(name)
+        return own if own is not None else everywhere.get(name)
 
     def is_model(name: str, depth: int = 0) -> bool:
         if name in MODEL_ROOTS:
             return True
         if name not in known:
-            own = bases.get(name)
-            parents = own if own is not None else (everywhere or {}).get(name)
+            parents = parents_of(name)
             if parents is None:
                 known[name] = name.endswith(_ROOT_SUFFIX)
             else:
@@ -149,7 +219,38 @@ def model_classes(
                 known[name] = depth < 50 and any(is_model(p, depth + 1) for p in parents if p != name)
         return known[name]
 
-    return tuple(name for name in exported if not name.endswith(_ROOT_SUFFIX) and is_model(name))
+    def is_abstract(name: str, depth: int = 0) -> bool:
+        if name in MODEL_ROOTS or name.endswith(_ROOT_SUFFIX):
+            return True
+        if name not in abstract:
+            parents = parents_of(name)
+            abstract[name] = False
+            abstract[name] = (
+                depth < 50
+                and is_marked(name)
+                and name in hollow
+                and bool(parents)
+                and all(is_abstract(p, depth + 1) for p in parents if p != name)
+            )
+        return abstract[name]
+
+    return tuple(name for name in exported if is_model(name) and not is_abstract(name))
+
+
+def config_classes(
+    names: Iterable[str], bodies: Mapping[str, Body], everywhere: Mapping[str, tuple[str, ...]]
+) -> dict[str, str]:
+    """Each class → the config class its body declares, else the first its bases (left to right) do."""
+
+    def config_of(name: str, depth: int = 0) -> str | None:
+        body = bodies.get(name)
+        if body is not None and body.config:
+            return body.config
+        if depth >= 50:
+            return None
+        return next((c for p in everywhere.get(name, ()) if p != name and (c := config_of(p, depth + 1))), None)
+
+    return {name: config for name in names if (config := config_of(name))}
 
 
 def modeling_modules(models_dir: Path) -> dict[str, list[Path]]:
@@ -177,14 +278,23 @@ def build_index(models_dir: Path | str) -> ModelIndex:
         for module_bases in per_module:
             for name, parents in module_bases.items():
                 everywhere.setdefault(name, parents)
+    bodies: dict[str, Body] = {}
+    for sources in texts.values():
+        for text in sources:
+            for name, body in class_bodies(text).items():
+                bodies.setdefault(name, body)
+    hollow = frozenset(name for name, body in bodies.items() if not body.runs and is_marked(name))
     classes = {}
     for model_type, sources in texts.items():
         exported = tuple(
-            c for text, own in zip(sources, bases[model_type]) for c in model_classes(read_all(text), own, everywhere)
+            c
+            for text, own in zip(sources, bases[model_type])
+            for c in model_classes(read_all(text), own, everywhere, hollow)
         )
         if exported:
             classes[model_type] = exported
-    return ModelIndex(classes)
+    every_class = {c for exported in classes.values() for c in exported}
+    return ModelIndex(classes, config_classes(sorted(every_class), bodies, everywhere))
 
 
 def installed_models_dir() -> Path | None:

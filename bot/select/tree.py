@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from bot.model_index import class_bases, model_classes, read_all
+from bot.model_index import class_bases, class_bodies, is_marked, model_classes, read_all
 
 log = logging.getLogger(__name__)
 
@@ -78,9 +78,10 @@ def exported_classes(source: str, everywhere: Mapping[str, tuple[str, ...]] | No
     """The model classes a modeling module exports: its `__all__`, kept to `PreTrainedModel` subclasses.
 
     Read from the source text (bot/model_index.py): `BertLayer` and helper functions in
-    `__all__` are not model classes, and the abstract `…PreTrainedModel` bases have no cells.
+    `__all__` are not model classes, and abstract bases (`…PreTrainedModel`, a hollow
+    `DPRPretrainedReader`) have no cells.
     """
-    return model_classes(read_all(source), class_bases(source)[0], everywhere or {})
+    return model_classes(read_all(source), class_bases(source)[0], everywhere or {}, _hollow(class_bodies(source)))
 
 
 def imported_types(module: str | None, level: int, own_type: str) -> str | None:
@@ -194,7 +195,8 @@ def read_tree(
 
     Only the `__all__` assignments, the class headers and the cross-type import lines leave git; a modeling
     module whose cross-type import is indented (inside a function, a try or a
-    TYPE_CHECKING block) is read whole and walked with the AST to tell run time from typing.
+    TYPE_CHECKING block) is read whole and walked with the AST to tell run time from typing, and
+    one that defines a marked class (`DPRPretrainedReader`) is read whole to see what its body holds.
     """
     modeling, modular = source_paths(list_files(models_dir), models_dir)
     type_of = {path: t for t, path in (*modeling.items(), *modular.items())}
@@ -236,8 +238,9 @@ def read_tree(
     for own in bases.values():
         for name, found in own.items():
             everywhere.setdefault(name, found)
+    hollow = _marked_hollow(bases, read_files)
     classes = {
-        t: model_classes(read_all("\n".join(snippets.get(p, ()))), bases.get(p, {}), everywhere)
+        t: model_classes(read_all("\n".join(snippets.get(p, ()))), bases.get(p, {}), everywhere, hollow)
         for t, p in sorted(modeling.items())
     }
 
@@ -262,6 +265,23 @@ def _class_bases(lines: dict[str, list[str]], read_files) -> dict[str, dict[str,
     for path, source in read_files(sorted(cut)).items():
         bases[path] = class_bases(source)[0]
     return bases
+
+
+def _marked_hollow(bases: Mapping[str, Mapping[str, tuple[str, ...]]], read_files) -> frozenset[str]:
+    """The marked classes (`DPRPretrainedReader`) whose bodies define neither `__init__` nor `forward`.
+
+    Only the modules that define a marked class are read whole (eight files in Transformers 5.x):
+    the class headers git grep found do not say what a body holds.
+    """
+    paths = sorted(path for path, found in bases.items() if any(is_marked(name) for name in found))
+    found: set[str] = set()
+    for source in read_files(paths).values():
+        found |= _hollow(class_bodies(source))
+    return frozenset(found)
+
+
+def _hollow(bodies: Mapping) -> frozenset[str]:
+    return frozenset(name for name, body in bodies.items() if not body.runs and is_marked(name))
 
 
 def _import_lines(grep: Grep, specs: list[str]) -> list[tuple[str, str]]:

@@ -28,6 +28,8 @@ FORWARD = [
     "WhisperForConditionalGeneration",  # spectrogram features
     "CLIPModel",  # text and image
     "LlavaForConditionalGeneration",  # image tokens in the text
+    "DPRContextEncoder",  # in no auto mapping: catalogued under its config's model type
+    "DPRReader",
 ]
 GENERATIVE = [
     "LlamaForCausalLM",
@@ -53,11 +55,16 @@ def test_catalogue_and_listing_do_not_import_torch():
     assert out.strip() == "[]"
 
 
-def test_catalogue_lists_the_installed_auto_mappings():
+def test_catalogue_lists_the_installed_model_classes():
     shipped, fresh = catalog.load(), catalog.generate()
     assert shipped.transformers_version == fresh.transformers_version
     assert set(shipped.entries) == set(fresh.entries)  # else: run `export-bot zoo catalog`
     assert len(fresh.entries) >= 1500
+    # Auto-mapped classes have tasks; a model class no mapping lists takes its config's model type.
+    assert fresh.entries["DPRQuestionEncoder"].tasks == ("BASE",)
+    reader = fresh.entries["DPRReader"]
+    assert (reader.model_type, reader.family, reader.generative, reader.tasks) == ("dpr", "text-encoder", False, ())
+    assert "DPRPretrainedReader" not in fresh.entries  # an abstract base is no model class
     assert {e.family for e in fresh.entries.values()} == set(FAMILIES)
     llama, bert = fresh.entries["LlamaForCausalLM"], fresh.entries["BertModel"]
     assert (llama.model_type, llama.family, llama.generative) == ("llama", "decoder", True)
@@ -188,6 +195,19 @@ def test_overrides_are_data_with_a_reason():
 def test_unknown_class_is_not_buildable(zoo):
     with pytest.raises(NotBuildable, match="NoSuchModel is not in any auto mapping"):
         zoo.build("NoSuchModel", generate=False)
+
+
+def test_a_class_the_catalogue_lacks_builds_from_its_config_class(monkeypatch):
+    from bot.run.sources.zoo import source
+
+    monkeypatch.setattr(source, "_installed", lambda: {})
+    bare = source.ZooSource(catalog.Catalogue({}, "x"))
+    built = bare.build("DPRReader", generate=False)
+    assert built.model_class.__name__ == "DPRReader" and built.config.model_type == "dpr"
+    with pytest.raises(NotBuildable, match="DPRPretrainedReader is an abstract base: it defines no forward"):
+        bare.build("DPRPretrainedReader", generate=False)
+    with pytest.raises(NotBuildable, match="NoSuchModel is not in any auto mapping"):
+        bare.build("NoSuchModel", generate=False)
 
 
 def test_generate_of_a_forward_only_class_is_a_build_error(zoo):

@@ -56,7 +56,7 @@ def test_sweep_checks_classes_in_workers_and_summarizes(tmp_path):
     summary = cov.summarize(results)
     assert (summary.total, summary.ran) == (3, 2)
     table = cov.markdown(summary, transformers_version="5.x")
-    assert "**2 / 3** auto-mapped model classes build and run eager" in table
+    assert "**2 / 3** catalogued model classes build and run eager" in table
     assert "| catalogue | NotBuildable: NoSuchModel is not in any auto mapping" in table
 
 
@@ -87,6 +87,24 @@ def test_zoo_coverage_command(tmp_path):
     assert json.loads((tmp_path / "c.json").read_text())["ran_eager"] == 1
     bad = CliRunner().invoke(main, ["zoo", "coverage", "--classes", "Nope", "--results", str(results)])
     assert bad.exit_code == 2 and "Nope not in any auto mapping" in bad.output
+
+
+def test_unmapped_model_classes_take_their_config_model_type():
+    classes = {
+        "dpr": ("DPRQuestionEncoder", "DPRReader"),
+        "gpt2": ("GPT2DoubleHeadsModel",),
+        "bark": ("BarkFineModel",),
+    }
+    configs = {"DPRQuestionEncoder": "DPRConfig", "DPRReader": "DPRConfig", "GPT2DoubleHeadsModel": "GPT2Config"}
+    configs["BarkFineModel"] = "BarkFineConfig"  # a sub-model config no model type names
+    config_types = {"dpr": "DPRConfig", "gpt-sw3": "GPT2Config", "gpt2": "GPT2Config", "bark": "BarkConfig"}
+    unmapped = catalog.unmapped_types(classes, configs, config_types, mapped={"DPRQuestionEncoder"})
+    assert unmapped == {"DPRReader": "dpr", "GPT2DoubleHeadsModel": "gpt2"}  # the folder's type when several share
+    mappings = {"MODEL_MAPPING_NAMES": {"dpr": "DPRQuestionEncoder"}}
+    entries = catalog.entries_from_mappings(mappings, unmapped=unmapped)
+    assert entries["DPRReader"] == catalog.Entry("DPRReader", "dpr", "text-encoder", False, ())
+    assert entries["DPRQuestionEncoder"].tasks == ("BASE",)
+    assert catalog.parse(catalog.dump(catalog.Catalogue(entries, "5.x"))).entries == entries
 
 
 def test_catalogue_round_trips():

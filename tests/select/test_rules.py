@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.model_index import class_bases, class_bodies, config_classes
 from bot.select.catalog import Catalog, load_catalog
 from bot.select.changes import Change, parse_name_status
 from bot.select.rules import classify, match_path, model_type_of
@@ -81,6 +82,35 @@ def test_exported_classes_are_pretrained_model_subclasses():
     assert exported_classes(source) == ("XModel", "XForCausalLM")
     elsewhere = {"LlamaModel": ("LlamaPreTrainedModel",), "XReexported": ("Blip2PreTrainedModel",)}
     assert exported_classes(source, elsewhere) == ("XModel", "XForCausalLM", "XDerived", "XReexported")
+
+
+def test_marked_bases_with_hollow_bodies_are_not_model_classes():
+    # DPR's `DPRPretrainedReader`: `Pretrained` in the name (upstream's check_repo skips those), a
+    # docstring and class attributes only, and an abstract base: the same empty model as its base.
+    source = (
+        "class XPreTrainedModel(PreTrainedModel):\n    config: XConfig\n"
+        "class XPretrainedReader(XPreTrainedModel):\n"
+        '    """An abstract class to handle weights initialization."""\n'
+        '    base_model_prefix = "reader"\n'
+        "    def _init_weights(self, module): ...\n"
+        "def helper():\n    def forward(x): ...\n"
+        "class XReader(XPretrainedReader):\n    def __init__(self, config): ...\n    def forward(self, x): ...\n"
+        # marked, but builds and runs something of its own: a real tower (Qwen2.5-VL's vision model)
+        "class XVisionTransformerPretrainedModel(XPreTrainedModel):\n    def forward(self, x): ...\n"
+        # marked and hollow, but derived from a real model: it is that model under another name
+        "class XPretrainedAlias(XReader):\n    pass\n"
+        '__all__ = ["XPreTrainedModel", "XPretrainedReader", "XReader", "XVisionTransformerPretrainedModel", '
+        '"XPretrainedAlias"]\n'
+    )
+    assert exported_classes(source) == ("XReader", "XVisionTransformerPretrainedModel", "XPretrainedAlias")
+    bodies = class_bodies(source)
+    assert (
+        not bodies["XPretrainedReader"].runs and bodies["XReader"].runs
+    )  # helper's nested forward is no method of XPretrainedReader
+    assert config_classes(["XReader", "XPretrainedAlias"], bodies, class_bases(source)[0]) == {
+        "XReader": "XConfig",
+        "XPretrainedAlias": "XConfig",
+    }
 
 
 def test_closures_are_transitive_and_name_the_link():

@@ -17,14 +17,30 @@ SETTINGS = Settings()
 
 
 def exported(model_type: str) -> set[str]:
-    """The module's `__all__` classes that reach `PreTrainedModel` through its own classes (the whole file parsed)."""
+    """The module's `__all__` classes that reach `PreTrainedModel` through its own classes (the whole file parsed).
+
+    Less the abstract bases: `…PreTrainedModel`, and a `…Pretrained…` class (DPR's) whose body
+    defines neither `__init__` nor `forward` and whose bases are all abstract.
+    """
     source = (installed_models_dir() / model_type / f"modeling_{model_type}.py").read_text(encoding="utf-8")
-    bases = {n.name: [ast.unparse(b) for b in n.bases] for n in ast.parse(source).body if isinstance(n, ast.ClassDef)}
+    nodes = {n.name: n for n in ast.parse(source).body if isinstance(n, ast.ClassDef)}
+    bases = {name: [ast.unparse(b) for b in n.bases] for name, n in nodes.items()}
 
     def is_model(name: str) -> bool:
         return name == "PreTrainedModel" or any(is_model(b) for b in bases.get(name, ()))
 
-    return {c for c in read_all(source) if not c.endswith("PreTrainedModel") and is_model(c)}
+    def is_abstract(name: str) -> bool:
+        if name == "PreTrainedModel" or name.endswith("PreTrainedModel"):
+            return True
+        node = nodes.get(name)
+        methods = {f.name for f in node.body if isinstance(f, ast.FunctionDef)} if node else {"?"}
+        return (
+            ("Pretrained" in name or "PreTrained" in name)
+            and not methods & {"__init__", "forward", "?"}
+            and all(is_abstract(b) for b in bases[name])
+        )
+
+    return {c for c in read_all(source) if is_model(c) and not is_abstract(c)}
 
 
 def touch(repo: Path, relative: str, text: str = "\n# touched\n") -> None:

@@ -1,4 +1,4 @@
-"""The `zoo` model source: any auto-mapped Transformers class, built tiny from its config class (torch lazily)."""
+"""The `zoo` model source: any catalogued Transformers model class, built tiny from its config class (torch lazily)."""
 
 from bot.run.sources.zoo.recipes import OVERRIDES, Override
 from bot.run.sources.zoo.source import ZooSource

@@ -247,7 +247,7 @@ def markdown(summary: Summary, *, transformers_version: str, top: int = 25) -> s
     lines = [
         f"### Zoo coverage: transformers {transformers_version}",
         "",
-        f"**{summary.ran} / {summary.total}** auto-mapped model classes build and run eager "
+        f"**{summary.ran} / {summary.total}** catalogued model classes build and run eager "
         f"(**{summary.percent:.1f} %**), in **{summary.types_ran} / {summary.types_total}** model types.",
         "",
         "| family | build + eager | classes | % |",

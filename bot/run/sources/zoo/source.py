@@ -1,4 +1,4 @@
-"""The `zoo` model source: every auto-mapped class of the installed Transformers, built tiny from its config class."""
+"""The `zoo` model source: every catalogued model class of the installed Transformers, built tiny from its config class."""
 
 from __future__ import annotations
 
@@ -46,14 +46,9 @@ class ZooSource:
         )
         from bot.run.sources.zoo.recipes import override_for
 
-        # The shipped catalogue, else the installed Transformers' own auto mappings: a PR that adds
-        # a model type has classes the shipped file has never seen.
-        entry = self.catalogue.get(model_class) or _installed().get(model_class)
-        if entry is None:
-            raise NotBuildable(
-                f"{model_class} is not in any auto mapping of the installed transformers; "
-                "use --source transformers-tests:PATH"
-            )
+        # The shipped catalogue, else the installed Transformers' own (a PR that adds a model type
+        # has classes the shipped file has never seen), else the class's own config class.
+        entry = self.catalogue.get(model_class) or _installed().get(model_class) or _from_config_class(model_class)
         if generate and not entry.generative:
             raise BuildError(f"{model_class} is not generative: it has no generate inputs")
         cls = model_class_of(model_class)
@@ -76,3 +71,29 @@ class ZooSource:
 @lru_cache(maxsize=1)
 def _installed() -> dict[str, Entry]:
     return dict(generate().entries)
+
+
+def _from_config_class(model_class: str) -> Entry:
+    """An entry for a model class the catalogue could not place: the model type of its `config_class`.
+
+    The catalogue finds an unmapped class's config in its modeling module's text; this reads the
+    imported class instead, for a config declared in a way that text reading misses. An abstract
+    base (its `forward` is torch's own, which raises) has nothing to build.
+    """
+    import torch
+    import transformers
+
+    from bot.catalog import GENERATIVE_SUFFIXES
+
+    cls = getattr(transformers, model_class, None)
+    config_class = getattr(cls, "config_class", None)
+    model_type = getattr(config_class, "model_type", None)
+    if not isinstance(cls, type) or not issubclass(cls, transformers.PreTrainedModel) or not model_type:
+        raise NotBuildable(
+            f"{model_class} is not in any auto mapping of the installed transformers and names no config class "
+            "with a model type; use --source transformers-tests:PATH"
+        )
+    if cls.forward is torch.nn.Module.forward:
+        raise NotBuildable(f"{model_class} is an abstract base: it defines no forward")
+    logger.info("%s: in no auto mapping, built from its config class %s", model_class, config_class.__name__)
+    return Entry(model_class, model_type, "other", model_class.endswith(GENERATIVE_SUFFIXES), ())
