@@ -71,9 +71,10 @@ def render_comment(report: Report, *, max_chars: int = GITHUB_LIMIT) -> str:
     # A list line takes at least 30 characters, so more than max_chars // 30 lines never fit:
     # capping there keeps the first attempts cheap at 30,000 cells.
     cap = max(max_chars // 30, 1)
+    fixed = _Fixed.of(report)  # what every attempt shares: computed once, not once per budget
     for budget in _BUDGETS:
         budget = _Budget(min(budget.items, cap), min(budget.details, cap), budget.excerpt, min(budget.patch, cap))
-        text = _compose(report, budget)
+        text = _compose(report, budget, fixed)
         if len(text) <= max_chars:
             return text
     # Only pathological input (thousands of problems, a huge version table) lands here.
@@ -81,7 +82,22 @@ def render_comment(report: Report, *, max_chars: int = GITHUB_LIMIT) -> str:
     return text[: max(max_chars - len(note), 0)] + note[:max_chars]
 
 
-def _compose(report: Report, budget: _Budget) -> str:
+@dataclass(frozen=True)
+class _Fixed:
+    """The parts of the comment no budget changes."""
+
+    weak: str
+    grouped: frozenset[str]  # cells the groups list
+    category: dict  # a grouped list's cell id → (list name, its line)
+
+    @classmethod
+    def of(cls, report: Report) -> _Fixed:
+        category = {line.cell: (name, line) for name in GROUPED_LISTS for line in report.category(name)}
+        grouped = frozenset(cell for group in report.groups for cell in group.cells)
+        return cls(weak_passes(report), grouped, category)
+
+
+def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
     left_out: list[str] = []
     where = f"[job summary]({report.run_url})" if report.run_url else "job summary"
     pending = set(report.needs_rerun)
@@ -102,20 +118,20 @@ def _compose(report: Report, budget: _Budget) -> str:
     out += ["", totals(report), "", *counts_table(report.counts), "", overview(report, CATEGORIES)]
     if report.setup_headline:
         out.append(f"⚠️ {escape(cut(report.setup_headline, 600))}; fix the checkout's test setup.")
-    if weak_passes(report):
-        out.append(weak_passes(report))
+    if fixed.weak:
+        out.append(fixed.weak)
     if report.infrastructure:
         out.append(
             f"💥 {n(len(report.infrastructure), 'cell')} crashed or timed out (infrastructure, not conformance)."
         )
     if report.not_buildable:
         out += ["", *not_buildable_lines(report, classes=5, reasons=max(min(budget.items, 10), 1))]
-    grouped = {cell for group in report.groups for cell in group.cells}
+    grouped = fixed.grouped
     for name in MAIN_LISTS:
         lines = report.category(name)
         if name in GROUPED_LISTS and grouped:
             if name == GROUPED_LISTS[0]:
-                out += _causes(report, budget, pending, where, left_out)
+                out += _causes(report, budget, fixed.category, pending, where, left_out)
             lines = tuple(line for line in lines if line.cell not in grouped)  # a report's groups cover them all
         if lines:
             out += ["", f"### {TITLES[name]} ({len(lines):,})", ""]
@@ -160,9 +176,10 @@ def _list(name, lines, limit, excerpt, pending, where, left_out) -> list[str]:
     return out
 
 
-def _causes(report: Report, budget: _Budget, pending: set[str], where: str, left_out: list[str]) -> list[str]:
+def _causes(
+    report: Report, budget: _Budget, category: dict, pending: set[str], where: str, left_out: list[str]
+) -> list[str]:
     """Newly broken and new failing cells as causes: one block per group, its cells folded."""
-    category = {line.cell: (name, line) for name in GROUPED_LISTS for line in report.category(name)}
     present = [name for name in GROUPED_LISTS if report.category(name)]
     title = TITLES[present[0]] if len(present) == 1 else "Newly broken and new failing"
     groups = report.groups
