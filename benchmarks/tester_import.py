@@ -115,6 +115,10 @@ def run_seconds(root: Path, work: Path) -> float:
     seconds = time.perf_counter() - start
     if result.returncode != 0:
         raise SystemExit(f"run on {root.name} exited {result.returncode}:\n{result.stderr[-3000:]}")
+    # A synthetic module imported anyway (eagerly, or to list its classes) would only be logged
+    # as a setup problem while BertModel still passes: that is a failed benchmark too.
+    if "must not be imported" in result.stderr + junit.read_text():
+        raise SystemExit(f"run on {root.name} imported a synthetic test module:\n{result.stderr[-3000:]}")
     if "<failure" in junit.read_text() or "<error" in junit.read_text():
         raise SystemExit(f"run on {root.name}: the BertModel cell did not pass:\n{junit.read_text()[-3000:]}")
     return seconds

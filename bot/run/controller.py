@@ -101,8 +101,12 @@ class Controller:
             xml.add_global_property(name, value)
         checkout = _checkout_statement(self.plan.source)
         if checkout:
-            # Said, not enforced: which transformers the checkout's testers ran against.
+            # Said, not enforced: which transformers the checkout's testers ran against. Said on the
+            # terminal too, before any cell, so a mismatch is read before its failures are.
             xml.add_global_property("source.checkout", checkout)
+            if self.writer is not None:
+                sys.stderr.write(f"{checkout}\n")
+                sys.stderr.flush()
 
     def pytest_runtest_logstart(self, nodeid: str, location) -> None:
         self.started[nodeid] = time.monotonic()

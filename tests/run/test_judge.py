@@ -134,7 +134,9 @@ def test_executorch_compares_counts_only():
     [
         (RuntimeError("Failed to load method forward, error: 0x14"), True),
         (RuntimeError("Failed to load method forward, error: 0x:21"), True),
+        (RuntimeError("Failed to load method forward, error: 0x1"), True),  # XNNPACK partition won't compile
         (RuntimeError("Failed to load method forward, error: 0x2"), False),
+        (RuntimeError("method->execute() failed with error 0x1"), True),  # XNNPACK delegate failure
         (RuntimeError("method->execute() failed with error 0x12"), True),
         (RuntimeError("set_inputs() for method 'forward' failed with error 0x10"), True),
         (RuntimeError("method->execute() failed with error 0x14"), False),

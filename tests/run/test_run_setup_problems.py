@@ -30,6 +30,10 @@ def test_a_broken_shared_helper_is_one_cause_and_exits_2(tmp_path):
     assert stderr.count("3 test modules failed to import: tests/generation/test_utils.py raised ImportError") == 2
     assert stderr.count("Traceback (most recent call last)") == 1
     assert "nothing could be built" in stderr.splitlines()[-1]
+    # What the checkout holds against what is imported, said before any cell and kept in the JUnit.
+    [said] = [line for line in stderr.splitlines() if line.startswith(f"checkout {BROKEN}")]
+    assert "importing transformers" in said and stderr.index(said) < stderr.index("[ 1/20]")
+    assert read_junit(junit).suite["source.checkout"] == said
 
 
 CAUSES = [
