@@ -6,11 +6,9 @@ the reusable workflows they call (nektos/act needs Docker or a recent Go toolcha
 installing the PR's transformers editable and the bot from a wheel pip builds from this checkout,
 against the fake GitHub of tests/github. Scenarios, in order: (e) the nightly baseline on main and
 its obsolete-skip PR, (a) a PR breaking BertModel.forward, (b) `/export-check apply` turning it green,
-(c) a docs-only PR, (d) a fork PR. Every job's verdict, comment count and provenance are asserted.
-
-Assertions marked MERGE read the provenance and selection work of the `adopt-core` branch
-(JUnit `transformers.location`/`transformers.sha`, report.json `provenance`); they pass once both
-branches are merged.
+(c) a docs-only PR, (d) a fork PR, (f) `/export-check BertModel` answered by the command job's light
+install, which names models from the checkout. Every job's verdict, comment count and provenance
+are asserted.
 """
 
 from __future__ import annotations
@@ -58,7 +56,6 @@ class Rehearsal:
         self.mirror(self.main, ())
         fake.state.refs["heads/main"] = self.main
         self.runner = Runner(origin=self.origin, fake=fake, work=tmp_path / "runs")
-        self.merge_pending: list[str] = []
 
     def play(self) -> None:
         self.nightly_baseline()
@@ -66,13 +63,7 @@ class Rehearsal:
         self.apply_makes_it_green(pr, head)
         self.docs_only_pr()
         self.fork_pr()
-        # Checked last, so that every scenario has run and said what it found first.
-        assert not self.merge_pending, "provenance missing (adopt-core's part):\n" + "\n".join(self.merge_pending)
-
-    def merge(self, ok: bool, what: str) -> None:
-        """A check of the adopt-core branch's provenance: collected, asserted after all scenarios."""
-        if not ok:
-            self.merge_pending.append(what)
+        self.command_names_a_model()
 
     # --- (e) ----------------------------------------------------------------------------------
     def nightly_baseline(self) -> None:
@@ -120,6 +111,7 @@ class Rehearsal:
         self.publish(run, head, pr_numbers=[7])
         [body] = self.stickies(7)
         assert "**failure**" in body and all(cell in body for cell in BERT_CELLS), body
+        assert f"Tested transformers {VERSION}" in body, body
         assert self.fake.state.statuses[head][-1]["state"] == "failure"
         return 7, head
 
@@ -151,9 +143,10 @@ class Rehearsal:
         report = self.report_of(dispatched)
         assert report["verdict"] == "success" and report["head_sha"] == new_head, report["headline"]
         assert not report["categories"].get("newly_broken")
+        self.assert_report_provenance(report, new_head)
         self.publish(dispatched, self.main, pr_numbers=[], event_name="workflow_dispatch")
         [body] = self.stickies(pr)
-        assert "**success**" in body, body
+        assert "**success**" in body and f"Tested transformers {VERSION}" in body, body
         assert self.fake.state.statuses[new_head][-1]["state"] == "success"
         assert self.fake.state.reactions[comment_id][-1] == "rocket"
 
@@ -207,6 +200,28 @@ class Rehearsal:
         [body] = self.stickies(9)
         assert "**success**" in body
         assert self.fake.state.statuses[head][-1]["state"] == "success"
+
+    # --- (f) ----------------------------------------------------------------------------------
+    def command_names_a_model(self) -> None:
+        """The command job installs no transformers: `BertModel` is known from the checkout it reads."""
+        comment_id, body = self.fake.new_id(), "/export-check BertModel --backend dynamo"
+        self.fake.state.comments[comment_id] = {
+            "issue": 7,
+            "body": body,
+            "user": WRITER,
+            "created": "2026-12-01T11:00:00Z",
+        }
+        event = issue_comment_event(
+            repo=self.fake.repo, number=7, comment_id=comment_id, body=body, author=self.fake.user_obj(WRITER)
+        )
+        dispatched = len(self.fake.state.dispatches)
+        run = self.runner.run("export-check-command.yml", event_name="issue_comment", event=event, sha=self.main)
+        self.assert_jobs(run, {"command", "command / command"})
+        self.assert_light(run, "command / command")
+        [dispatch] = self.fake.state.dispatches[dispatched:]
+        request = json.loads(dispatch["inputs"]["request"])
+        assert request["models"] == ["BertModel"] and request["backends"] == ["dynamo"], request
+        assert self.fake.state.reactions[comment_id] == ["eyes"]
 
     # --- helpers ------------------------------------------------------------------------------
     def pull_request(self, number: int, head: str, changed: list[str], fork: bool = False) -> WorkflowRun:
@@ -293,15 +308,12 @@ class Rehearsal:
             [str(python), "-c", "import transformers; print(transformers.__file__)"], capture_output=True, text=True
         )
         assert str(self.runner.work) in where.stdout and "site-packages" not in where.stdout, where.stdout
-        # MERGE: the provenance the adopt-core branch records.
-        self.merge(properties.get("transformers.sha") == sha, f"{junit.name}: transformers.sha != {sha}")
+        assert properties.get("transformers.sha") == sha, properties
         location = properties.get("transformers.location") or ""
-        self.merge(location.startswith(str(self.runner.work)), f"{junit.name}: transformers.location {location!r}")
+        assert location.startswith(str(self.runner.work)), properties
 
     def assert_report_provenance(self, report: dict, sha: str) -> None:
-        # MERGE: report.json's provenance (adopt-core).
         provenance = report.get("provenance") or {}
-        self.merge(provenance.get("transformers_version") == VERSION, f"report.json provenance {provenance}")
-        self.merge(provenance.get("transformers_sha") == sha, f"report.json provenance sha != {sha}")
-        where = provenance.get("transformers_location") or ""
-        self.merge(where.startswith(str(self.runner.work)), f"report.json provenance location {where!r}")
+        assert provenance.get("transformers_version") == VERSION, provenance
+        assert provenance.get("transformers_sha") == sha, provenance
+        assert (provenance.get("transformers_location") or "").startswith(str(self.runner.work)), provenance
