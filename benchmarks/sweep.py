@@ -7,7 +7,7 @@ Run:
 `run` picks a stratified sample of the zoo's buildable classes (every family, in proportion, at
 least 2 each, the same sample on every machine: classes are ordered by a hash of their name),
 and runs all their cells (four backends, static and dynamic, forward and generate) with the real
-`export-bot run`, a few classes per process, each chunk's JUnit kept in --out; rerunning resumes
+`export-bot run --probe` (as the baseline runs them), a few classes per process, each chunk's JUnit kept in --out; rerunning resumes
 after the chunks already there (`--fresh` starts over). `project` reads those JUnit files,
 prints the per-cell times by backend × path × shape, and projects the full sweep: its cell
 count, CPU-hours, and the shard count that keeps each shard's wall time within the budget on
@@ -37,6 +37,7 @@ from statistics import mean, median  # noqa: E402
 
 from bot import catalog  # noqa: E402
 from bot.cells import Cell, cells_for  # noqa: E402
+from bot.run.shard import RECORDED_TIMES, timing_key  # noqa: E402
 
 RUNNER_CORES = 2  # GitHub's standard Linux runner
 PARALLEL_EFFICIENCY = 0.85  # `-n 2` on 2 cores: 1.7× serial (benchmarks/runner.py's target)
@@ -91,7 +92,8 @@ def run(args: argparse.Namespace) -> None:
         if junit.exists():
             continue
         command = ["nice", "-n", str(args.nice), str(ROOT / ".venv" / "bin" / "export-bot"), "run"]
-        command += ["--models", ",".join(chunk), "-n", str(args.workers), "--junit", str(junit) + ".part"]
+        # --probe, as the baseline runs: skiplisted cells export too, so they are costed as they run there.
+        command += ["--models", ",".join(chunk), "--probe", "-n", str(args.workers), "--junit", str(junit) + ".part"]
         command += ["--cell-timeout", str(args.cell_timeout)]
         start, cpu = time.perf_counter(), _children_cpu()
         code = subprocess.run(command, cwd=ROOT, check=False, capture_output=True, text=True).returncode
@@ -136,24 +138,19 @@ def read_cells(out: Path) -> list[tuple[Cell, float, str]]:
     return found
 
 
-def group(cell: Cell) -> tuple[str, str, str]:
-    path = cell.path if cell.path == "forward" else f"generate/{cell.cache or 'dynamic'}"
-    return cell.backend, path, cell.shape
-
-
 def project(args: argparse.Namespace) -> None:
     measured = read_cells(args.out)
     if not measured:
         raise SystemExit(f"{args.out}: no chunk-*.xml JUnit yet; run `benchmarks/sweep.py run` first")
     entries = catalog.load().entries
-    times: dict[tuple[str, str, str], list[float]] = defaultdict(list)
-    family_times: dict[tuple[str, tuple[str, str, str]], list[float]] = defaultdict(list)
-    for cell, seconds, outcome in measured:
-        if outcome == "skipped":
-            continue  # a skip costs no export: counting it would shrink the projection
-        times[group(cell)].append(seconds)
+    times: dict[str, list[float]] = defaultdict(list)
+    family_times: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for cell, seconds, _ in measured:
+        # Run with --probe, a skip here is one the baseline meets too (no static cache, a backend
+        # without the inputs): it costs its few milliseconds there, and is counted so.
+        times[timing_key(cell)].append(seconds)
         family = entries[cell.model_class].family if cell.model_class in entries else "?"
-        family_times[(family, group(cell))].append(seconds)
+        family_times[(family, timing_key(cell))].append(seconds)
     classes = sorted({cell.model_class for cell, _, _ in measured})
     print(
         f"sample: {len(classes)} classes, {len(measured)} cells ({sum(t for _, t, _ in measured) / 3600:.2f} CPU-hours)"
@@ -161,7 +158,9 @@ def project(args: argparse.Namespace) -> None:
     print("\n| backend | path | shape | cells | mean s | median s | max s |\n|---|---|---|---:|---:|---:|---:|")
     for key in sorted(times):
         values = times[key]
-        print(f"| {' | '.join(key)} | {len(values)} | {mean(values):.1f} | {median(values):.1f} | {max(values):.1f} |")
+        backend, *path, shape = key.split("/")
+        row = f"| {backend} | {'/'.join(path)} | {shape} | {len(values)} |"
+        print(f"{row} {mean(values):.1f} | {median(values):.1f} | {max(values):.1f} |")
     overall = mean(t for values in times.values() for t in values)
     # The full sweep runs the zoo's `all` preset: every class it does not call not buildable.
     # A class coverage saw fail before export (build or eager) costs its cells only that much.
@@ -174,14 +173,12 @@ def project(args: argparse.Namespace) -> None:
             seconds += EARLY_FAILURE_SECONDS
             continue
         family = entries[cell.model_class].family
-        sample = family_times.get((family, group(cell))) or times.get(group(cell))
+        sample = family_times.get((family, timing_key(cell))) or times.get(timing_key(cell))
         if not sample:
-            missing.add(group(cell))
+            missing.add(timing_key(cell))
         seconds += mean(sample) if sample else overall
     if missing:
-        print(
-            f"\nno measurement for {', '.join('/'.join(g) for g in sorted(missing))}: costed at the sample's mean cell"
-        )
+        print(f"\nno measurement for {', '.join(sorted(missing))}: costed at the sample's mean cell")
     capacity = RUNNER_CORES * PARALLEL_EFFICIENCY * (WALL_BUDGET - SETUP_SECONDS)
     shards = max(1, math.ceil(seconds / capacity))
     projection = {
@@ -200,7 +197,7 @@ def project(args: argparse.Namespace) -> None:
             "setup_seconds": SETUP_SECONDS,
             "wall_budget_seconds": WALL_BUDGET,
         },
-        "cell_seconds": {"/".join(key): round(mean(values), 2) for key, values in sorted(times.items())},
+        "cell_seconds": {key: round(mean(values), 2) for key, values in sorted(times.items())},
         "cells": [{"cell": cell.id, "seconds": round(sec, 2), "outcome": outcome} for cell, sec, outcome in measured],
     }
     print(
@@ -210,7 +207,22 @@ def project(args: argparse.Namespace) -> None:
     )
     if args.write:
         args.write.write_text(json.dumps(projection, indent=1) + "\n")
-        print(f"written: {args.write}")
+        recorded = ROOT / "bot" / "data" / RECORDED_TIMES
+        recorded.write_text(json.dumps(recorded_times(projection), indent=1) + "\n")
+        print(f"written: {args.write}, {recorded.relative_to(ROOT)} (the baseline's shard balance)")
+
+
+def recorded_times(projection: dict) -> dict:
+    """What the runner balances shards with when no earlier JUnit knows a cell (bot/run/shard.py)."""
+    return {
+        "about": "Mean CPU-seconds per cell by backend/path[/cache]/shape, measured by benchmarks/sweep.py on a "
+        "stratified sample of the zoo; balances --shard when no earlier JUnit knows a cell.",
+        "transformers": projection["transformers"],
+        "sample_classes": projection["sample_classes"],
+        "sample_cells": projection["sample_cells"],
+        "shards": projection["shards"],
+        "seconds": projection["cell_seconds"],
+    }
 
 
 def main() -> None:

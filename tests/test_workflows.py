@@ -66,6 +66,21 @@ def test_actions_are_pinned_by_commit_sha(path):
             assert job["with"]["bot-ref"] == job["uses"].rsplit("@", 1)[1]
 
 
+@pytest.mark.parametrize("path", sorted(CALLERS.glob("*.yml")), ids=lambda p: p.stem)
+def test_the_callers_pin_a_commit_of_this_repository_that_holds_the_workflow_they_call(path):
+    """A caller copied as written must work on GitHub: its pinned commit has the reusable workflow and the bot."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: the pinned commit cannot be looked up")
+    shallow = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--is-shallow-repository"], capture_output=True)
+    if shallow.stdout.strip() == b"true":
+        pytest.skip("a shallow clone may lack the pinned commit")
+    for job in load(path)["jobs"].values():
+        workflow, ref = job["uses"].removeprefix("huggingface/export-bot/").split("@")
+        for needed in (workflow, "pyproject.toml", "bot/cli/__init__.py"):
+            found = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{ref}:{needed}"], capture_output=True)
+            assert found.returncode == 0, f"{path.name} pins {ref[:12]}, which has no {needed}"
+
+
 @pytest.mark.parametrize("path", [*WORKFLOWS, ROOT / "action.yml"], ids=lambda p: p.stem)
 def test_no_expression_is_interpolated_into_a_shell_line(path):
     for step in steps(path):
@@ -179,3 +194,20 @@ def test_only_the_dashboards_deploy_job_may_write_pages():
                 assert not granted & {"pages", "id-token"}, f"{path.name} job {name}"
     jobs = load(REUSABLE / "baseline.yml")["jobs"]
     assert jobs["dashboard"]["needs"] == "baseline" and jobs["dashboard"]["if"] == "inputs.dashboard"
+
+
+def test_the_baseline_runs_the_shard_count_the_sweep_projected_balanced_by_the_previous_sweep():
+    """benchmarks/sweep.py project --write records the count for ≤ 60-minute shards and the times behind it."""
+    import json
+
+    projected = json.loads((ROOT / "benchmarks" / "sweep_projection.json").read_text())
+    recorded = json.loads((ROOT / "bot" / "data" / "cell_seconds.json").read_text())
+    baseline = load(REUSABLE / "baseline.yml")
+    assert baseline["on"]["workflow_call"]["inputs"]["shards"]["default"] == projected["shards"] == recorded["shards"]
+    assert recorded["seconds"] == projected["cell_seconds"]
+    # One fetch of the previous sweep's JUnit, handed to every shard: all split the same cells the same way.
+    plan, sweep = baseline["jobs"]["plan"], baseline["jobs"]["sweep"]
+    fetch = next(s for s in plan["steps"] if "export-bot github baseline" in s.get("run", ""))
+    assert plan["outputs"]["durations"] == f"${{{{ steps.{fetch['id']}.outputs.found }}}}"
+    [run] = [s for s in sweep["steps"] if "export-bot run" in s.get("run", "")]
+    assert "durations" in run["env"]["EXPORT_BOT_DURATIONS"] and "--durations" not in run["run"]

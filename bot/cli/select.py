@@ -30,9 +30,11 @@ from bot.cli.common import handle_errors
 )
 @click.option(
     "--durations",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    type=click.Path(exists=True, path_type=Path),
+    envvar="EXPORT_BOT_DURATIONS",
     default=None,
-    help="An earlier JUnit file whose testcase times balance the shards.",
+    help="An earlier run's JUnit (a file, or a folder of shard files) whose testcase times balance the shards "
+    "(default: EXPORT_BOT_DURATIONS; cells it lacks cost their recorded time).",
 )
 @click.option(
     "--config",

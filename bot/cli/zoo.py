@@ -12,7 +12,7 @@ from bot.cli.common import EXIT_FAILURE, EXIT_OK, BotError, handle_errors
 
 @click.group()
 def zoo() -> None:
-    """The zoo source: every auto-mapped Transformers class built tiny from its config class."""
+    """The zoo source: every catalogued Transformers model class (auto-mapped, or exported under its config's model type) built tiny from its config class."""
 
 
 @zoo.command()

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import heapq
+import importlib.resources
+import json
 import re
+import statistics
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -11,10 +15,23 @@ from pathlib import Path
 from bot.cells import Cell, CellIdError
 from bot.errors import BotError
 
-# Seconds per cell when no earlier JUnit knows it, measured on the zoo on 2 cores:
-# ExecuTorch lowers through XNNPACK and OpenVINO compiles, so they cost more than dynamo.
-DEFAULT_SECONDS = {"dynamo": 4.0, "onnx": 8.0, "openvino": 10.0, "executorch": 12.0}
-GENERATE_FACTOR = 2.0  # prefill and decode: two exports per cell
+# Seconds per cell when no earlier JUnit knows it: the mean CPU-seconds per backend × path ×
+# shape measured by `benchmarks/sweep.py` on a stratified sample of the zoo, recorded in
+# bot/data/cell_seconds.json by `sweep.py project --write` (docs/runner.md, Sharding).
+RECORDED_TIMES = "cell_seconds.json"
+
+
+def timing_key(cell: Cell) -> str:
+    """The group a cell's recorded time is kept under: `backend/forward/shape` or `backend/generate/cache/shape`."""
+    path = f"generate/{cell.cache or 'dynamic'}" if cell.generate else "forward"
+    return f"{cell.backend}/{path}/{cell.shape}"
+
+
+@functools.cache
+def recorded_seconds() -> dict[str, float]:
+    """The recorded mean seconds per `timing_key` (package data: a bot without it is a broken install)."""
+    text = importlib.resources.files("bot.data").joinpath(RECORDED_TIMES).read_text(encoding="utf-8")
+    return {key: float(value) for key, value in json.loads(text)["seconds"].items()}
 
 
 class ShardError(BotError, ValueError):
@@ -31,11 +48,19 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 
 def estimate(cell: Cell, durations: Mapping[str, float] | None = None) -> float:
-    """A cell's expected seconds: its measured duration when known, else the backend default."""
+    """A cell's expected seconds: its measured duration when known, else the recorded time of its group.
+
+    A group the sample never measured (a new backend target, a static-cache variant) costs
+    the mean of its backend's recorded groups, so it still sorts with its backend.
+    """
     if durations and cell.id in durations:
         return float(durations[cell.id])
-    seconds = DEFAULT_SECONDS[cell.backend]
-    return seconds * GENERATE_FACTOR if cell.generate else seconds
+    recorded = recorded_seconds()
+    key = timing_key(cell)
+    if key in recorded:
+        return recorded[key]
+    same_backend = [seconds for k, seconds in recorded.items() if k.startswith(f"{cell.backend}/")]
+    return statistics.fmean(same_backend or recorded.values())
 
 
 def assign_shards(cells: Sequence[Cell], count: int, durations: Mapping[str, float] | None = None) -> list[list[Cell]]:
@@ -65,12 +90,24 @@ def select_shard(
 
 
 def read_durations(path: Path | str) -> dict[str, float]:
-    """Seconds per cell id from an earlier JUnit file (`--durations`); testcases that are not cells are ignored.
+    """Seconds per cell id from an earlier run's JUnit (`--durations`): one file, or every `*.xml` in a folder.
 
-    A streaming stdlib parse on purpose: only `classname`, `name` and `time` are needed, and the
-    run stage must not depend on the results reader. The same cell twice (shards merged) keeps the longest.
+    A folder is how a baseline artifact arrives (one file per shard). Testcases that are not
+    cells are ignored; the same cell twice (shards merged) keeps the longest.
     """
     path = Path(path)
+    if path.is_dir():
+        durations: dict[str, float] = {}
+        for file in sorted(path.rglob("*.xml")):
+            for cell_id, seconds in _read_junit_times(file).items():
+                durations[cell_id] = max(seconds, durations.get(cell_id, 0.0))
+        return durations
+    return _read_junit_times(path)
+
+
+def _read_junit_times(path: Path) -> dict[str, float]:
+    """A streaming stdlib parse on purpose: only `classname`, `name` and `time` are needed, and the
+    run stage must not depend on the results reader."""
     durations: dict[str, float] = {}
     try:
         for _, element in ET.iterparse(path, events=("end",)):
@@ -85,7 +122,9 @@ def read_durations(path: Path | str) -> dict[str, float]:
                 element.clear()
             durations[cell_id] = max(seconds, durations.get(cell_id, 0.0))
     except FileNotFoundError as exc:
-        raise ShardError(f"--durations {path}: no such file; pass the JUnit XML of an earlier run") from exc
+        raise ShardError(
+            f"--durations {path}: no such file or folder; pass the JUnit XML of an earlier run (a file, or a folder of them)"
+        ) from exc
     except ET.ParseError as exc:
         line, column = exc.position
         raise ShardError(

@@ -7,7 +7,17 @@ import random
 import pytest
 
 from bot.cells import Cell, cells_for
-from bot.run.shard import ShardError, assign_shards, estimate, parse_shard, read_durations, select_shard
+from bot.run import shard
+from bot.run.shard import (
+    ShardError,
+    assign_shards,
+    estimate,
+    parse_shard,
+    read_durations,
+    recorded_seconds,
+    select_shard,
+    timing_key,
+)
 
 
 def matrix(count: int) -> list[Cell]:
@@ -60,12 +70,30 @@ def test_more_shards_than_cells_leaves_some_empty():
     assert sorted(len(s) for s in shards) == [0, 0, 0, 1, 1]
 
 
-def test_estimates_fall_back_to_the_backend_default():
+def test_estimates_fall_back_to_the_recorded_time_of_the_cells_group():
     forward = Cell("BertModel", "executorch", target="xnnpack")
     generate = Cell("LlamaForCausalLM", "executorch", path="generate", cache="dynamic", target="xnnpack")
-    assert estimate(generate) == 2 * estimate(forward)
+    recorded = recorded_seconds()
+    assert estimate(forward) == recorded["executorch/forward/static"]
+    assert estimate(generate) == recorded["executorch/generate/dynamic/static"]
     assert estimate(forward, {forward.id: 1.5}) == 1.5
+    # The sweep's sample measured ExecuTorch (XNNPACK lowering) slower than dynamo.
     assert estimate(Cell("BertModel", "dynamo")) < estimate(forward)
+
+
+def test_a_group_never_measured_costs_its_backends_mean(monkeypatch):
+    static_cache = Cell("LlamaForCausalLM", "onnx", path="generate", cache="static", shape="dynamic")
+    recorded = {"onnx/forward/static": 2.0, "onnx/forward/dynamic": 4.0, "dynamo/forward/static": 100.0}
+    monkeypatch.setattr(shard, "recorded_seconds", lambda: recorded)
+    assert estimate(static_cache) == 3.0
+    assert estimate(Cell("BertModel", "openvino")) == pytest.approx(106 / 3)  # no openvino group: the mean of all
+
+
+def test_recorded_times_cover_every_backend_path_and_shape_of_the_default_matrix():
+    """The file `benchmarks/sweep.py project --write` records: every group the zoo's cells fall in."""
+    groups = {timing_key(cell) for cell in cells_for("LlamaForCausalLM", generative=True)}
+    assert groups <= set(recorded_seconds()), groups - set(recorded_seconds())
+    assert all(seconds > 0 for seconds in recorded_seconds().values())
 
 
 @pytest.mark.parametrize("text", ["0/2", "3/2", "1", "a/b", "1/0", "-1/2", "²/3", "1/٣"])
@@ -106,3 +134,18 @@ def test_read_durations_names_the_broken_file(tmp_path):
         read_durations(path)
     with pytest.raises(ShardError, match="no such file"):
         read_durations(tmp_path / "missing.xml")
+
+
+def test_read_durations_of_a_folder_reads_every_shard_file(tmp_path):
+    """A baseline artifact arrives as one JUnit per shard: --durations takes the folder."""
+    (tmp_path / "baseline-1.xml").write_text(JUNIT)
+    (tmp_path / "baseline-2.xml").write_text(
+        '<testsuite><testcase classname="BertModel" name="test_onnx_export_static" time="20"/>'
+        '<testcase classname="BertModel" name="test_torch_export_static" time="1.5"/></testsuite>'
+    )
+    (tmp_path / "report.json").write_text("{}")  # the rest of the artifact is not read
+    found = read_durations(tmp_path)
+    assert found["BertModel::test_onnx_export_static"] == 20.0  # the longest of the two shards
+    assert found["BertModel::test_torch_export_static"] == 1.5
+    assert found["ViTModel::test_openvino_export_dynamic"] == 7.0
+    assert read_durations(tmp_path / "baseline-2.xml").keys() < found.keys()

@@ -57,6 +57,25 @@ def test_durations_balance_the_shards(repo, tmp_path):
     assert heavy == [["GPT2Model::test_onnx_export_static"]]  # alone in its shard: it outweighs the rest
 
 
+def test_durations_come_from_a_folder_named_in_the_environment_and_an_empty_one_is_unset(repo, tmp_path, monkeypatch):
+    """The baseline's shards get EXPORT_BOT_DURATIONS: the previous sweep's folder, or '' on the first sweep."""
+    (repo / f"{MODELS}/gpt2/modeling_gpt2.py").write_text(GPT2_SHRUNK + "__all__ = ['GPT2Model']\n")
+    commit_all(repo, "gpt2")
+    folder = tmp_path / "durations"
+    folder.mkdir()
+    (folder / "baseline-1.xml").write_text(
+        '<testsuite><testcase classname="GPT2Model" name="test_onnx_export_static" time="500"/></testsuite>'
+    )
+    (folder / "baseline-2.xml").write_text("<testsuite/>")
+    args = ("--repo", str(repo), "--base", "main", "--head", "pr", "--shards", "2")
+    monkeypatch.setenv("EXPORT_BOT_DURATIONS", str(folder))
+    weighed = json.loads(run(*args).output)["shards"]
+    assert ["GPT2Model::test_onnx_export_static"] in weighed
+    monkeypatch.setenv("EXPORT_BOT_DURATIONS", "")
+    recorded = json.loads(run(*args).output)["shards"]
+    assert recorded != weighed and ["GPT2Model::test_onnx_export_static"] not in recorded
+
+
 def test_an_empty_selection_has_an_empty_matrix(repo):
     (repo / "docs/source/en/export.md").write_text("# changed\n")
     commit_all(repo, "docs")
