@@ -1,9 +1,10 @@
 """The publishing jobs' install: how long the light install takes and how fast `export-bot github comment` starts.
 
 Usage: .venv/bin/python benchmarks/install.py [--python python3.11] [--repeat 5]
-Builds the wheel from this checkout once, then installs it into fresh virtual environments the
-way the comment and command jobs do (`pip install ./.export-bot` there; the wheel here): once with
-a cold pip cache (an empty --cache-dir) and once warm (the same cache again). Then times
+Installs this checkout into fresh virtual environments exactly as the comment and command jobs
+do, `pip install <checkout>` (pip builds the wheel from the source folder each time): once with a
+cold pip cache (an empty --cache-dir) and once warm (the same cache again); and, beside it, from a
+prebuilt wheel (a release installed from the package index). Then times
 `export-bot github comment --help` and `export-bot --version` in the warm environment, and
 checks that torch is not importable there. Figures are printed; nothing is asserted.
 """
@@ -48,12 +49,15 @@ def main() -> None:
         (wheel,) = (tmp / "dist").glob("*.whl")
         cache = tmp / "pip-cache"
         figures = {}
-        for label in ("cold cache", "warm cache"):
-            venv = tmp / label.replace(" ", "-")
+        # A copy of the checkout, as the jobs' `.export-bot` folder: pip builds in it, not in ROOT.
+        source = tmp / "export-bot"
+        shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", ".ci", "*.egg-info", "build"))
+        for label, what in (("cold cache", source), ("warm cache", source), ("wheel, warm cache", wheel)):
+            venv = tmp / label.replace(" ", "-").replace(",", "")
             shutil.rmtree(venv, ignore_errors=True)
             made = timed([args.python, "-m", "venv", str(venv)])
             pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--cache-dir", str(cache)]
-            figures[label] = (made, timed([*pip, str(wheel)]))
+            figures[label] = (made, timed([*pip, str(what)]))
         bot = str(tmp / "warm-cache" / "bin" / "export-bot")
         starts = {
             "export-bot github comment --help": [
@@ -72,7 +76,8 @@ def main() -> None:
         ).stdout.split()
     print(f"wheel build (pip wheel --no-deps): {build:.1f} s")
     for label, (made, installed) in figures.items():
-        print(f"light install, {label}: {installed:.1f} s (+ {made:.1f} s to create the venv)")
+        how = "from the wheel" if "wheel" in label else "pip install <source folder>, as the jobs do"
+        print(f"light install, {label} ({how}): {installed:.1f} s (+ {made:.1f} s to create the venv)")
     for label, runs in starts.items():
         print(
             f"{label}: median {statistics.median(runs) * 1000:.0f} ms, best {min(runs) * 1000:.0f} ms ({len(runs)} runs)"
