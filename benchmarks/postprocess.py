@@ -200,8 +200,12 @@ def main() -> None:
         )
         steps = ("lxml", "junitparser", "ours", "ours-nogroups", "ours+summary", "nobase", "nobase-nogroups")
         runs: dict[str, list[dict]] = {step: [] for step in steps}
-        for _ in range(args.rounds):  # interleaved, so load on the machine hits both alike
-            for step in runs:
+        order = list(runs)
+        for index in range(args.rounds):
+            # Interleaved, so load on the machine hits all alike, and rotated each round: a process
+            # that follows a large one pays for the memory the kernel is still reclaiming, and a
+            # fixed order charged that to one step every time.
+            for step in order[index % len(order) :] + order[: index % len(order)]:
                 runs[step].append(measure(step, base, head, args.shards))
     best = {step: min(r["seconds"] for r in found) for step, found in runs.items()}
     cpu = {step: min(r["cpu"] for r in found) for step, found in runs.items()}
