@@ -56,7 +56,10 @@ def _actions():
 
 
 def _github_errors(fn):
-    """GitHub refusing (after retries) is a failed job, exit 1, with an error annotation; bad input stays exit 2."""
+    """GitHub refusing (after retries) fails the job with an error annotation and exit 2, like any bad input.
+
+    Exit 1 is kept for a verdict of failure (docs/diff.md): a refusal must not read as cells broken.
+    """
     import functools
 
     @functools.wraps(fn)
@@ -68,8 +71,7 @@ def _github_errors(fn):
             return fn(*args, **kwargs)
         except GitHubError as exc:
             _actions().annotate("error", str(exc))
-            click.echo(f"error: {exc}", err=True)
-            raise SystemExit(EXIT_FAILURE) from None
+            raise BotError(str(exc)) from None
         except ArtifactError as exc:
             raise BotError(str(exc)) from None
 

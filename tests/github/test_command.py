@@ -202,7 +202,8 @@ def test_a_closed_pr_gets_a_polite_refusal_and_no_run(fake, gh):
 def test_a_failed_dispatch_gets_confused_and_a_reply(fake, gh):
     fake.inject("status", method="POST", path=r"/dispatches$", times=100, status=500)
     result = gh("command", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check"))
-    assert result.exit_code == 1 and "dispatch workflow export-conformance.yml: HTTP 500" in result.output
+    # GitHub refusing is exit 2, never 1: exit 1 means cells broke.
+    assert result.exit_code == 2 and "dispatch workflow export-conformance.yml: HTTP 500" in result.output
     [reply] = fake.bot_comments(1)
     assert "could not start the conformance run" in reply["body"] and "HTTP 500" in reply["body"]
     assert fake.state.reactions[500] == ["eyes", "confused"] and fake.state.runs == []

@@ -184,7 +184,7 @@ def test_fork_pr_found_from_the_head_owner_and_branch_in_one_request(fake, gh, t
 def test_github_refusing_still_writes_the_summary_and_fails(fake, gh, tmp_path):
     fake.inject("status", method="POST", path=r"/issues/1/comments$", times=100, status=502)
     result = gh("comment", "--report", str(_report(fake, tmp_path, 1)), event=_event(fake, 1))
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a refusal, not a verdict: exit 1 would read as cells broken
     assert "comment on #1" in result.output and "502" in result.output
     assert "report number 1" in gh.summary.read_text(encoding="utf-8").lower()
     assert fake.bot_comments(1) == []

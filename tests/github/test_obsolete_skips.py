@@ -151,7 +151,7 @@ def test_four_failing_nights_still_leave_prs_diffing_against_the_newest_sweep(fa
     fake.pull_creation_forbidden = True
     for night in range(1, 5):
         run_id, result = _night(fake, gh, [GDINO], night=f"night {night}")
-        assert result.exit_code == 1
+        assert result.exit_code == 2
         # GitHub's reason is in the printed error; the failed nights still count as history.
         assert "HTTP 403 GitHub Actions is not permitted to create or approve pull requests" in result.output
         out = tmp_path / f"base-{night}"
