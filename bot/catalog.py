@@ -15,7 +15,7 @@ config class, mapped or not, and selection selects every model class a modeling 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -147,6 +147,14 @@ def task_of(mapping_name: str) -> str:
     return core or "BASE"
 
 
+def mapped_names(mappings: Mapping[str, Mapping[str, object]]) -> Iterator[tuple[str, str, str]]:
+    """(mapping name, model type, class name) for each class a `MODEL_*_MAPPING_NAMES` dict lists (one or several a type)."""
+    for mapping_name, mapping in mappings.items():
+        for mtype, names in mapping.items():
+            for name in names if isinstance(names, (list, tuple)) else (names,):
+                yield mapping_name, mtype, name
+
+
 def entries_from_mappings(
     mappings: Mapping[str, Mapping[str, object]],
     home: Mapping[str, str] | None = None,
@@ -162,13 +170,10 @@ def entries_from_mappings(
     home = home or {}
     tasks: dict[str, set[str]] = {}
     model_type: dict[str, str] = {}
-    for mapping_name, mapping in mappings.items():
-        task = task_of(mapping_name)
-        for mtype, names in mapping.items():
-            for name in names if isinstance(names, (list, tuple)) else (names,):
-                tasks.setdefault(name, set()).add(task)
-                if name not in model_type or mtype == home.get(name):
-                    model_type[name] = mtype
+    for mapping_name, mtype, name in mapped_names(mappings):
+        tasks.setdefault(name, set()).add(task_of(mapping_name))
+        if name not in model_type or mtype == home.get(name):
+            model_type[name] = mtype
     for name, mtype in (unmapped or {}).items():
         if name not in tasks:
             tasks[name], model_type[name] = set(), mtype
@@ -295,14 +300,9 @@ def generate() -> Catalogue:
     from bot.model_index import build_index, installed_models_dir
 
     mappings = {k: v for k, v in vars(modeling_auto).items() if k.startswith("MODEL") and k.endswith("_MAPPING_NAMES")}
-    index = build_index(installed_models_dir())
+    index = build_index(installed_models_dir(), with_configs=True)
     home = {c: folder for folder, classes in index.classes_by_type.items() for c in classes}
-    mapped = {
-        name
-        for mapping in mappings.values()
-        for names in mapping.values()
-        for name in (names if isinstance(names, (list, tuple)) else (names,))
-    }
+    mapped = {name for _, _, name in mapped_names(mappings)}
     unmapped = unmapped_types(index.classes_by_type, index.configs, CONFIG_MAPPING_NAMES, mapped)
     return Catalogue(entries_from_mappings(mappings, home, unmapped), transformers.__version__)
 

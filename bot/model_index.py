@@ -266,7 +266,18 @@ def modeling_modules(models_dir: Path) -> dict[str, list[Path]]:
     return found
 
 
-def build_index(models_dir: Path | str) -> ModelIndex:
+def hollow_classes(bodies: Mapping[str, Body]) -> frozenset[str]:
+    """The marked classes (`DPRPretrainedReader`, see `is_marked`) whose bodies define neither `__init__` nor `forward`."""
+    return frozenset(name for name, body in bodies.items() if not body.runs and is_marked(name))
+
+
+def build_index(models_dir: Path | str, *, with_configs: bool = False) -> ModelIndex:
+    """The tree's model classes; `with_configs` also reads every class body for its config class.
+
+    Only the catalogue needs the configs (`export-bot zoo catalog`): lint, `/export-check` and
+    the runner call this on every start, so the bodies are read only where a class is marked,
+    as selection does.
+    """
     models_dir = Path(models_dir)
     texts = {
         model_type: [path.read_text(encoding="utf-8") for path in paths]
@@ -279,11 +290,12 @@ def build_index(models_dir: Path | str) -> ModelIndex:
             for name, parents in module_bases.items():
                 everywhere.setdefault(name, parents)
     bodies: dict[str, Body] = {}
-    for sources in texts.values():
-        for text in sources:
-            for name, body in class_bodies(text).items():
-                bodies.setdefault(name, body)
-    hollow = frozenset(name for name, body in bodies.items() if not body.runs and is_marked(name))
+    for sources, per_module in zip(texts.values(), bases.values()):
+        for text, module_bases in zip(sources, per_module):
+            if with_configs or any(is_marked(name) for name in module_bases):
+                for name, body in class_bodies(text).items():
+                    bodies.setdefault(name, body)
+    hollow = hollow_classes(bodies)
     classes = {}
     for model_type, sources in texts.items():
         exported = tuple(
@@ -293,6 +305,8 @@ def build_index(models_dir: Path | str) -> ModelIndex:
         )
         if exported:
             classes[model_type] = exported
+    if not with_configs:
+        return ModelIndex(classes)
     every_class = {c for exported in classes.values() for c in exported}
     return ModelIndex(classes, config_classes(sorted(every_class), bodies, everywhere))
 

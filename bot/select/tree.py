@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from bot.model_index import class_bases, class_bodies, is_marked, model_classes, read_all
+from bot.model_index import class_bases, class_bodies, hollow_classes, is_marked, model_classes, read_all
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,9 @@ def exported_classes(source: str, everywhere: Mapping[str, tuple[str, ...]] | No
     `__all__` are not model classes, and abstract bases (`…PreTrainedModel`, a hollow
     `DPRPretrainedReader`) have no cells.
     """
-    return model_classes(read_all(source), class_bases(source)[0], everywhere or {}, _hollow(class_bodies(source)))
+    return model_classes(
+        read_all(source), class_bases(source)[0], everywhere or {}, hollow_classes(class_bodies(source))
+    )
 
 
 def imported_types(module: str | None, level: int, own_type: str) -> str | None:
@@ -276,12 +278,8 @@ def _marked_hollow(bases: Mapping[str, Mapping[str, tuple[str, ...]]], read_file
     paths = sorted(path for path, found in bases.items() if any(is_marked(name) for name in found))
     found: set[str] = set()
     for source in read_files(paths).values():
-        found |= _hollow(class_bodies(source))
+        found |= hollow_classes(class_bodies(source))
     return frozenset(found)
-
-
-def _hollow(bodies: Mapping) -> frozenset[str]:
-    return frozenset(name for name, body in bodies.items() if not body.runs and is_marked(name))
 
 
 def _import_lines(grep: Grep, specs: list[str]) -> list[tuple[str, str]]:
