@@ -16,8 +16,7 @@ fi
 VENV=.ci/light-$VERSION
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
-# Reinstalled every time: the package must be this checkout's, as built now.
-"$VENV/bin/python" -m pip install --quiet --force-reinstall --no-deps .
+# pip builds and reinstalls a local folder every time, so the package is this checkout's as it is now.
 "$VENV/bin/python" -m pip install --quiet . pytest hypothesis pyyaml jsonschema ${LIGHT_EXTRA:-}
 if "$VENV/bin/python" -c "import torch" 2>/dev/null; then
   echo "test-light: torch is installed in $VENV: the light part must not need it" >&2
