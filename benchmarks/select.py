@@ -25,7 +25,7 @@ from pathlib import Path  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.model_index import installed_models_dir  # noqa: E402
+from bot.models.index import installed_models_dir  # noqa: E402
 from bot.select import select_cells  # noqa: E402
 from bot.select.catalog import load_catalog  # noqa: E402
 from bot.settings import Settings  # noqa: E402

@@ -35,8 +35,8 @@ import xml.etree.ElementTree as ET  # noqa: E402
 from collections import defaultdict  # noqa: E402
 from statistics import mean, median  # noqa: E402
 
-from bot import catalog  # noqa: E402
 from bot.cells import Cell, cells_for  # noqa: E402
+from bot.models import catalog  # noqa: E402
 from bot.run.shard import RECORDED_TIMES, timing_key  # noqa: E402
 
 RUNNER_CORES = 2  # GitHub's standard Linux runner

@@ -28,7 +28,7 @@ from pathlib import Path  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.run.sources.transformers_tests import TransformersTestsSource  # noqa: E402
+from bot.models.sources.transformers_tests import TransformersTestsSource  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "fixtures" / "transformers_checkout"
 

@@ -68,7 +68,7 @@ def test_a_llama_pr_runs_every_llama_class_and_a_class_the_zoo_cannot_build_is_s
     The zoo builds every class modeling_llama exports (no "no recipe" cells); the new head is
     "not buildable by this source": no 💥, no failed verdict, no skiplist entry.
     """
-    from bot.model_index import installed_models_dir
+    from bot.models.index import installed_models_dir
 
     repo = tmp_path / "transformers"
     llama = repo / "src/transformers/models/llama"

@@ -1,7 +1,8 @@
-"""Layers: selection and the catalogue sit below the runner and never import it.
+"""Layers: selection and the models package sit below the runner and never import it.
 
-Selection runs in light jobs (no torch), and the catalogue is the one place both selection and
-the runner's zoo source read; an import of `bot.run` from either would tie them back together.
+Selection runs in light jobs (no torch), and `bot.models` (catalogue, index, sources) is the one
+place both selection and the runner read; an import of `bot.run` from either would tie them back
+together, and selection importing the sources would pull model building into the light jobs.
 Checked on the source with the AST, so an import inside a function counts too.
 """
 
@@ -13,12 +14,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# bot/model_index.py too: selection and the catalogue both read the model classes through it.
-BELOW_THE_RUNNER = sorted((ROOT / "bot" / "select").rglob("*.py")) + [
-    ROOT / "bot" / "catalog.py",
-    ROOT / "bot" / "model_index.py",
-]
+BELOW_THE_RUNNER = sorted((ROOT / "bot" / "select").rglob("*.py")) + sorted((ROOT / "bot" / "models").rglob("*.py"))
 FORBIDDEN = "bot.run"
+# Selection reads the catalogue and the index, never the sources (they build models).
+LIGHT_READERS = sorted((ROOT / "bot" / "select").rglob("*.py")) + [
+    ROOT / "bot" / "models" / "catalog.py",
+    ROOT / "bot" / "models" / "index.py",
+]
+SOURCES = "bot.models.sources"
 
 
 def _package(path: Path) -> list[str]:
@@ -53,20 +56,20 @@ def _is_forbidden(module: str) -> bool:
 def test_the_scan_sees_every_import_spelling():
     probe = ROOT / "bot" / "select" / "_layering_probe.py"  # never written: only its path is used
     text = (
-        "import bot.run.sources\n"
+        "import bot.run.plan\n"
         "from bot.run import shard\n"
         "from bot import run\n"
-        "def f():\n    from ..run.sources.zoo import build\n"
+        "def f():\n    from ..run.plan import x\n"
         "from bot.runner_notes import x\n"
     )
     modules = [m for _, m in imported_modules(probe, text)]
     assert [m for m in modules if _is_forbidden(m)] == [
-        "bot.run.sources",
+        "bot.run.plan",
         "bot.run",
         "bot.run.shard",
         "bot.run",
-        "bot.run.sources.zoo",
-        "bot.run.sources.zoo.build",
+        "bot.run.plan",
+        "bot.run.plan.x",
     ]
     assert "bot.runner_notes" in modules  # a sibling named like it is not the runner
 
@@ -75,3 +78,13 @@ def test_the_scan_sees_every_import_spelling():
 def test_selection_and_the_catalogue_do_not_import_the_runner(path):
     bad = [f"line {line}: {module}" for line, module in imported_modules(path) if _is_forbidden(module)]
     assert bad == [], f"{path.relative_to(ROOT)} imports the runner"
+
+
+@pytest.mark.parametrize("path", LIGHT_READERS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_selection_reads_the_catalogue_not_the_sources(path):
+    bad = [
+        f"line {line}: {module}"
+        for line, module in imported_modules(path)
+        if module == SOURCES or module.startswith(SOURCES + ".")
+    ]
+    assert bad == [], f"{path.relative_to(ROOT)} imports the model sources"

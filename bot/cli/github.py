@@ -243,7 +243,7 @@ def _command_index(config: Path | None):
     checks out (the folder of its pyproject, where `--config` points, or the working folder)
     is where the names come from. Outside a checkout, the installed Transformers'.
     """
-    from bot.model_index import build_index, installed_index
+    from bot.models.index import build_index, installed_index
     from bot.select.tree import MODELS_DIR
 
     models = (config.parent if config else Path.cwd()) / MODELS_DIR

@@ -81,7 +81,7 @@ def select(
     the cells listed under `shards[I-1]` here.
     """
     from bot.files import append_text
-    from bot.model_index import installed_index
+    from bot.models.index import installed_index
     from bot.run.shard import assign_shards, read_durations
     from bot.select import select_cells, write_selection
     from bot.select.catalog import load_catalog

@@ -56,6 +56,6 @@ def site(report_paths, out, skiplists_dir, repo_url, skiplist_url) -> None:
 
 def _zoo_families() -> dict[str, str]:
     """Every auto-mapped class's family, for reports that do not name them (the catalogue is plain JSON)."""
-    from bot.catalog import load
+    from bot.models.catalog import load
 
     return {name: entry.family for name, entry in load().entries.items()}

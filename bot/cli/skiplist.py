@@ -30,7 +30,7 @@ def skiplist() -> None:
 def lint(paths: tuple[Path, ...], strict: bool) -> None:
     """Check skiplist files (default: the configured skiplists folder). Exit 2 on errors."""
     from bot.files import NotText, read_text
-    from bot.model_index import installed_index
+    from bot.models.index import installed_index
     from bot.skiplist.lint import ERROR, Finding, LintResult, lint_text
 
     files = _toml_files(paths or (resolve_skiplists(None),))

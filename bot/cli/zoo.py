@@ -38,14 +38,14 @@ def zoo() -> None:
 @click.option(
     "--min-percent", type=float, default=None, help="Exit 1 when fewer classes than this build and run eager."
 )
-@click.option("--write-catalog", is_flag=True, help="Record the not-buildable classes in bot/catalog.json.")
+@click.option("--write-catalog", is_flag=True, help="Record the not-buildable classes in bot/models/catalog.json.")
 @handle_errors
 def coverage(
     only, family, results: Path, json_path, summary, chunk: int, generate: bool, min_percent, write_catalog: bool
 ) -> None:
     """Build every catalogued class tiny and run eager forward, in worker processes; print the table."""
-    from bot import catalog
-    from bot.run.sources.zoo import coverage as cov
+    from bot.models import catalog
+    from bot.models.sources.zoo import coverage as cov
 
     entries = catalog.generate().entries if write_catalog else catalog.load().entries
     names = [n for n in entries if not family or entries[n].family in family]
@@ -53,7 +53,7 @@ def coverage(
     if wanted:
         unknown = sorted(wanted - set(entries))
         if unknown:
-            raise BotError(f"--classes: {', '.join(unknown)} not in any auto mapping (see bot/catalog.json)")
+            raise BotError(f"--classes: {', '.join(unknown)} not in any auto mapping (see bot/models/catalog.json)")
         names = [n for n in names if n in wanted]
 
     def progress(done: int, total: int) -> None:
@@ -77,11 +77,13 @@ def coverage(
 
 
 @zoo.command(name="catalog")
-@click.option("--check", is_flag=True, help="Exit 1 when bot/catalog.json differs from the installed Transformers.")
+@click.option(
+    "--check", is_flag=True, help="Exit 1 when bot/models/catalog.json differs from the installed Transformers."
+)
 @handle_errors
 def catalog_command(check: bool) -> None:
-    """Regenerate bot/catalog.json from the installed Transformers' auto mappings (keeps coverage notes)."""
-    from bot import catalog
+    """Regenerate bot/models/catalog.json from the installed Transformers' auto mappings (keeps coverage notes)."""
+    from bot.models import catalog
 
     current = catalog.load()
     fresh = catalog.generate()
@@ -96,8 +98,8 @@ def catalog_command(check: bool) -> None:
 
 
 def _write_catalog(found) -> None:
-    from bot import catalog
-    from bot.run.sources.zoo.coverage import NOT_BUILDABLE
+    from bot.models import catalog
+    from bot.models.sources.zoo.coverage import NOT_BUILDABLE
 
     fresh = catalog.generate()
     reasons = {r.model_class: r.reason or "not buildable" for r in found if r.status == NOT_BUILDABLE}

@@ -209,6 +209,6 @@ def _checkout_statement(source: str) -> str | None:
     prefix = "transformers-tests:"
     if not source.startswith(prefix):
         return None
-    from bot.run.sources.transformers_tests import check_checkout
+    from bot.models.sources.transformers_tests import check_checkout
 
     return check_checkout(Path(source[len(prefix) :]).expanduser().resolve()).describe()

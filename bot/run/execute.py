@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot.cells import Cell
+from bot.models.sources.base import BuildError, ModelSource, NotBuildable, SetupProblem
 from bot.outcomes import Status
 from bot.run import gates
-from bot.run.sources.base import BuildError, ModelSource, NotBuildable, SetupProblem
 from bot.skiplist.model import Skiplists
 
 # torch, transformers and the backends are imported inside the functions that need them, so the

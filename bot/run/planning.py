@@ -31,9 +31,9 @@ def build_plan(
     `named` are cells chosen elsewhere (a selection file, a report's re-runs); --backends,
     --shapes and --no-generate narrow them, and --models/--preset cannot be added to them.
     """
+    from bot.models.sources import SourceError, get_source
     from bot.run.selection import Selection, SelectionError, executorch_targets, select_from_source, split_names
     from bot.run.shard import ShardError, parse_shard, read_durations, select_shard
-    from bot.run.sources import SourceError, get_source
     from bot.settings import SettingsError, load_settings
     from bot.skiplist.model import SkiplistError, load_skiplists
 

@@ -88,7 +88,7 @@ class CellRunner:
 
     def load(self):
         if self._loaded is None:
-            from bot.run.sources import get_source
+            from bot.models.sources import get_source
             from bot.skiplist.model import load_skiplists
 
             self._loaded = (get_source(self.plan.source), load_skiplists(self.plan.skiplists))

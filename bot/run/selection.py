@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bot.cells import BACKENDS, SHAPES, Cell, cells_for
 from bot.errors import BotError
-from bot.run.sources.base import ClassInfo, ModelSource
+from bot.models.sources.base import ClassInfo, ModelSource
 
 logger = logging.getLogger(__name__)
 

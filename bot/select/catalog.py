@@ -1,11 +1,11 @@
-"""What selection knows about classes (from bot/catalog.py): which the zoo builds, which generate, the `core` preset."""
+"""What selection knows about classes (from bot/models/catalog.py): which the zoo builds, which generate, the `core` preset."""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
 
-from bot.catalog import GENERATIVE_SUFFIXES  # a class outside the catalogue generates when its name says so
+from bot.models.catalog import GENERATIVE_SUFFIXES  # a class outside the catalogue generates when its name says so
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -29,8 +29,8 @@ class Catalog:
 
 
 def load_catalog(settings: Settings) -> Catalog:
-    """Read the model-class catalogue (bot/catalog.py, no torch); `[tool.export-bot] core` overrides its `core` preset."""
-    from bot import catalog
+    """Read the model-class catalogue (bot/models/catalog.py, no torch); `[tool.export-bot] core` overrides its `core` preset."""
+    from bot.models import catalog
 
     notes = []
     try:

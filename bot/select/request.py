@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from bot.cells import BACKENDS, SHAPES, Cell, cells_for
 from bot.errors import BotError
-from bot.model_index import ModelIndex
+from bot.models.index import ModelIndex
 from bot.select.catalog import Catalog
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from bot.model_index import class_bases, class_bodies, hollow_classes, is_marked, model_classes, read_all
+from bot.models.index import class_bases, class_bodies, hollow_classes, is_marked, model_classes, read_all
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,7 @@ def _closure(start: Iterable[str], parents: Mapping[str, frozenset[str]]) -> dic
 def exported_classes(source: str, everywhere: Mapping[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
     """The model classes a modeling module exports: its `__all__`, kept to `PreTrainedModel` subclasses.
 
-    Read from the source text (bot/model_index.py): `BertLayer` and helper functions in
+    Read from the source text (bot/models/index.py): `BertLayer` and helper functions in
     `__all__` are not model classes, and abstract bases (`…PreTrainedModel`, a hollow
     `DPRPretrainedReader`) have no cells.
     """

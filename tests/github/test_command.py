@@ -62,10 +62,10 @@ def test_a_writer_is_acknowledged_and_the_request_pinned_and_dispatched(fake, gh
 
 def test_names_come_from_the_default_branchs_checkout_on_the_light_install(fake, gh, tmp_path, monkeypatch):
     """The command job installs no transformers: the checkout's model sources name the classes."""
-    import bot.model_index
+    import bot.models.index
 
-    monkeypatch.setattr(bot.model_index, "installed_models_dir", lambda: None)  # as with the light install
-    bot.model_index.installed_index.cache_clear()
+    monkeypatch.setattr(bot.models.index, "installed_models_dir", lambda: None)  # as with the light install
+    bot.models.index.installed_index.cache_clear()
     try:
         out = tmp_path / "request.json"
         body = "/export-check LlamaForCausalLM bert"
@@ -74,7 +74,7 @@ def test_names_come_from_the_default_branchs_checkout_on_the_light_install(fake,
         assert Request.from_json(out.read_text()).models == ("LlamaForCausalLM", "bert")
         assert fake.bot_comments(1) == [] and len(fake.state.dispatches) == 1
     finally:
-        bot.model_index.installed_index.cache_clear()
+        bot.models.index.installed_index.cache_clear()
 
 
 def test_unknown_words_are_answered_with_the_help_text(fake, gh):

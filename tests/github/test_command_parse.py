@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.model_index import installed_index
+from bot.models.index import installed_index
 from bot.publish import command
 from bot.publish.command import HELP_TEXT, MAX_SHOWN, Invalid, Request, code, fenced, fork_apply_reply, parse_command
 

@@ -275,7 +275,7 @@ def test_classes_the_source_cannot_build_are_never_proposed(tmp_path):
     shutil.copytree(SKIPLISTS, folder)
     results = {c: result(c) for c in row("LlamaForCausalLM", generative=True)}
     for model_class in ("LlamaForQuestionAnswering", "LlamaForTokenClassification"):
-        message = f"the zoo has no recipe for {model_class}; add one to bot/run/sources/zoo/recipes.py"
+        message = f"the zoo has no recipe for {model_class}; add one to bot/models/sources/zoo/recipes.py"
         results.update({c: result(c, Status.NOT_BUILDABLE, message=message) for c in row(model_class)})
     head = ResultSet(results)
     for base in (None, ResultSet({c: result(c) for c in results})):  # no baseline, and a base that passed

@@ -24,7 +24,7 @@ PATCH = """--- a/skiplists/export_skips.toml
 """
 
 NO_RECIPE = (
-    "the zoo has no recipe for {}; add one to bot/run/sources/zoo/recipes.py or use --source transformers-tests:PATH"
+    "the zoo has no recipe for {}; add one to bot/models/sources/zoo/recipes.py or use --source transformers-tests:PATH"
 )
 
 

@@ -10,10 +10,10 @@ import torch
 from transformers import BertConfig, BertModel, LlamaConfig, LlamaForCausalLM
 
 from bot.cells import Cell, cells_for
+from bot.models.sources.base import BuildError, Built, NotBuildable
 from bot.outcomes import Status
 from bot.run import backends
 from bot.run.execute import clean_inputs_for_export, describe, execute_cell
-from bot.run.sources.base import BuildError, Built, NotBuildable
 from bot.skiplist.model import Skiplist, Skiplists
 
 SEQ = 7
@@ -329,7 +329,7 @@ def test_bert_forward_cells_pass_on_every_backend():
 @pytest.mark.export
 def test_openvino_is_judged_in_f32_whatever_the_cpu_prefers():
     """On AMX/AVX512-BF16 CPUs OpenVINO defaults to bf16 and a tiny ViT then misses 1e-3; f32 is pinned."""
-    from bot.run.sources import get_source
+    from bot.models.sources import get_source
 
     run = execute_cell(Cell("ViTModel", "openvino"), get_source("zoo"), skiplists())
     assert (run.status, run.message) == (Status.PASSED, "")

@@ -11,12 +11,12 @@ import pytest
 import torch
 
 from bot.cells import Cell
+from bot.models.sources.base import BuildError, Built, Target
+from bot.models.sources.tester_text import generate_eligible
 from bot.outcomes import STAGES, Status
 from bot.run import backends, gates
 from bot.run.execute import execute_cell
 from bot.run.junit import run_properties
-from bot.run.sources.base import BuildError, Built, Target
-from bot.run.sources.tester_text import generate_eligible
 from tests.run.test_execute import FakeBackend, TinySource, skiplists, tiny_llama
 
 # ---- torch version gate -------------------------------------------------------------------

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from bot.models.sources.base import ClassInfo
 from bot.run.selection import Selection, SelectionError, select_cells, split_names
-from bot.run.sources.base import ClassInfo
 
 CLASSES = [
     ClassInfo("BertModel", "bert", False, "text-encoder"),

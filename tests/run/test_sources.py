@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from bot import catalog
-from bot.run.sources import FAMILIES, BuildError, SourceError, get_source
-from bot.run.sources.base import NotBuildable
+from bot.models import catalog
+from bot.models.sources import FAMILIES, BuildError, SourceError, get_source
+from bot.models.sources.base import NotBuildable
 
 torch = pytest.importorskip("torch")
 
@@ -47,8 +47,8 @@ def zoo():
 def test_catalogue_and_listing_do_not_import_torch():
     # Selection reads the catalogue and presets in light jobs: neither may pull in torch or transformers.
     code = (
-        "import sys; from bot.run.sources import get_source; s = get_source('zoo'); "
-        "s.classes(); s.presets(); import bot.catalog, bot.select.catalog, bot.run.sources.zoo.recipes; "
+        "import sys; from bot.models.sources import get_source; s = get_source('zoo'); "
+        "s.classes(); s.presets(); import bot.models.catalog, bot.select.catalog, bot.models.sources.zoo.recipes; "
         "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -88,7 +88,7 @@ def test_presets(zoo):
 
 @pytest.mark.parametrize("name", FORWARD)
 def test_builds_tiny_and_runs_eager_forward(zoo, name):
-    from bot.run.sources.zoo.build import PARAMETER_CAP
+    from bot.models.sources.zoo.build import PARAMETER_CAP
 
     built = zoo.build(name, generate=False)
     assert built.model_class.__name__ == name
@@ -114,7 +114,7 @@ def test_generative_class_generates(zoo, name):
 
 
 _FINGERPRINT = (
-    "import torch; from bot.run.sources import get_source; "
+    "import torch; from bot.models.sources import get_source; "
     "b = get_source('zoo').build('{name}', generate=False); m = b.model_class(b.config); "
     "print(sum(float(p.double().sum()) for p in m.parameters()), "
     "sum(float(v.double().sum()) for v in b.inputs.values()))"
@@ -177,7 +177,7 @@ def test_vlm_generate_keeps_image_tokens_whole(zoo):
 
 
 def test_a_class_over_the_cap_is_not_buildable_and_says_why(monkeypatch, zoo):
-    from bot.run.sources.zoo import build
+    from bot.models.sources.zoo import build
 
     monkeypatch.setattr(build, "PARAMETER_CAP", 1000)
     with pytest.raises(NotBuildable, match=r"parameters at the zoo's smallest sizes \(cap 0M\): largest "):
@@ -185,7 +185,7 @@ def test_a_class_over_the_cap_is_not_buildable_and_says_why(monkeypatch, zoo):
 
 
 def test_overrides_are_data_with_a_reason():
-    from bot.run.sources.zoo.recipes import INPUT_KINDS, OVERRIDES
+    from bot.models.sources.zoo.recipes import INPUT_KINDS, OVERRIDES
 
     for key, override in OVERRIDES.items():
         assert override.reason.strip() and "\n" not in override.reason, key
@@ -198,7 +198,7 @@ def test_unknown_class_is_not_buildable(zoo):
 
 
 def test_a_class_the_catalogue_lacks_builds_from_its_config_class(monkeypatch):
-    from bot.run.sources.zoo import source
+    from bot.models.sources.zoo import source
 
     monkeypatch.setattr(source, "_installed", lambda: {})
     bare = source.ZooSource(catalog.Catalogue({}, "x"))

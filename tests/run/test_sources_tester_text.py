@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from bot.run.sources.tester_text import CheckoutText, family_from_text, read_module
+from bot.models.sources.tester_text import CheckoutText, family_from_text, read_module
 
 MODULE = """
 import unittest

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from bot.cells import cells_for
-from bot.run.sources import BuildError, SourceError, get_source
-from bot.run.sources.base import NotBuildable, SetupProblem
+from bot.models.sources import BuildError, SourceError, get_source
+from bot.models.sources.base import NotBuildable, SetupProblem
 
 torch = pytest.importorskip("torch")
 

@@ -7,9 +7,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from bot import catalog
-from bot.run.sources.zoo import coverage as cov
-from bot.run.sources.zoo.shrink import LEVELS, _kept_layers, _scaled_list, _Tokens
+from bot.models import catalog
+from bot.models.sources.zoo import coverage as cov
+from bot.models.sources.zoo.shrink import LEVELS, _kept_layers, _scaled_list, _Tokens
 
 pytest.importorskip("torch")
 

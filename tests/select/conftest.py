@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.model_index import installed_models_dir
+from bot.models.index import installed_models_dir
 from bot.select.catalog import Catalog
 from tests.conftest import SKIPLISTS
 

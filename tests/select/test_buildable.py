@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bot import catalog
-from bot.model_index import installed_index, installed_models_dir
+from bot.models import catalog
+from bot.models.index import installed_index, installed_models_dir
 from bot.select import select_cells
 from bot.select.catalog import load_catalog
 from bot.settings import Settings

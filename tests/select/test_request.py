@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bot.cells import Cell
-from bot.model_index import ModelIndex
+from bot.models.index import ModelIndex
 from bot.select.catalog import Catalog
 from bot.select.request import RequestError, RunRequest, parse_request, request_cells
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.model_index import class_bases, class_bodies, config_classes
+from bot.models.index import class_bases, class_bodies, config_classes
 from bot.select.catalog import Catalog, load_catalog
 from bot.select.changes import Change, parse_name_status
 from bot.select.rules import classify, match_path, model_type_of
@@ -154,7 +154,7 @@ def test_covered_cells_follow_the_walk():
 
 
 def test_catalog_core_from_settings_or_the_zoo_preset():
-    from bot import catalog
+    from bot.models import catalog
 
     zoo = load_catalog(Settings())
     assert zoo.core == catalog.PRESETS["core"] and zoo.buildable == frozenset(catalog.load().buildable())

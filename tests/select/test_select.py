@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from bot.cells import Cell, cells_for
-from bot.model_index import installed_models_dir, read_all
+from bot.models.index import installed_models_dir, read_all
 from bot.select import select_cells
 from bot.select.pipeline import tree_at
 from bot.settings import Settings

@@ -18,7 +18,7 @@ from pathlib import Path
 from bot.cells import cells_for
 from bot.report.model import CellLine, Report, write_report
 
-# Families as bot.run.sources.base names them, split by whether a class generates.
+# Families as bot.models.sources.base names them, split by whether a class generates.
 GENERATIVE_FAMILIES, ENCODER_FAMILIES = (
     ("decoder", "encoder-decoder", "multimodal"),
     ("text-encoder", "vision", "audio"),

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from bot.cli import main
-from bot.model_index import installed_index
+from bot.models.index import installed_index
 from tests.conftest import SKIPLISTS
 
 DATA = SKIPLISTS.parents[0] / "tests" / "skiplist" / "data"

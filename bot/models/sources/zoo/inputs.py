@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from bot.run.sources.base import NotBuildable
+from bot.models.sources.base import NotBuildable
 
 BATCH = 2
 PADDED = 2  # positions of the second row that the attention mask masks out

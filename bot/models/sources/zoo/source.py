@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 from functools import lru_cache
 
-from bot.catalog import PRESETS, Catalogue, Entry, generate, load
-from bot.run.sources.base import BuildError, Built, ClassInfo, NotBuildable
+from bot.models.catalog import PRESETS, Catalogue, Entry, generate, load
+from bot.models.sources.base import BuildError, Built, ClassInfo, NotBuildable
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ class ZooSource:
         return {**PRESETS, "all": self.catalogue.buildable()}
 
     def build(self, model_class: str, *, generate: bool) -> Built:
-        from bot.run.sources.zoo.build import (
+        from bot.models.sources.zoo.build import (
             forward_inputs,
             generate_inputs,
             model_class_of,
@@ -44,7 +44,7 @@ class ZooSource:
             seed_weights,
             tiny_config,
         )
-        from bot.run.sources.zoo.recipes import override_for
+        from bot.models.sources.zoo.recipes import override_for
 
         # The shipped catalogue, else the installed Transformers' own (a PR that adds a model type
         # has classes the shipped file has never seen), else the class's own config class.
@@ -83,7 +83,7 @@ def _from_config_class(model_class: str) -> Entry:
     import torch
     import transformers
 
-    from bot.catalog import GENERATIVE_SUFFIXES
+    from bot.models.catalog import GENERATIVE_SUFFIXES
 
     cls = getattr(transformers, model_class, None)
     config_class = getattr(cls, "config_class", None)

@@ -5,7 +5,7 @@ Importing this package does not import torch or transformers; `build` does, lazi
 
 from __future__ import annotations
 
-from bot.run.sources.base import (
+from bot.models.sources.base import (
     FAMILIES,
     PRESET_NAMES,
     BuildError,
@@ -37,7 +37,7 @@ def get_source(spec: str = DEFAULT_SOURCE) -> ModelSource:
     """The model source named by a `--source` spec: `zoo` or `transformers-tests:PATH`."""
     spec = spec.strip()
     if spec == "zoo":
-        from bot.run.sources.zoo import ZooSource
+        from bot.models.sources.zoo import ZooSource
 
         return ZooSource()
     if spec.startswith(_TESTS_PREFIX):
@@ -47,7 +47,7 @@ def get_source(spec: str = DEFAULT_SOURCE) -> ModelSource:
                 f"--source {spec!r}: give the Transformers checkout after the colon, "
                 "e.g. transformers-tests:/path/to/transformers"
             )
-        from bot.run.sources.transformers_tests import TransformersTestsSource
+        from bot.models.sources.transformers_tests import TransformersTestsSource
 
         return TransformersTestsSource(path)
     raise SourceError(

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.catalog import PRESETS as ZOO_PRESETS
-from bot.run.sources.base import BuildError, Built, ClassInfo, NotBuildable, SetupProblem, SourceError, Target
-from bot.run.sources.tester_text import (
+from bot.models.catalog import PRESETS as ZOO_PRESETS
+from bot.models.sources.base import BuildError, Built, ClassInfo, NotBuildable, SetupProblem, SourceError, Target
+from bot.models.sources.tester_text import (
     CheckoutText,
     dotted,
     family_from_text,

@@ -49,9 +49,9 @@ def check_class(model_class: str, *, generate: bool = False) -> Result:
     """Build `model_class` through the zoo source and run one eager forward (imports torch)."""
     import torch
 
-    from bot.catalog import load
-    from bot.run.sources.base import NotBuildable
-    from bot.run.sources.zoo.source import ZooSource
+    from bot.models.catalog import load
+    from bot.models.sources.base import NotBuildable
+    from bot.models.sources.zoo.source import ZooSource
 
     entry = load().get(model_class)
     model_type, family = (entry.model_type, entry.family) if entry else ("?", "?")
@@ -69,7 +69,7 @@ def check_class(model_class: str, *, generate: bool = False) -> Result:
         return result(NOT_BUILDABLE, _stage_of(exc), _one_line(exc))
     except Exception as exc:
         return result(ERROR, _stage_of(exc), _one_line(exc))
-    from bot.run.sources.zoo.build import parameters_on_meta
+    from bot.models.sources.zoo.build import parameters_on_meta
 
     try:
         parameters = parameters_on_meta(built.model_class, built.config)
@@ -118,7 +118,7 @@ def _one_line(exc: BaseException) -> str:
 
 
 def worker_main(argv: Sequence[str]) -> int:
-    """`python -m bot.run.sources.zoo.coverage OUT.jsonl [--generate] CLASS...`: one JSON line per class."""
+    """`python -m bot.models.sources.zoo.coverage OUT.jsonl [--generate] CLASS...`: one JSON line per class."""
     import signal
 
     out, rest = argv[0], list(argv[1:])
@@ -160,7 +160,7 @@ def sweep(
     todo = [n for n in names if n not in done]
     while todo:
         batch, todo = todo[:chunk], todo[chunk:]
-        command = [sys.executable, "-m", "bot.run.sources.zoo.coverage", str(out)]
+        command = [sys.executable, "-m", "bot.models.sources.zoo.coverage", str(out)]
         command += ["--generate"] if generate else []
         env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
         proc = subprocess.run(

@@ -13,11 +13,11 @@ from typing import Any
 
 import torch
 
-from bot.catalog import Entry
-from bot.run.sources.base import BuildError, NotBuildable
-from bot.run.sources.zoo import inputs as make
-from bot.run.sources.zoo.recipes import Override
-from bot.run.sources.zoo.shrink import LEVELS, _Tokens, config_kwargs
+from bot.models.catalog import Entry
+from bot.models.sources.base import BuildError, NotBuildable
+from bot.models.sources.zoo import inputs as make
+from bot.models.sources.zoo.recipes import Override
+from bot.models.sources.zoo.shrink import LEVELS, _Tokens, config_kwargs
 
 PARAMETER_CAP = 3_000_000
 

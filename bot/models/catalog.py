@@ -1,7 +1,7 @@
 """The model-class catalogue: every model class of the installed Transformers the zoo can size, read without torch.
 
 Selection (which classes the zoo can build, which generate) and the runner's zoo source both
-read it, so neither reaches into the other. The data is `bot/catalog.json`, written by
+read it, so neither reaches into the other. The data is `bot/models/catalog.json`, written by
 `export-bot zoo catalog` from Transformers' auto mappings and its modeling modules (and the last
 `export-bot zoo coverage` result, which says which classes the zoo cannot build and why).
 Loading it is a JSON read.
@@ -291,13 +291,13 @@ def generate() -> Catalogue:
     """A catalogue of the installed Transformers' model classes (imports transformers, not torch models).
 
     The auto mappings name most classes and their tasks; the modeling modules (read as text,
-    bot/model_index.py) add the model classes no mapping lists, under their config's model type.
+    bot/models/index.py) add the model classes no mapping lists, under their config's model type.
     """
     import transformers
     from transformers.models.auto import modeling_auto
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
 
-    from bot.model_index import build_index, installed_models_dir
+    from bot.models.index import build_index, installed_models_dir
 
     mappings = {k: v for k, v in vars(modeling_auto).items() if k.startswith("MODEL") and k.endswith("_MAPPING_NAMES")}
     index = build_index(installed_models_dir(), with_configs=True)

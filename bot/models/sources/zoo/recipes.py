@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-# Input kinds the builder knows (bot/run/sources/zoo/build.py `_batch`); an override may force one.
+# Input kinds the builder knows (bot/models/sources/zoo/build.py `_batch`); an override may force one.
 INPUT_KINDS = (
     "text",
     "multiple-choice",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bot.catalog import FAMILIES as FAMILIES  # the families live with the catalogue; sources re-export them
 from bot.errors import BotError
+from bot.models.catalog import FAMILIES as FAMILIES  # the families live with the catalogue; sources re-export them
 
 PRESET_NAMES = ("smoke", "core", "all")
 

@@ -171,7 +171,7 @@ def _value(body: str, start: int) -> object:
 
 def _expression(text: str, start: int) -> str:
     """From `start` to the end of the statement: the first newline outside brackets."""
-    from bot.model_index import outside_brackets
+    from bot.models.index import outside_brackets
 
     end = outside_brackets(text, start, "\n")
     return text[start:end] if end is not None else text[start:]
