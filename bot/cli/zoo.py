@@ -33,7 +33,7 @@ def zoo() -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Append the table here (e.g. $GITHUB_STEP_SUMMARY).",
 )
-@click.option("--chunk", default=40, show_default=True, help="Classes per worker process.")
+@click.option("--chunk", type=click.IntRange(min=1), default=40, show_default=True, help="Classes per worker process.")
 @click.option("--generate", is_flag=True, help="Also run a 2-token eager generate for generative classes.")
 @click.option(
     "--min-percent", type=float, default=None, help="Exit 1 when fewer classes than this build and run eager."
@@ -44,6 +44,7 @@ def coverage(
     only, family, results: Path, json_path, summary, chunk: int, generate: bool, min_percent, write_catalog: bool
 ) -> None:
     """Build every catalogued class tiny and run eager forward, in worker processes; print the table."""
+    from bot.files import write_files
     from bot.models import catalog
     from bot.models.sources.zoo import coverage as cov
 
@@ -64,11 +65,8 @@ def coverage(
     result = cov.summarize(found)
     table = cov.markdown(result, transformers_version=version)
     click.echo(table)
-    if summary:
-        with open(summary, "a", encoding="utf-8") as stream:
-            stream.write(table)
-    if json_path:
-        json_path.write_text(json.dumps(cov.as_json(result, found, transformers_version=version), indent=1) + "\n")
+    texts = {json_path: json.dumps(cov.as_json(result, found, transformers_version=version), indent=1) + "\n"}
+    write_files({p: t for p, t in texts.items() if p}, {summary: table} if summary else None)
     if write_catalog:
         _write_catalog(found)
     if min_percent is not None and result.percent < min_percent:
