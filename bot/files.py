@@ -50,6 +50,21 @@ def read_bytes(path: Path | str, limit: int = MAX_INPUT_BYTES) -> bytes:
     return data
 
 
+def check_inputs(paths) -> None:
+    """Refuse, before any work, an input path that exists and is neither a folder nor a regular file.
+
+    For commands that read an input only after a long step (`check` reads main's JUnit after
+    running the cells): a FIFO found then would waste the run, and block.
+    """
+    for path in map(Path, paths):
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            continue  # missing: the reader says so in its own words
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+            raise NotAFile(f"{path}: not a regular file ({_kind(mode)}); pass a file")
+
+
 def _kind(mode: int) -> str:
     if stat.S_ISFIFO(mode):
         return "a FIFO, which would block the command"

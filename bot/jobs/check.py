@@ -33,8 +33,10 @@ class CheckOptions:
 
 def run_check(options: CheckOptions, echo: Callable[[str], None]) -> ReportOutcome:
     """Run the check and write its files into `options.out`; `echo` receives the progress notes."""
+    from bot.files import check_inputs
     from bot.jobs import stages
 
+    check_inputs(options.base_junit)
     out = options.out
     out.mkdir(parents=True, exist_ok=True)
     skiplists = stages.load_skiplists(options.skiplists)  # once: planning, the diff and the proposal share them
