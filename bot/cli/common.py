@@ -12,8 +12,12 @@ from bot.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, BotError
 
 __all__ = ["EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "BotError", "handle_errors"]
 
-# Package data, so an installed wheel has them too: the build copies the repository's skiplists/ there.
-DEFAULT_SKIPLISTS = Path(__file__).resolve().parents[1] / "data" / "skiplists"
+# The bot's own skiplists: package data in an installed wheel (setup.py copies the repository's
+# skiplists/ there at build time), the repository's skiplists/ in a source checkout.
+_PACKAGED_SKIPLISTS = Path(__file__).resolve().parents[1] / "data" / "skiplists"
+DEFAULT_SKIPLISTS = (
+    _PACKAGED_SKIPLISTS if _PACKAGED_SKIPLISTS.is_dir() else Path(__file__).resolve().parents[2] / "skiplists"
+)
 
 skiplists_option = click.option(
     "--skiplists",
