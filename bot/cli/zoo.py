@@ -81,6 +81,7 @@ def coverage(
 @handle_errors
 def catalog_command(check: bool) -> None:
     """Regenerate bot/models/catalog.json from the installed Transformers' auto mappings (keeps coverage notes)."""
+    from bot.files import read_text, write_text
     from bot.models import catalog
 
     current = catalog.load()
@@ -88,20 +89,21 @@ def catalog_command(check: bool) -> None:
     kept = {n: e.not_buildable for n, e in current.entries.items() if e.not_buildable}
     text = catalog.dump(catalog.Catalogue(catalog.with_coverage(fresh.entries, kept), fresh.transformers_version))
     if check:
-        same = catalog.DATA.read_text(encoding="utf-8") == text
+        same = read_text(catalog.DATA) == text
         click.echo(f"{catalog.DATA}: {'up to date' if same else 'stale: run export-bot zoo catalog'}")
         raise SystemExit(EXIT_OK if same else EXIT_FAILURE)
-    catalog.DATA.write_text(text, encoding="utf-8")
+    write_text(catalog.DATA, text)
     click.echo(f"{catalog.DATA}: {len(fresh.entries)} classes of transformers {fresh.transformers_version}")
 
 
 def _write_catalog(found) -> None:
+    from bot.files import write_text
     from bot.models import catalog
     from bot.models.sources.zoo.coverage import NOT_BUILDABLE
 
     fresh = catalog.generate()
     reasons = {r.model_class: r.reason or "not buildable" for r in found if r.status == NOT_BUILDABLE}
     text = catalog.dump(catalog.Catalogue(catalog.with_coverage(fresh.entries, reasons), fresh.transformers_version))
-    catalog.DATA.write_text(text, encoding="utf-8")
+    write_text(catalog.DATA, text)
     catalog.load.cache_clear()
     click.echo(f"{catalog.DATA}: {len(reasons)} classes recorded as not buildable", err=True)

@@ -40,7 +40,7 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> ReportOutco
     out = options.out
     out.mkdir(parents=True, exist_ok=True)
     skiplists = stages.load_skiplists(options.skiplists)  # once: planning, the diff and the proposal share them
-    plan, selected = plan_check(options, out, echo, skiplists)
+    plan, selected = plan_check(options, out, echo, skiplists_checked=True)
     head_junit = out / "junit.xml"
     echo(f"running {len(plan.cells)} cells from {plan.source} → {head_junit}")
     run_plan(plan, head_junit, options.workers)
@@ -59,7 +59,7 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> ReportOutco
     return replace(outcome, written=outcome.written + extra)
 
 
-def plan_check(options: CheckOptions, out: Path, echo: Callable[[str], None], skiplists=None):
+def plan_check(options: CheckOptions, out: Path, echo: Callable[[str], None], *, skiplists_checked: bool = False):
     """The run plan, and what selected its cells: the git diff's summary and changed lines with --base."""
     from bot.run.planning import build_plan
 
@@ -83,7 +83,7 @@ def plan_check(options: CheckOptions, out: Path, echo: Callable[[str], None], sk
         skiplists=options.skiplists,
         cell_timeout=options.cell_timeout,
         settings=options.settings,
-        loaded_skiplists=skiplists,
+        skiplists_checked=skiplists_checked,
     )
     # Main's baseline is a full sweep: seen through this run's cells, so the rest is not "not run".
     return plan, Selected(summary or None, set(plan.cells), changed_lines)

@@ -68,12 +68,16 @@ def rerunner(plan: RunPlan, workers: int | str) -> Callable[[tuple[Cell, ...], P
 
 
 def named_rerunner(skiplists: Path, settings: Settings, workers: int | str) -> Callable[[tuple[Cell, ...], Path], None]:
-    """The confirming re-run of `report`, planned only when needed from the settings' source."""
+    """The confirming re-run of `report`, planned only when needed from the settings' source.
+
+    The report job has loaded the skiplists by then, so planning does not read them again.
+    """
 
     def rerun(cells: tuple[Cell, ...], junit: Path) -> None:
         from bot.run.planning import build_plan
 
-        run_plan(build_plan(named=cells, skiplists=skiplists, settings=settings), junit, workers)
+        plan = build_plan(named=cells, skiplists=skiplists, settings=settings, skiplists_checked=True)
+        run_plan(plan, junit, workers)
 
     return rerun
 

@@ -25,13 +25,13 @@ def build_plan(
     skiplists: Path,
     cell_timeout=None,
     settings=None,
-    loaded_skiplists=None,
+    skiplists_checked: bool = False,
 ) -> RunPlan:
     """Every usage problem is a `BotError` naming the option, raised before anything runs.
 
     `named` are cells chosen elsewhere (a selection file, a report's re-runs); --backends,
     --shapes and --no-generate narrow them, and --models/--preset cannot be added to them.
-    `loaded_skiplists`: the lists of `skiplists` when the caller loaded them already.
+    `skiplists_checked`: the caller loaded `skiplists` already, so they are not read again.
     """
     from bot.models.sources import get_source
     from bot.run.selection import Selection, split_names
@@ -40,7 +40,7 @@ def build_plan(
     from bot.skiplist.model import load_skiplists
 
     settings = settings or load_settings()
-    if loaded_skiplists is None:
+    if not skiplists_checked:
         load_skiplists(skiplists)  # fail on a broken skiplist here, not once per cell
     model_source = get_source(source or settings.source)
     shard_spec = parse_shard(shard) if shard else None
