@@ -1,8 +1,8 @@
 """Post-processing at full scale: merge + diff + render of 30,000 cells in 32 shards, beside a bare junitparser parse.
 
 Run: `.venv/bin/python benchmarks/postprocess.py [--cells 30000] [--shards 32] [--rounds 3]`.
-Targets: ≤ 1.5× the bare junitparser parse of the same files, ≤ 300 MB peak RSS (the absolute 1 s
-target was withdrawn in issue 13). Issue 15: grouping failures by cause adds ≤ 20 % (`ours` beside
+Targets (README "Benchmarks"): ≤ 1.5× the bare junitparser parse of the same files, ≤ 300 MB peak
+RSS; grouping failures by cause adds ≤ 20 % (`ours` beside
 `ours-nogroups`, the same work with `diff(..., group=False)`; and in the worst case, `nobase`, where
 no baseline makes every failing cell, ~2,700 of them over ~400 causes, a new failure to group), and the comment stays within GitHub's
 65,536 characters. Each measurement runs in its own fresh interpreter so peak memory is that step's

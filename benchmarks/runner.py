@@ -1,7 +1,7 @@
 """The matrix runner's speed: wall time serial vs `-n 2`, and the harness overhead (wall minus export, runtime, comparison).
 
 Run: `.venv/bin/python benchmarks/runner.py [--preset smoke|core] [--workers 2] [--serial-workers 0]`.
-Targets (issue 3): `-n 2` at least 1.7× faster than serial on 2 cores; harness overhead at most 15 % of wall.
+Targets: `-n 2` at least 1.7× faster than serial on 2 cores; harness overhead at most 15 % of wall.
 Each run is the real `export-bot run` command in a fresh process, timed from launch to exit, so the
 overhead includes the CLI's own start-up, pytest, worker start-up, imports, model builds and eager references.
 Overhead of a parallel run is counted against worker time (workers × wall), the capacity it had.

@@ -1,7 +1,7 @@
 """The dashboard at full scale: 30 nightly reports of 30,000 cells → `export-bot site`, then headless Chromium.
 
 Run: `.venv/bin/python benchmarks/site.py [--runs 30] [--cells 30000] [--rounds 5]`.
-Target (issue 17): the grid is usable in under 2 s. Prints the build time, the site's size (raw and
+Target (README "Benchmarks"): the grid is usable in under 2 s. Prints the build time, the site's size (raw and
 gzip, as GitHub Pages serves it), and per page load, from navigation start: `usable` (data loaded and
 decoded, first rows drawn, handlers attached), `painted` (the next frame is on screen), then one
 filter change and one scroll to the end. Needs Debian's chromium and chromium-driver

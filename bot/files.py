@@ -1,26 +1,87 @@
-"""Reading and writing the user's files: UTF-8 text in, whole files out (parent made, atomic, umask honoured)."""
+"""Reading and writing the user's files: bounded regular files in, whole files out (parent made, atomic, umask honoured)."""
 
 from __future__ import annotations
 
 import errno
 import os
 import secrets
+import stat
+from collections.abc import Mapping
 from pathlib import Path
 
 from bot.errors import BotError
+
+# The largest input file read whole. A full sweep's JUnit is tens of megabytes; a file past
+# this is not an input the bot wrote, and reading it would only exhaust the runner's memory.
+MAX_INPUT_BYTES = 512 * 1024 * 1024
 
 
 class NotText(BotError, ValueError):
     """A file that should be UTF-8 text is not (a binary file, another encoding); the message names the byte."""
 
 
-def read_text(path: Path | str) -> str:
-    """The file's text, decoded as UTF-8; OSErrors (a missing file) pass through, carrying the path.
+class NotAFile(BotError, ValueError):
+    """An input path that is not a regular file (a FIFO, a device, a socket), or one too large to read whole."""
+
+
+def read_bytes(path: Path | str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The file's bytes; every command reads its input files through here.
+
+    A FIFO would block the command forever and `/dev/zero` would fill the memory, so anything
+    but a regular file is refused before it is opened, and at most `limit` bytes are read.
+    A folder stays an `IsADirectoryError` and a missing file a `FileNotFoundError`: OSErrors
+    that carry the path (the CLI turns them into one line, exit 2).
+    """
+    path = Path(path)
+    mode = path.stat().st_mode
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    if not stat.S_ISREG(mode):
+        raise NotAFile(f"{path}: not a regular file ({_kind(mode)}); pass a file")
+    # O_NONBLOCK: should the path become a FIFO between the check and the open, the open does not wait.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as handle:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise NotAFile(f"{path}: not a regular file ({_kind(status.st_mode)}); pass a file")
+        data = handle.read(limit + 1) if status.st_size <= limit else b""
+    if status.st_size > limit or len(data) > limit:
+        raise NotAFile(f"{path}: larger than {limit:,} bytes, too large to be an input of the bot; pass the right file")
+    return data
+
+
+def check_inputs(paths) -> None:
+    """Refuse, before any work, an input path that exists and is neither a folder nor a regular file.
+
+    For commands that read an input only after a long step (`check` reads main's JUnit after
+    running the cells): a FIFO found then would waste the run, and block.
+    """
+    for path in map(Path, paths):
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            continue  # missing: the reader says so in its own words
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+            raise NotAFile(f"{path}: not a regular file ({_kind(mode)}); pass a file")
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO, which would block the command"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a file"
+
+
+def read_text(path: Path | str, limit: int = MAX_INPUT_BYTES) -> str:
+    """The file's text, decoded as UTF-8 (`read_bytes`' checks); OSErrors (a missing file) pass through.
 
     Bytes, not `read_text`: universal newlines would turn CRLF into LF, and a writer that keeps
     the author's line endings (the skiplist editor) must see them.
     """
-    data = Path(path).read_bytes()
+    data = read_bytes(path, limit)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -40,15 +101,8 @@ def write_text(path: Path | str, text: str) -> None:
 
 def write_bytes(path: Path | str, data: bytes) -> None:
     path = Path(path)
-    make_parent(path)
-    temp, fd = _create_beside(path)
+    temp = _stage(path, data)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        try:
-            os.chmod(temp, path.stat().st_mode & 0o7777)
-        except FileNotFoundError:
-            pass  # a new file: the umask already chose its mode
         os.replace(temp, path)
     except BaseException:
         temp.unlink(missing_ok=True)
@@ -61,6 +115,51 @@ def append_text(path: Path | str, text: str) -> None:
     make_parent(path)
     with path.open("a", encoding="utf-8") as stream:
         stream.write(text)
+
+
+def write_files(texts: Mapping[Path, str], appends: Mapping[Path, str] | None = None) -> None:
+    """Write every file of `texts` and append to every file of `appends`, or, on an error, none of them.
+
+    Each new file is written beside its target first and the appended-to files are opened; only
+    when all of that worked are the texts appended and the files moved into place. A command
+    that fails on its last output (an unwritable `--summary`) thus leaves no report behind.
+    """
+    staged: list[tuple[Path, Path]] = []
+    handles = []
+    try:
+        for path, text in texts.items():
+            staged.append((_stage(Path(path), text.encode("utf-8")), Path(path)))
+        for path in appends or {}:
+            make_parent(Path(path))
+            handles.append(Path(path).open("a", encoding="utf-8"))
+    except BaseException:
+        for handle in handles:
+            handle.close()
+        for temp, _ in staged:
+            temp.unlink(missing_ok=True)
+        raise
+    for handle, text in zip(handles, (appends or {}).values()):
+        with handle:
+            handle.write(text)
+    for temp, path in staged:
+        os.replace(temp, path)
+
+
+def _stage(path: Path, data: bytes) -> Path:
+    """`data` in a temporary file beside `path`, with the mode `path` has or the umask gives."""
+    make_parent(path)
+    temp, fd = _create_beside(path)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        try:
+            os.chmod(temp, path.stat().st_mode & 0o7777)
+        except FileNotFoundError:
+            pass  # a new file: the umask already chose its mode
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return temp
 
 
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)

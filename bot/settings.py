@@ -92,8 +92,8 @@ def load_settings(pyproject: Path | str | None = None) -> Settings:
     newer pyproject still works with an older bot.
     """
     path = Path(pyproject) if pyproject else Path("pyproject.toml")
-    if not path.is_file():
-        return Settings()
+    if not path.exists():
+        return Settings()  # a FIFO or a folder in its place is refused by read_text, not taken as no settings
     try:
         document = tomllib.loads(read_text(path))
     except tomllib.TOMLDecodeError as exc:

@@ -28,6 +28,7 @@ cp -r tests pyproject.toml "$COPY/"
 ln -s "$PWD/.ci" "$COPY/.ci"
 ln -s "$PWD/skiplists" "$COPY/skiplists"
 ln -s "$PWD/examples" "$COPY/examples"
+ln -s "$PWD/tools" "$COPY/tools"  # tests/skiplist runs the one-off seed transcription
 cd "$COPY"
 "$VENV/bin/python" - <<'PY'
 import bot, sys

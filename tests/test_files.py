@@ -83,3 +83,36 @@ def test_a_binary_file_is_not_text_and_the_message_says_where(tmp_path):
     with pytest.raises(NotText) as raised:
         read_text(path)
     assert str(raised.value) == f"{path}:2: not UTF-8 text (invalid start byte at byte 11); pass a text file"
+
+
+def test_write_files_writes_all_or_none(tmp_path):
+    from bot.files import write_files
+
+    (tmp_path / "old.json").write_text("old")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    with pytest.raises(NotADirectoryError):
+        write_files({tmp_path / "old.json": "new", tmp_path / "new.md": "new"}, {blocker / "summary.md": "s"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "old.json"]
+    assert (tmp_path / "old.json").read_text() == "old"
+    write_files({tmp_path / "old.json": "new", tmp_path / "d" / "new.md": "new"}, {tmp_path / "summary.md": "s\n"})
+    write_files({}, {tmp_path / "summary.md": "t\n"})
+    assert (tmp_path / "old.json").read_text() == (tmp_path / "d" / "new.md").read_text() == "new"
+    assert (tmp_path / "summary.md").read_text() == "s\nt\n"
+
+
+def test_only_regular_files_are_read_and_at_most_the_limit(tmp_path):
+    from bot.files import NotAFile, check_inputs, read_bytes
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(NotAFile, match="not a regular file \\(a FIFO"):
+        read_text(fifo)
+    with pytest.raises(NotAFile, match="fifo: not a regular file"):
+        check_inputs([tmp_path, tmp_path / "missing", fifo])
+    with pytest.raises(IsADirectoryError):
+        read_bytes(tmp_path)
+    (tmp_path / "big").write_bytes(b"x" * 11)
+    assert read_bytes(tmp_path / "big", limit=11) == b"x" * 11
+    with pytest.raises(NotAFile, match="larger than 10 bytes"):
+        read_bytes(tmp_path / "big", limit=10)

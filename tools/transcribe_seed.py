@@ -1,11 +1,12 @@
 """One-off: rebuild the seed's skip dicts as multi-line Python and transcribe them to skiplist TOML.
 
-The seed (`../shared/seeds/000_af50b47350963553.txt`) lost its newlines, so every `#` comment
+The seed (upstream Transformers' tests/exporters/test_export.py as the project first received
+it; its skip tables are kept in tests/data/upstream/test_export_skips.py) lost its newlines, so every `#` comment
 runs into the code after it. Each comment inside the two dicts ends where the next comment or
 the next `"scope": {` key begins; putting those back on their own lines gives valid Python,
 which `bot.skiplist.importer` then reads through the AST like any other module.
 
-    .venv/bin/python tools/transcribe_seed.py SEED [--fixture tests/skiplist/data/seed_skips.py] [--out skiplists/]
+    .venv/bin/python tools/transcribe_seed.py SEED [--fixture FILE] [--out skiplists/]
 """
 
 from __future__ import annotations

@@ -10,11 +10,15 @@ from bot.cli.common import (
     EXIT_FAILURE,
     EXIT_OK,
     BotError,
+    cell_timeout_option,
     checkout_option,
+    config_option,
     handle_errors,
+    junit_paths_option,
     matrix_options,
     resolve_skiplists,
     skiplists_option,
+    source_option,
     verify_tested_transformers,
     workers_option,
 )
@@ -35,25 +39,15 @@ from bot.cli.common import (
     help="With --base: the Transformers-layout git repository to select from. "
     "Its pyproject.toml holds the settings, unless --config names another.",
 )
-@click.option(
-    "--config",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="pyproject.toml holding [tool.export-bot] (default: REPO/pyproject.toml).",
-)
-@click.option(
-    "--base-junit",
-    "base_junit",
-    type=click.Path(path_type=Path),
-    multiple=True,
-    metavar="FILE|DIR",
-    help="Main's JUnit to diff against (repeat); without it the skiplists alone judge the run.",
+@config_option
+@junit_paths_option(
+    "--base-junit", "base_junit", "Main's JUnit to diff against (repeat); without it the skiplists alone judge the run."
 )
 @matrix_options
 @workers_option(default="2")
-@click.option("--source", default=None, help="Model source: zoo or transformers-tests:PATH.")
+@source_option
 @skiplists_option
-@click.option("--cell-timeout", type=click.FloatRange(min=0, min_open=True), default=None, help="Seconds per cell.")
+@cell_timeout_option
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -63,61 +57,36 @@ from bot.cli.common import (
 )
 @checkout_option
 @handle_errors
-def check(
-    models,
-    preset,
-    base_ref,
-    head_ref,
-    repo,
-    config,
-    base_junit,
-    backends,
-    shapes,
-    generate,
-    probe,
-    workers,
-    source,
-    skiplists_dir,
-    cell_timeout,
-    out,
-    checkout,
-) -> None:
+def check(models, preset, base_ref, head_ref, repo, config, base_junit, skiplists_dir, checkout, **options) -> None:
     """Run the conformance check locally, as the PR workflow does, and print the verdict.
 
     Exit 0 for success (or neutral: incomplete results, said loudly), 1 for failure, 2 for bad input.
     """
-    from bot.check import CheckOptions, run_check
+    from bot.jobs.check import CheckOptions, run_check
     from bot.settings import load_settings
 
     if base_ref and (models or preset):
         raise BotError("--base selects the cells from the git diff; leave out --models and --preset")
     # One pyproject for everything the check decides: the selection, the source, the skiplists.
     settings = load_settings(config or repo / "pyproject.toml")
-    verify_tested_transformers(checkout, source or settings.source, repo)
-    options = CheckOptions(
+    verify_tested_transformers(checkout, options["source"] or settings.source, repo)
+    matrix = {key: tuple(value) if key in ("backends", "shapes") else value for key, value in options.items()}
+    check_options = CheckOptions(
         models=tuple(models),
         preset=preset if (preset or models or base_ref) else "smoke",
         base_ref=base_ref,
         head_ref=head_ref,
         repo=repo,
         base_junit=tuple(base_junit),
-        backends=tuple(backends),
-        shapes=tuple(shapes),
-        generate=generate,
-        probe=probe,
-        workers=workers,
-        source=source,
         skiplists=resolve_skiplists(skiplists_dir, settings),
-        cell_timeout=cell_timeout,
-        out=out,
         settings=settings,
+        **matrix,
     )
-    outcome = run_check(options, echo=lambda line: click.echo(line, err=True))
+    outcome = run_check(check_options, echo=lambda line: click.echo(line, err=True))
     click.echo(outcome.comment)
     if outcome.patch:
-        click.echo(
-            f"\nProposed skiplist patch (`export-bot propose --report {outcome.report_path} --apply` writes it):\n"
-        )
+        report_path = check_options.out / "report.json"
+        click.echo(f"\nProposed skiplist patch (`export-bot propose --report {report_path} --apply` writes it):\n")
         click.echo(outcome.patch, nl=False)
     click.echo(f"\nverdict: {outcome.report.verdict}: {outcome.report.headline}", err=True)
     click.echo(f"wrote {', '.join(str(p) for p in outcome.written)}", err=True)

@@ -12,8 +12,12 @@ from bot.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, BotError
 
 __all__ = ["EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "BotError", "handle_errors"]
 
-# Package data, so an installed wheel has them too; the repository's skiplists/ links here.
-DEFAULT_SKIPLISTS = Path(__file__).resolve().parents[1] / "data" / "skiplists"
+# The bot's own skiplists: package data in an installed wheel (setup.py copies the repository's
+# skiplists/ there at build time), the repository's skiplists/ in a source checkout.
+_PACKAGED_SKIPLISTS = Path(__file__).resolve().parents[1] / "data" / "skiplists"
+DEFAULT_SKIPLISTS = (
+    _PACKAGED_SKIPLISTS if _PACKAGED_SKIPLISTS.is_dir() else Path(__file__).resolve().parents[2] / "skiplists"
+)
 
 skiplists_option = click.option(
     "--skiplists",
@@ -73,6 +77,57 @@ def workers_option(default: str) -> Callable:
     )
 
 
+# Options several commands take, each spelled once.
+_junit_paths = dict(type=click.Path(path_type=Path), multiple=True, metavar="FILE|DIR")
+
+
+def junit_paths_option(flag: str, name: str, help: str) -> Callable:
+    """A repeatable JUnit file-or-folder option (`--base`, `--head`, `--rerun`, `--base-junit`)."""
+    return click.option(flag, name, **_junit_paths, help=help)
+
+
+def selection_file_option(help: str) -> Callable:
+    return click.option(
+        "--selection", "selection_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help=help
+    )
+
+
+def summary_option(help: str) -> Callable:
+    return click.option("--summary", "summary_out", type=click.Path(dir_okay=False, path_type=Path), help=help)
+
+
+config_option = click.option(
+    "--config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="pyproject.toml holding [tool.export-bot] (default: REPO/pyproject.toml).",
+)
+
+cell_timeout_option = click.option(
+    "--cell-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Seconds before a cell is stopped as a timeout (default: [tool.export-bot] cell-timeout, 1000).",
+)
+
+source_option = click.option(
+    "--source", default=None, help="Model source: zoo or transformers-tests:PATH (default: [tool.export-bot] source)."
+)
+
+_SHA_OPTIONS = (
+    click.option("--base-sha", default=None, help="Base commit (default: the base JUnit's git sha)."),
+    click.option("--head-sha", default=None, help="Head commit (default: the head JUnit's git sha)."),
+    click.option("--run-url", default=None, help="Link to this workflow run, shown in the comment."),
+)
+
+
+def sha_options(fn: Callable) -> Callable:
+    """--base-sha, --head-sha and --run-url: what `diff` and `report` put in the report about the run."""
+    for option in reversed(_SHA_OPTIONS):
+        fn = option(fn)
+    return fn
+
+
 def handle_errors(fn: Callable) -> Callable:
     """The one place the bot's expected errors become a message and an exit code (README, "Command reference").
 
@@ -105,19 +160,15 @@ checkout_option = click.option(
 )
 
 
-def verify_tested_transformers(checkout: Path | None, source: str | None, project: Path = Path(".")) -> None:
+def verify_tested_transformers(checkout: Path | None, spec: str, project: Path = Path(".")) -> None:
     """Fail at once when a checkout is given and the transformers to be imported is not its own.
 
-    Testing the package index's transformers instead of the pull request's code would report on
-    other code than the one under review; the message says how to install the checkout.
+    `spec` is the model source planning uses (--source, else the settings'). Testing the package
+    index's transformers instead of the pull request's code would report on other code than the
+    one under review; the message says how to install the checkout.
     """
     from bot.run.provenance import expected_checkout, installed_transformers, verify_checkout
 
-    spec = source
-    if spec is None:
-        from bot.settings import load_settings
-
-        spec = load_settings().source  # as planning resolves it
     want = expected_checkout(checkout, spec, project if _configures_bot(project / "pyproject.toml") else None)
     if want is not None:
         installed = installed_transformers()
@@ -126,10 +177,11 @@ def verify_tested_transformers(checkout: Path | None, source: str | None, projec
 
 def _configures_bot(pyproject: Path) -> bool:
     from bot import toml
+    from bot.files import read_text
 
     try:
-        return "export-bot" in toml.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
-    except (OSError, toml.TOMLDecodeError):
+        return "export-bot" in toml.loads(read_text(pyproject)).get("tool", {})
+    except (OSError, BotError, toml.TOMLDecodeError):
         return False
 
 

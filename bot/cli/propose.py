@@ -83,7 +83,9 @@ def _read_history(path: Path):
 
     if not path.exists():
         raise BotError(f"{path}: history file not found; pass earlier report.json or JUnit files")
-    if path.is_file() and path.read_bytes()[:512].lstrip().startswith(b"{"):
+    from bot.files import read_bytes
+
+    if path.is_file() and read_bytes(path)[:512].lstrip().startswith(b"{"):
         return load_report(path)
     results = read_results([path])
     if results.problems:

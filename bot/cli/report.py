@@ -6,28 +6,30 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import EXIT_OK, BotError, handle_errors, resolve_skiplists, skiplists_option, workers_option
-
-_folders = dict(type=click.Path(path_type=Path), multiple=True, metavar="FILE|DIR")
+from bot.cli.common import (
+    EXIT_OK,
+    handle_errors,
+    junit_paths_option,
+    resolve_skiplists,
+    selection_file_option,
+    sha_options,
+    skiplists_option,
+    summary_option,
+    workers_option,
+)
 
 
 @click.command()
-@click.option("--base", "base_paths", **_folders, help="Main's baseline JUnit (repeat); missing paths: no baseline.")
-@click.option("--head", "head_paths", **_folders, help="The shards' JUnit files or folders (repeat).")
-@click.option(
-    "--selection",
-    "selection_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="`export-bot select --json` output; an empty selection needs no head and the comment says why "
-    "(none: a sweep, e.g. the nightly baseline).",
+@junit_paths_option("--base", "base_paths", "Main's baseline JUnit (repeat); missing paths: no baseline.")
+@junit_paths_option("--head", "head_paths", "The shards' JUnit files or folders (repeat).")
+@selection_file_option(
+    "`export-bot select --json` output; an empty selection needs no head and the comment says why "
+    "(none: a sweep, e.g. the nightly baseline)."
 )
 @click.option(
     "--expect-shards", type=click.IntRange(min=0), default=0, help="Head must hold shards 1/N … N/N (0: off)."
 )
-@click.option("--base-sha", default=None, help="Base commit (default: the base JUnit's git sha).")
-@click.option("--head-sha", default=None, help="Head commit (default: the head JUnit's git sha).")
-@click.option("--run-url", default=None, help="Link to this workflow run, shown in the comment.")
+@sha_options
 @skiplists_option
 @workers_option("2")
 @click.option(
@@ -37,13 +39,7 @@ _folders = dict(type=click.Path(path_type=Path), multiple=True, metavar="FILE|DI
     show_default=True,
     help="Folder for report.json, comment.md, summary.md, rerun.xml and skiplists.patch.",
 )
-@click.option(
-    "--summary",
-    "summary_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Also append the job summary here (e.g. $GITHUB_STEP_SUMMARY).",
-)
+@summary_option("Also append the job summary here (e.g. $GITHUB_STEP_SUMMARY).")
 @handle_errors
 def report(
     base_paths,
@@ -63,65 +59,32 @@ def report(
     Exits 0 whatever the verdict (it travels in report.json to the comment job, which sets the
     status), 1 when the confirming re-run did not complete, 2 on bad input.
     """
-    from datetime import datetime, timezone
+    from bot.jobs.report import ReportInputs, ReportOutputs, make_report, read_selected
+    from bot.jobs.run import named_rerunner
+    from bot.settings import load_settings
 
-    from bot.cells import Cell
-    from bot.cli.diff import _selection, repository_url
-    from bot.diff import diff
-    from bot.files import append_text, write_text
-    from bot.propose.proposal import propose
-    from bot.report import render_comment, render_summary, write_report
-    from bot.results import read_results
-    from bot.skiplist.model import load_skiplists
-
-    summary, selected, changed_lines = _selection(selection_file)
-    folder = resolve_skiplists(skiplists_dir)
-    skiplists = load_skiplists(folder)
-    head_paths = [p for p in head_paths if p.exists()]
-    if selected == set():
-        head_paths, expect_shards = [], 0  # nothing selected, so no shard ran
-    elif not head_paths:
-        raise BotError("no head results; pass the folder of the shards' JUnit files with --head")
-    head = read_results(head_paths, expect_shards=expect_shards or None)
-    base_paths = [p for p in base_paths if p.exists()]
-    base = read_results(base_paths) if base_paths else None
-    if base is not None and selected is not None:
-        base = base.restricted_to(selected)  # main's sweep seen through this PR's cells
-    shas = dict(
+    settings = load_settings()
+    folder = resolve_skiplists(skiplists_dir, settings)
+    inputs = ReportInputs(
+        head=tuple(head_paths),
+        skiplists=folder,
+        base=tuple(base_paths),
+        selected=read_selected(selection_file),
+        expect_shards=expect_shards or None,
         base_sha=base_sha,
         head_sha=head_sha,
         run_url=run_url,
-        changed_lines=changed_lines,
-        repository_url=repository_url(),
+        skip_missing=True,
     )
-    result = diff(base, head, skiplists, **shas)
-    if result.needs_rerun:
-        # docs/diff.md: a newly broken cell is re-run once before it is reported; disagreement is flaky.
-        rerun = out / "rerun.xml"
-        cells = [Cell.parse(cell_id) for cell_id in result.needs_rerun]
-        click.echo(f"re-running {len(cells)} newly broken cells once to confirm them → {rerun}", err=True)
-        _rerun(cells, rerun, workers, folder)
-        result = diff(base, head, skiplists, read_results([rerun]), **shas)
-    created = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    result = result.with_selection(summary).with_created(created)
-    proposal = propose(result, folder)
-    result = result.with_proposal(proposal.to_json())
-    write_report(result, out / "report.json")
-    write_text(out / "comment.md", render_comment(result))
-    rendered = render_summary(result)
-    write_text(out / "summary.md", rendered)
-    if proposal.patch:
-        write_text(out / "skiplists.patch", proposal.patch)
-    if summary_out:
-        append_text(summary_out, rendered)
-    click.echo(f"verdict: {result.verdict}: {result.headline}")
+    outputs = ReportOutputs(
+        report=out / "report.json",
+        comment=out / "comment.md",
+        summary=out / "summary.md",
+        patch=out / "skiplists.patch",
+        append_summary=summary_out,
+        rerun_junit=out / "rerun.xml",
+    )
+    echo = lambda line: click.echo(line, err=True)  # noqa: E731
+    outcome = make_report(inputs, outputs, rerun=named_rerunner(folder, settings, workers), echo=echo)
+    click.echo(f"verdict: {outcome.report.verdict}: {outcome.report.headline}")
     raise SystemExit(EXIT_OK)
-
-
-def _rerun(cells: list, junit: Path, workers, skiplists: Path) -> None:
-    """Run `cells` once more (the only part of this command that imports torch and the backends)."""
-    from bot.check import _run
-    from bot.run.planning import build_plan
-    from bot.settings import load_settings
-
-    _run(build_plan(named=cells, skiplists=skiplists, settings=load_settings()), junit, workers)

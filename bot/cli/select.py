@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
 import click
 
-from bot.cli.common import handle_errors
+from bot.cli.common import config_option, handle_errors
 
 
 @click.command()
@@ -36,12 +35,7 @@ from bot.cli.common import handle_errors
     help="An earlier run's JUnit (a file, or a folder of shard files) whose testcase times balance the shards "
     "(default: EXPORT_BOT_DURATIONS; cells it lacks cost their recorded time).",
 )
-@click.option(
-    "--config",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="pyproject.toml holding [tool.export-bot] (default: REPO/pyproject.toml).",
-)
+@config_option
 @click.option(
     "--json",
     "json_out",
@@ -80,55 +74,19 @@ def select(
     --shard I/N [--durations FILE]`; sharding is deterministic, so shard I there holds exactly
     the cells listed under `shards[I-1]` here.
     """
-    from bot.files import append_text
-    from bot.models.index import installed_index
-    from bot.run.shard import assign_shards, read_durations
-    from bot.select import select_cells, write_selection
-    from bot.select.catalog import load_catalog
-    from bot.select.changes import resolve
-    from bot.select.request import parse_request, request_cells
+    from bot.jobs.select import select_job
     from bot.settings import load_settings
 
-    request = parse_request(request_json)
     settings = load_settings(config or repo / "pyproject.toml")
-    base_sha, head_sha = resolve(repo, base), resolve(repo, head)
-    if request.uses_git:
-        selection = select_cells(repo, base_sha, head_sha, settings)
-        if settings.backends:
-            # The repository gates on some backends only ([tool.export-bot] backends).
-            kept = tuple(c for c in selection.cells if c.backend in settings.backends)
-            selection = dataclasses.replace(selection, cells=kept)
-        cells, described = list(selection.cells), selection.to_json()
-    else:
-        cells = request_cells(request, load_catalog(settings), installed_index())
-        described = {
-            "summary": f"{len(cells)} cells named by `/export-check {request.kind}`",
-            "request": request.kind,
-            "cells": [c.id for c in cells],
-        }
-    times = read_durations(durations) if durations else None
-    count = max(1, min(shards, len(cells)))
-    parts = assign_shards(cells, count, times) if cells else []
-    document = {
-        "base": base,
-        "head": head,
-        "base_sha": base_sha,
-        "head_sha": head_sha,
-        "probe": request.probe,
-        **described,
-        # `strategy.matrix: ${{ fromJSON(needs.select.outputs.matrix) }}`; an empty selection
-        # has `shard: []` and the workflow skips the run jobs with `if: shard_count > 0`.
-        "matrix": {"shard": list(range(1, len(parts) + 1))},
-        "shard_count": len(parts),
-        "shards": [[c.id for c in part] for part in parts],
-    }
-    if json_out:
-        extra = {k: v for k, v in document.items() if k != "cells"}
-        write_selection(json_out, cells, **extra)
-    if github_output:
-        append_text(
-            github_output,
-            f"matrix={json.dumps(document['matrix'])}\ncount={len(cells)}\nshards={len(parts)}\n"
-            f"probe={'true' if request.probe else 'false'}\n",
-        )
+    document = select_job(
+        repo,
+        base,
+        head,
+        settings,
+        shards=shards,
+        durations=durations,
+        request_json=request_json,
+        json_out=json_out,
+        github_output=github_output,
+    )
     click.echo(json.dumps(document, indent=2))

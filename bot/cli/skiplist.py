@@ -11,7 +11,6 @@ from bot.cli.common import (
     EXIT_FAILURE,
     EXIT_OK,
     EXIT_USAGE,
-    BotError,
     handle_errors,
     resolve_skiplists,
     skiplists_option,
@@ -29,21 +28,9 @@ def skiplist() -> None:
 @handle_errors
 def lint(paths: tuple[Path, ...], strict: bool) -> None:
     """Check skiplist files (default: the configured skiplists folder). Exit 2 on errors."""
-    from bot.files import NotText, read_text
-    from bot.models.index import installed_index
-    from bot.skiplist.lint import ERROR, Finding, LintResult, lint_text
+    from bot.jobs.skiplist import lint_files
 
-    files = _toml_files(paths or (resolve_skiplists(None),))
-    classes = installed_index().classes or None  # no Transformers installed: skip that check
-    results = []
-    for path in files:
-        try:
-            text = read_text(path)
-        except (OSError, NotText) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else str(exc).partition(": ")[2]
-            results.append(LintResult(str(path), (Finding(str(path), 1, 1, ERROR, f"cannot read: {reason}"),)))
-            continue
-        results.append(lint_text(text, str(path), known_classes=classes))
+    results = lint_files(paths or (resolve_skiplists(None),))
     for result in results:
         for finding in result.findings:
             click.echo(str(finding))
@@ -81,32 +68,12 @@ def explain(cell_ids: tuple[str, ...], skiplists_dir: Path | None, as_json: bool
 @handle_errors
 def import_(file: Path, name: str, output: Path | None) -> None:
     """Turn a Python module's `dict[str, dict[str, str]]` literal into skiplist TOML (never runs the module)."""
-    from bot.files import read_text
-    from bot.skiplist.document import SkiplistDocument
-    from bot.skiplist.importer import import_skiplist
+    from bot.jobs.skiplist import import_file
 
-    # The importer refuses what the TOML could not hold (a duplicate key, a non-string) at its
-    # line in FILE, so the generated text is checked under FILE's name: nothing was written yet.
-    text = import_skiplist(read_text(file), name, str(file))
-    document = SkiplistDocument.parse(text, f"the TOML generated from {file}")
+    document = import_file(file, name)
     if output is None:
         click.echo(document.text(), nl=False)
         return
     document.save(output)
     scopes = document.scopes()
     click.echo(f"{output}: {sum(map(len, scopes.values()))} entries in {len(scopes)} scopes", err=True)
-
-
-def _toml_files(paths) -> list[Path]:
-    files = []
-    for path in paths:
-        if path.is_dir():
-            found = sorted(path.glob("*.toml"))
-            if not found:
-                raise BotError(f"{path}: no *.toml skiplists in this folder")
-            files += found
-        elif path.exists():
-            files.append(path)
-        else:
-            raise BotError(f"{path}: no such file or folder")
-    return files

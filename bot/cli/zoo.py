@@ -33,7 +33,7 @@ def zoo() -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Append the table here (e.g. $GITHUB_STEP_SUMMARY).",
 )
-@click.option("--chunk", default=40, show_default=True, help="Classes per worker process.")
+@click.option("--chunk", type=click.IntRange(min=1), default=40, show_default=True, help="Classes per worker process.")
 @click.option("--generate", is_flag=True, help="Also run a 2-token eager generate for generative classes.")
 @click.option(
     "--min-percent", type=float, default=None, help="Exit 1 when fewer classes than this build and run eager."
@@ -44,6 +44,7 @@ def coverage(
     only, family, results: Path, json_path, summary, chunk: int, generate: bool, min_percent, write_catalog: bool
 ) -> None:
     """Build every catalogued class tiny and run eager forward, in worker processes; print the table."""
+    from bot.files import write_files
     from bot.models import catalog
     from bot.models.sources.zoo import coverage as cov
 
@@ -64,11 +65,8 @@ def coverage(
     result = cov.summarize(found)
     table = cov.markdown(result, transformers_version=version)
     click.echo(table)
-    if summary:
-        with open(summary, "a", encoding="utf-8") as stream:
-            stream.write(table)
-    if json_path:
-        json_path.write_text(json.dumps(cov.as_json(result, found, transformers_version=version), indent=1) + "\n")
+    texts = {json_path: json.dumps(cov.as_json(result, found, transformers_version=version), indent=1) + "\n"}
+    write_files({p: t for p, t in texts.items() if p}, {summary: table} if summary else None)
     if write_catalog:
         _write_catalog(found)
     if min_percent is not None and result.percent < min_percent:
@@ -83,6 +81,7 @@ def coverage(
 @handle_errors
 def catalog_command(check: bool) -> None:
     """Regenerate bot/models/catalog.json from the installed Transformers' auto mappings (keeps coverage notes)."""
+    from bot.files import read_text, write_text
     from bot.models import catalog
 
     current = catalog.load()
@@ -90,20 +89,21 @@ def catalog_command(check: bool) -> None:
     kept = {n: e.not_buildable for n, e in current.entries.items() if e.not_buildable}
     text = catalog.dump(catalog.Catalogue(catalog.with_coverage(fresh.entries, kept), fresh.transformers_version))
     if check:
-        same = catalog.DATA.read_text(encoding="utf-8") == text
+        same = read_text(catalog.DATA) == text
         click.echo(f"{catalog.DATA}: {'up to date' if same else 'stale: run export-bot zoo catalog'}")
         raise SystemExit(EXIT_OK if same else EXIT_FAILURE)
-    catalog.DATA.write_text(text, encoding="utf-8")
+    write_text(catalog.DATA, text)
     click.echo(f"{catalog.DATA}: {len(fresh.entries)} classes of transformers {fresh.transformers_version}")
 
 
 def _write_catalog(found) -> None:
+    from bot.files import write_text
     from bot.models import catalog
     from bot.models.sources.zoo.coverage import NOT_BUILDABLE
 
     fresh = catalog.generate()
     reasons = {r.model_class: r.reason or "not buildable" for r in found if r.status == NOT_BUILDABLE}
     text = catalog.dump(catalog.Catalogue(catalog.with_coverage(fresh.entries, reasons), fresh.transformers_version))
-    catalog.DATA.write_text(text, encoding="utf-8")
+    write_text(catalog.DATA, text)
     catalog.load.cache_clear()
     click.echo(f"{catalog.DATA}: {len(reasons)} classes recorded as not buildable", err=True)

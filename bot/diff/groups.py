@@ -92,7 +92,7 @@ def _repository_frames(text: str) -> list[Culprit]:
     """The traceback's frames in the repository under test, outermost first, each with its source line.
 
     Only lines that name `transformers` are matched: a traceback is mostly torch's own frames,
-    and `str.find` skips them far faster than a match per line (issue 15's ≤ 20 % budget).
+    and `str.find` skips them far faster than a match per line (grouping may add at most 20 %, README "Benchmarks").
     """
     frames = []
     at = text.find("transformers")

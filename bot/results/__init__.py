@@ -1,4 +1,4 @@
-"""Results stage: JUnit files from any producer read into typed cell results (the only JUnit reader)."""
+"""Results stage: JUnit files from any producer read into typed cell results (the one reader of their outcomes; the runner reads only testcase times, for sharding)."""
 
 from bot.results.merge import read_results
 from bot.results.model import Problem, Provenance, ResultSet, SuiteInfo

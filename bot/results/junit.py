@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from lxml import etree
 
+from bot.files import read_bytes
 from bot.outcomes import NOT_BUILDABLE_PROPERTY, NOT_BUILDABLE_TYPE
 from bot.results.convert import TYPED, suite_info
 from bot.results.model import Problem, SuiteInfo
@@ -55,7 +56,7 @@ def read_file(path: Path) -> FileRead:
     events = _Events(read)
     try:
         # Read here, not by lxml: given a path, its target parser reports a missing file as nothing.
-        data = path.read_bytes()
+        data = read_bytes(path)  # a FIFO or a device is refused (exit 2), not read forever
         if not data or data.isspace():
             read.problems.append(Problem(name, None, "empty file: no JUnit XML in it", RERUN))
             return read

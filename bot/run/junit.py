@@ -1,4 +1,4 @@
-"""JUnit properties of docs/outcomes.md: what each testcase and the testsuite record, as (name, value) pairs (pure)."""
+"""JUnit properties of docs/outcomes.md as (name, value) pairs: a testcase's from its run alone, the suite's from the installed packages and git."""
 
 from __future__ import annotations
 

@@ -25,45 +25,38 @@ def build_plan(
     skiplists: Path,
     cell_timeout=None,
     settings=None,
+    skiplists_checked: bool = False,
 ) -> RunPlan:
-    """Every usage problem becomes a PlanError naming the option, before anything runs.
+    """Every usage problem is a `BotError` naming the option, raised before anything runs.
 
     `named` are cells chosen elsewhere (a selection file, a report's re-runs); --backends,
     --shapes and --no-generate narrow them, and --models/--preset cannot be added to them.
+    `skiplists_checked`: the caller loaded `skiplists` already, so they are not read again.
     """
-    from bot.models.sources import SourceError, get_source
-    from bot.run.selection import Selection, SelectionError, executorch_targets, select_from_source, split_names
-    from bot.run.shard import ShardError, parse_shard, read_durations, select_shard
-    from bot.settings import SettingsError, load_settings
-    from bot.skiplist.model import SkiplistError, load_skiplists
+    from bot.models.sources import get_source
+    from bot.run.selection import Selection, split_names
+    from bot.run.shard import parse_shard, read_durations, select_shard
+    from bot.settings import load_settings
+    from bot.skiplist.model import load_skiplists
 
-    try:
-        settings = settings or load_settings()
-        spec = source or settings.source
+    settings = settings or load_settings()
+    if not skiplists_checked:
         load_skiplists(skiplists)  # fail on a broken skiplist here, not once per cell
-        model_source = get_source(spec)
-        shard_spec = parse_shard(shard) if shard else None
-        chosen = Selection(
-            models=split_names(models),
-            preset=preset,
-            backends=split_names(backends) or settings.backends or BACKENDS,
-            shapes=split_names(shapes) or SHAPES,
-            generate=generate,
-        )
-        if named is not None and (models or preset):
-            raise PlanError("--selection and --rerun-of already name the cells; leave out --models and --preset")
-        if named is not None:
-            cells = narrow(named, chosen)
-        else:
-            cells = select_from_source(chosen, model_source)  # checks the options before the slow part
-            if any(cell.backend == "executorch" for cell in cells):
-                # Asking the ExecuTorch runtime for its delegates imports torch: only when it matters.
-                cells = select_from_source(replace(chosen, targets=executorch_targets()), model_source)
-        times = read_durations(durations_file) if durations_file else {}
-        if shard_spec:
-            cells = select_shard(cells, shard_spec, times)
-    except (SelectionError, ShardError, SourceError, SettingsError, SkiplistError) as exc:
-        raise PlanError(str(exc)) from None
+    model_source = get_source(source or settings.source)
+    shard_spec = parse_shard(shard) if shard else None
+    chosen = Selection(
+        models=split_names(models),
+        preset=preset,
+        backends=split_names(backends) or settings.backends or BACKENDS,
+        shapes=split_names(shapes) or SHAPES,
+        generate=generate,
+    )
+    if named is not None and (models or preset):
+        raise PlanError("--selection and --rerun-of already name the cells; leave out --models and --preset")
+    cells = narrow(named, chosen) if named is not None else _from_source(chosen, model_source)
+    times = read_durations(durations_file) if durations_file else {}
+    if shard_spec:
+        cells = select_shard(cells, shard_spec, times)
     return RunPlan(
         cells=tuple(cells),
         source=model_source.spec,
@@ -73,6 +66,16 @@ def build_plan(
         cell_timeout=cell_timeout or settings.cell_timeout,
         durations=times,
     )
+
+
+def _from_source(chosen, model_source) -> list[Cell]:
+    from bot.run.selection import executorch_targets, select_from_source
+
+    cells = select_from_source(chosen, model_source)  # checks the options before the slow part
+    if any(cell.backend == "executorch" for cell in cells):
+        # Asking the ExecuTorch runtime for its delegates imports torch: only when it matters.
+        cells = select_from_source(replace(chosen, targets=executorch_targets()), model_source)
+    return cells
 
 
 def narrow(cells: Sequence[Cell], chosen) -> list[Cell]:

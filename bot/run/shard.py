@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import heapq
 import importlib.resources
+import io
 import json
 import re
 import statistics
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from bot.cells import Cell, CellIdError
 from bot.errors import BotError
+from bot.files import read_bytes
 
 # Seconds per cell when no earlier JUnit knows it: the mean CPU-seconds per backend × path ×
 # shape measured by `benchmarks/sweep.py` on a stratified sample of the zoo, recorded in
@@ -106,11 +108,11 @@ def read_durations(path: Path | str) -> dict[str, float]:
 
 
 def _read_junit_times(path: Path) -> dict[str, float]:
-    """A streaming stdlib parse on purpose: only `classname`, `name` and `time` are needed, and the
-    run stage must not depend on the results reader."""
+    """A stdlib parse on purpose: only `classname`, `name` and `time` are needed, and the run
+    stage must not depend on the results reader (which reads everything else of a JUnit file)."""
     durations: dict[str, float] = {}
     try:
-        for _, element in ET.iterparse(path, events=("end",)):
+        for _, element in ET.iterparse(io.BytesIO(read_bytes(path)), events=("end",)):
             if element.tag != "testcase":
                 continue
             try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.files import read_text
 from bot.site.errors import SiteError
 from bot.skiplist.layout import LayoutError, scan
 from bot.skiplist.model import EXPORT_SKIPS
@@ -22,7 +23,7 @@ def read_skip_lines(folder: Path) -> dict[tuple[str, str], tuple[str, int]]:
     """The skip file of a skiplist folder (none there: no links); a file that is not TOML is refused."""
     path = folder / EXPORT_SKIPS
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         return {}
     except OSError as exc:

@@ -34,6 +34,8 @@ def read_skip_dict(source: str, name: str = "EXPORT_SKIPS", filename: str = "<st
         tree = ast.parse(source, filename=filename)
     except SyntaxError as exc:
         raise SkiplistImportError(f"{filename}:{exc.lineno}:{exc.offset}: not valid Python: {exc.msg}") from None
+    except (RecursionError, MemoryError):
+        raise SkiplistImportError(f"{filename}: nested too deeply to read; a skip dict is two levels deep") from None
     node = _find_assignment(tree, name)
     if node is None:
         raise SkiplistImportError(f"{filename}: no module-level assignment to {name!r}; pass --name NAME")
@@ -97,7 +99,22 @@ def _string(node: ast.expr | None, filename: str, what: str) -> str:
         return node.value
     if node is None:
         raise SkiplistImportError(f"{filename}: {what} is a `**` spread; write the entries out")
-    raise SkiplistImportError(f"{_where(filename, node)}: {what} must be a string literal, not `{ast.unparse(node)}`")
+    raise SkiplistImportError(f"{_where(filename, node)}: {what} must be a string literal, not {_show(node)}")
+
+
+def _show(node: ast.expr) -> str:
+    """The node as written, shortened; a deeply nested literal is named by its kind (unparsing it would recurse)."""
+    if isinstance(node, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+        nested = any(
+            isinstance(child, (ast.Dict, ast.List, ast.Tuple, ast.Set)) for child in ast.iter_child_nodes(node)
+        )
+        if nested:
+            return f"a nested {type(node).__name__.lower()} literal"
+    try:
+        text = ast.unparse(node)
+    except RecursionError:
+        return f"a deeply nested {type(node).__name__} expression"
+    return f"`{text}`" if len(text) <= 60 else f"`{text[:57]}...`"
 
 
 def _where(filename: str, node: ast.AST) -> str:

@@ -1,6 +1,6 @@
 """The CLI boundary: every expected failure is one `error:` line naming the file or value, exit 2, never a traceback.
 
-The cases are the ones issue 13 found exiting 1 with a traceback; each names what to fix.
+Each case once exited 1 with a traceback; now each names what to fix.
 """
 
 from __future__ import annotations

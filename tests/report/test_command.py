@@ -69,7 +69,9 @@ def test_main_s_baseline_seen_through_an_empty_selection_lists_nothing_as_not_ru
 
 def test_the_rerun_writes_into_an_out_folder_that_does_not_exist_yet(tmp_path, monkeypatch):
     """The confirming re-run's JUnit and pytest log go into --out before anything else has made it."""
-    import bot.check
+    import bot.jobs.run
+    from bot.cells import Cell
+    from bot.run.plan import RunPlan
 
     made = []
 
@@ -81,5 +83,6 @@ def test_the_rerun_writes_into_an_out_folder_that_does_not_exist_yet(tmp_path, m
     import bot.run.session
 
     monkeypatch.setattr(bot.run.session, "run_session", fake_session)
-    bot.check._run(None, tmp_path / "new" / "rerun.xml", 0)
+    plan = RunPlan(cells=(Cell.parse("BertModel::test_onnx_export_static"),), source="zoo", skiplists=".")
+    bot.jobs.run.run_plan(plan, tmp_path / "new" / "rerun.xml", 0)
     assert made == [True]

@@ -6,11 +6,13 @@ import pytest
 
 from bot.cells import Cell
 from bot.cli.common import BotError
-from bot.cli.run import plan_from_options
 from bot.diff import diff
+from bot.jobs.run import NamedCells
+from bot.jobs.run import plan_from_options as plan_run
 from bot.report import write_report
 from bot.results import read_results
 from bot.select.selection_file import write_selection
+from bot.settings import load_settings
 from bot.skiplist.model import load_skiplists
 from tests.conftest import SKIPLISTS
 from tests.results.factory import Case, junit
@@ -42,6 +44,12 @@ def plan(**options):
         cell_timeout=None,
     )
     return plan_from_options(**{**defaults, **options})
+
+
+def plan_from_options(*, selection_file=None, rerun_of=None, cell_ids=(), skiplists_dir, **options):
+    """The plan `export-bot run` builds from these option values."""
+    named = NamedCells(tuple(cell_ids), selection_file, rerun_of)
+    return plan_run(settings=load_settings(), skiplists=skiplists_dir, named=named, **options)
 
 
 def test_a_selection_runs_as_written_unless_narrowed(tmp_path):

@@ -12,7 +12,7 @@ from bot.cli import main
 from bot.models.index import installed_index
 from tests.conftest import SKIPLISTS
 
-DATA = SKIPLISTS.parents[0] / "tests" / "skiplist" / "data"
+DATA = SKIPLISTS.parents[0] / "tests" / "data" / "upstream"
 
 
 def run(*args: str):
@@ -166,10 +166,12 @@ def test_explain_broken_skiplist_is_a_usage_error(tmp_path):
 )
 def test_import_reproduces_the_shipped_files(tmp_path, name, toml):
     out = tmp_path / toml
-    result = run("import", str(DATA / "seed_skips.py"), "--name", name, "-o", str(out))
+    result = run("import", str(DATA / "test_export_skips.py"), "--name", name, "-o", str(out))
     assert result.exit_code == 0, result.output
     assert out.read_bytes() == (SKIPLISTS / toml).read_bytes()
-    assert run("import", str(DATA / "seed_skips.py"), "--name", name).output == (SKIPLISTS / toml).read_text("utf-8")
+    assert run("import", str(DATA / "test_export_skips.py"), "--name", name).output == (SKIPLISTS / toml).read_text(
+        "utf-8"
+    )
 
 
 def test_import_errors_name_the_problem(tmp_path):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -13,7 +12,8 @@ from bot import toml as tomllib
 from bot.skiplist.importer import SkiplistImportError, import_skiplist, read_skip_dict
 from tests.conftest import ROOT, SKIPLISTS
 
-SEED = ROOT.parent / "shared" / "seeds" / "000_af50b47350963553.txt"
+# The repository's own copy of the upstream skip tables, with their license header (never run).
+UPSTREAM = ROOT / "tests" / "data" / "upstream" / "test_export_skips.py"
 
 MODULE = """
 import os  # never executed: the import below would fail if it were
@@ -77,28 +77,35 @@ def test_shapes_it_refuses(source, message):
         read_skip_dict(source, "X", "m.py")
 
 
-@pytest.mark.skipif(not SEED.is_file(), reason="the seed lives beside the repository, in ../shared/seeds")
-def test_the_one_off_transcription_of_the_newline_less_seed_reproduces_the_shipped_files(tmp_path):
-    subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "tools" / "transcribe_seed.py"),
-            str(SEED),
-            "--out",
-            str(tmp_path),
-            "--fixture",
-            str(tmp_path / "seed.py"),
-        ],
-        check=True,
-        cwd=ROOT,
+def _tables() -> str:
+    """The copy's two tables, below its license header."""
+    text = UPSTREAM.read_text(encoding="utf-8")
+    return text[text.index("EXPORT_SKIPS:") :]
+
+
+def _flat_seed(tables: str) -> str:
+    """The tables as the seed held them, every run of whitespace one space, with the comments that end each."""
+    export, onnx = tables.split("ONNX_DISABLE_OPTIMIZE:")
+    return (
+        " ".join(export.split())
+        + " # ──────────────────────────── ONNX optimization toggles ──────────────────────────── "
+        + " ".join(("ONNX_DISABLE_OPTIMIZE:" + onnx).split())
+        + " # Parameterization for export tests"
     )
+
+
+def test_the_one_off_transcription_of_the_newline_less_seed_reproduces_the_shipped_files(tmp_path):
+    seed = tmp_path / "seed.txt"
+    seed.write_text(_flat_seed(_tables()), encoding="utf-8")
+    command = [sys.executable, str(ROOT / "tools" / "transcribe_seed.py"), str(seed), "--out", str(tmp_path)]
+    subprocess.run([*command, "--fixture", str(tmp_path / "seed.py")], check=True, cwd=ROOT)
     for name in ("export_skips.toml", "onnx_disable_optimize.toml"):
         assert (tmp_path / name).read_bytes() == (SKIPLISTS / name).read_bytes()
-    assert (tmp_path / "seed.py").read_bytes() == (ROOT / "tests" / "skiplist" / "data" / "seed_skips.py").read_bytes()
+    assert (tmp_path / "seed.py").read_text(encoding="utf-8") == _tables()
 
 
 def test_shipped_files_hold_every_seed_entry_verbatim():
-    module = (Path(__file__).parent / "data" / "seed_skips.py").read_text(encoding="utf-8")
+    module = UPSTREAM.read_text(encoding="utf-8")
     for name, toml, entries, scopes in (
         ("EXPORT_SKIPS", "export_skips.toml", 173, 17),
         ("ONNX_DISABLE_OPTIMIZE", "onnx_disable_optimize.toml", 46, 2),

@@ -18,6 +18,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from bot.files import read_text
+
 STAGES = ("catalogue", "config", "size", "inputs", "eager")
 OK = "ok"
 NOT_BUILDABLE = "not-buildable"
@@ -183,7 +185,7 @@ def sweep(
 
 def read_results(path: Path) -> list[Result]:
     results: dict[str, Result] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in read_text(path).splitlines():  # bot.files: a FIFO or a device is refused, not read forever
         if line.strip():
             row = json.loads(line)
             results[row["model_class"]] = Result(**row)

@@ -1,3 +1,23 @@
+# Copyright 2026 The HuggingFace Inc. team. All rights reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# The two skip tables (EXPORT_SKIPS, ONNX_DISABLE_OPTIMIZE) of huggingface/transformers'
+# tests/exporters/test_export.py, from the version the shipped skiplists/ were transcribed from
+# (2026, the transformers 5.23 line; the upstream commit was not recorded at transcription).
+# Nothing else of that module is here. This repository's tests read it as data through the AST
+# (bot/skiplist/importer.py); it is never imported or run.
+
 EXPORT_SKIPS: dict[str, dict[str, str]] = {
     # Every backend, every variant.
     "all": {

@@ -1,0 +1,163 @@
+"""The report job, shared by `check`, `report` and `diff`: results → diff → confirming re-run → propose → render → files."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from bot.cells import Cell
+from bot.errors import BotError
+from bot.jobs import stages
+from bot.report.model import Report
+
+# Runs the given cells once more and writes their JUnit to the path (the only step that imports torch).
+Rerunner = Callable[[tuple[Cell, ...], Path], None]
+
+
+@dataclass(frozen=True)
+class Selected:
+    """What the selection said: why these cells run, which, and the PR's changed lines (docs/selection.md)."""
+
+    summary: str | None = None
+    cells: Collection[Cell] | None = None  # None: a sweep, every base cell counts
+    changed_lines: Mapping | None = None
+
+
+@dataclass(frozen=True)
+class ReportInputs:
+    head: tuple[Path, ...]
+    skiplists: Path  # the folder: the diff judges by it and the proposal edits it
+    base: tuple[Path, ...] = ()  # none: no baseline, the skiplists alone judge
+    rerun: tuple[Path, ...] = ()  # a confirming re-run that already ran (`diff --rerun`)
+    selected: Selected = Selected()
+    expect_shards: int | None = None
+    base_sha: str | None = None
+    head_sha: str | None = None
+    run_url: str | None = None
+    skip_missing: bool = False  # `report`: a path that is not there is left out (no baseline yet)
+
+
+@dataclass(frozen=True)
+class ReportOutputs:
+    """Where the files go; None leaves one out. All are written, or none (bot.files.write_files)."""
+
+    report: Path | None = None
+    comment: Path | None = None
+    summary: Path | None = None
+    patch: Path | None = None  # written only when a patch is proposed
+    append_summary: Path | None = None  # e.g. $GITHUB_STEP_SUMMARY
+    rerun_junit: Path | None = None  # where the confirming re-run writes, when one is needed
+
+
+@dataclass(frozen=True)
+class ReportOutcome:
+    report: Report
+    comment: str
+    patch: str
+    written: tuple[Path, ...] = ()
+    nothing_built: bool = False  # every attempted head cell is a build error: a broken setup
+    rerun_junit: Path | None = None
+
+
+def make_report(
+    inputs: ReportInputs,
+    outputs: ReportOutputs,
+    *,
+    skiplists=None,
+    rerun: Rerunner | None = None,
+    echo: Callable[[str], None] = lambda line: None,
+) -> ReportOutcome:
+    """Judge the head against the base, confirm newly broken cells once, propose, and write the files.
+
+    `skiplists` are the loaded lists of `inputs.skiplists` when the caller has them already.
+    """
+    skiplists = skiplists if skiplists is not None else stages.load_skiplists(inputs.skiplists)
+    head, base = _read_inputs(inputs)
+    rerun_results = stages.read_junit(_paths(inputs.rerun, inputs.skip_missing)) if inputs.rerun else None
+    context = dict(
+        base_sha=inputs.base_sha,
+        head_sha=inputs.head_sha,
+        run_url=inputs.run_url,
+        changed_lines=inputs.selected.changed_lines,
+        repository_url=repository_url(),
+    )
+    report = stages.diff_results(base, head, skiplists, rerun_results, **context)
+    rerun_junit = None
+    if report.needs_rerun and rerun is not None and outputs.rerun_junit is not None:
+        # docs/diff.md: a newly broken cell is re-run once before it is reported; disagreement is flaky.
+        rerun_junit = outputs.rerun_junit
+        cells = tuple(Cell.parse(cell_id) for cell_id in report.needs_rerun)
+        echo(f"re-running {len(cells)} newly broken cells once to confirm them → {rerun_junit}")
+        rerun(cells, rerun_junit)
+        report = stages.diff_results(base, head, skiplists, stages.read_junit([rerun_junit]), **context)
+    report = report.with_selection(inputs.selected.summary).with_created(created_now())
+    proposal, patch = stages.propose(report, inputs.skiplists)
+    report = report.with_proposal(proposal)
+    written, comment = _write(report, patch, outputs)
+    from bot.setup_problems import nothing_built
+
+    broken = nothing_built((r.status, r.kind) for r in head.results.values())
+    return ReportOutcome(report, comment, patch, written, broken, rerun_junit)
+
+
+def _read_inputs(inputs: ReportInputs):
+    """The head and base result sets; an empty selection needs no head, since no shard ran."""
+    selected = inputs.selected.cells
+    head_paths, expect = _paths(inputs.head, inputs.skip_missing), inputs.expect_shards
+    if selected is not None and not selected:
+        head_paths, expect = (), None
+    elif not any(path.exists() for path in head_paths):
+        missing = ", ".join(map(str, inputs.head)) or "none given"
+        raise BotError(f"no head results ({missing}); pass the JUnit files `export-bot run` wrote with --head")
+    head = stages.read_junit(head_paths, expect_shards=expect or None)
+    base_paths = _paths(inputs.base, inputs.skip_missing)
+    base = stages.read_junit(base_paths) if base_paths else None
+    if base is not None and selected is not None:
+        base = base.restricted_to(selected)  # main's sweep seen through this run's cells, the rest is not "not run"
+    return head, base
+
+
+def _paths(paths: tuple[Path, ...], skip_missing: bool) -> tuple[Path, ...]:
+    return tuple(p for p in paths if p.exists()) if skip_missing else paths
+
+
+def _write(report: Report, patch: str, outputs: ReportOutputs) -> tuple[tuple[Path, ...], str]:
+    """Render everything first, then write every file or none."""
+    from bot.files import write_files
+
+    text, comment, summary = stages.render(report)
+    wanted = {outputs.report: text, outputs.comment: comment, outputs.summary: summary}
+    if patch:
+        wanted[outputs.patch] = patch
+    texts = {path: content for path, content in wanted.items() if path is not None}
+    appends = {outputs.append_summary: summary} if outputs.append_summary else {}
+    write_files(texts, appends)
+    return tuple(texts), comment
+
+
+def created_now() -> str:
+    """When the report was written (ISO 8601, UTC); SOURCE_DATE_EPOCH, when set, fixes it for reproducible output."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    moment = datetime.fromtimestamp(int(epoch), timezone.utc) if epoch.isdigit() else datetime.now(timezone.utc)
+    return moment.isoformat(timespec="seconds")
+
+
+def repository_url() -> str | None:
+    """The repository's web address in a workflow (`GITHUB_SERVER_URL`/`GITHUB_REPOSITORY`), for culprit links."""
+    repository = os.environ.get("GITHUB_REPOSITORY")
+    if not repository:
+        return None
+    return f"{os.environ.get('GITHUB_SERVER_URL') or 'https://github.com'}/{repository}"
+
+
+def read_selected(path: Path | None) -> Selected:
+    """The selection file's summary, cells and changed lines; `Selected()` (a sweep) without one."""
+    if path is None:
+        return Selected()
+    from bot.select.selection_file import changed_lines_of, read_selection_document
+
+    cells, document = read_selection_document(path)
+    return Selected(str(document.get("summary") or "") or None, set(cells), changed_lines_of(document, path))

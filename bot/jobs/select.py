@@ -1,0 +1,87 @@
+"""The select job: changed files (or an `/export-check` request) → cells, reasons and the shard matrix."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from bot.settings import Settings
+
+
+def select_job(
+    repo: Path,
+    base: str,
+    head: str,
+    settings: Settings,
+    *,
+    shards: int = 1,
+    durations: Path | None = None,
+    request_json: str | None = None,
+    json_out: Path | None = None,
+    github_output: Path | None = None,
+) -> dict:
+    """The selection document `export-bot select` prints; the selection file and `$GITHUB_OUTPUT` lines are written too."""
+    from bot.run.shard import assign_shards, read_durations
+    from bot.select.changes import resolve
+    from bot.select.request import parse_request
+
+    request = parse_request(request_json)
+    base_sha, head_sha = resolve(repo, base), resolve(repo, head)
+    cells, described = _cells(request, repo, base_sha, head_sha, settings)
+    times = read_durations(durations) if durations else None
+    count = max(1, min(shards, len(cells)))
+    parts = assign_shards(cells, count, times) if cells else []
+    document = {
+        "base": base,
+        "head": head,
+        "base_sha": base_sha,
+        "head_sha": head_sha,
+        "probe": request.probe,
+        **described,
+        # `strategy.matrix: ${{ fromJSON(needs.select.outputs.matrix) }}`; an empty selection
+        # has `shard: []` and the workflow skips the run jobs with `if: shard_count > 0`.
+        "matrix": {"shard": list(range(1, len(parts) + 1))},
+        "shard_count": len(parts),
+        "shards": [[c.id for c in part] for part in parts],
+    }
+    _write(document, cells, json_out, github_output)
+    return document
+
+
+def _cells(request, repo: Path, base_sha: str, head_sha: str, settings: Settings):
+    """The cells and how they were chosen: the git diff's rules, or the cells a request names."""
+    from bot.select import select_cells
+
+    if request.uses_git:
+        selection = select_cells(repo, base_sha, head_sha, settings)
+        if settings.backends:
+            # The repository gates on some backends only ([tool.export-bot] backends).
+            kept = tuple(c for c in selection.cells if c.backend in settings.backends)
+            selection = dataclasses.replace(selection, cells=kept)
+        return list(selection.cells), selection.to_json()
+    from bot.models.index import installed_index
+    from bot.select.catalog import load_catalog
+    from bot.select.request import request_cells
+
+    cells = request_cells(request, load_catalog(settings), installed_index())
+    described = {
+        "summary": f"{len(cells)} cells named by `/export-check {request.kind}`",
+        "request": request.kind,
+        "cells": [c.id for c in cells],
+    }
+    return cells, described
+
+
+def _write(document: dict, cells, json_out: Path | None, github_output: Path | None) -> None:
+    from bot.files import append_text
+    from bot.select import write_selection
+
+    if json_out:
+        write_selection(json_out, cells, **{k: v for k, v in document.items() if k != "cells"})
+    if github_output:
+        append_text(
+            github_output,
+            f"matrix={json.dumps(document['matrix'])}\ncount={len(cells)}\nshards={document['shard_count']}\n"
+            f"probe={'true' if document['probe'] else 'false'}\n",
+        )
