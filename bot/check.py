@@ -7,8 +7,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bot.cells import Cell
+from bot.diff.model import Report
 from bot.errors import EXIT_FAILURE, BotError
-from bot.report.model import Report
 from bot.settings import Settings
 
 
@@ -45,9 +45,10 @@ class CheckOutcome:
 def run_check(options: CheckOptions, echo: Callable[[str], None]) -> CheckOutcome:
     """Run the check and write its files into `options.out`; `echo` receives the progress notes."""
     from bot.diff import diff
+    from bot.diff.model import write_report
     from bot.files import write_text
     from bot.propose.proposal import propose
-    from bot.report import render_comment, render_summary, write_report
+    from bot.report import render_comment, render_summary
     from bot.results import read_results
     from bot.skiplist.model import load_skiplists
 

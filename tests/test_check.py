@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from bot.cli import main
-from bot.report import load_report
+from bot.diff.model import load_report
 from tests.conftest import ROOT
 from tests.results.factory import Case, junit
 

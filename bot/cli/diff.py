@@ -57,8 +57,9 @@ def diff(
 ) -> None:
     """Diff head results against main's and judge them: exit 0 success or neutral, 1 failure, 2 bad input."""
     from bot.diff import diff as diff_results
+    from bot.diff.model import write_report
     from bot.files import append_text, write_text
-    from bot.report import render_comment, render_summary, write_report
+    from bot.report import render_comment, render_summary
     from bot.results import read_results
     from bot.skiplist.model import load_skiplists
 

@@ -42,10 +42,10 @@ def propose(report_path, history_paths, min_passes, skiplists_dir, apply_, write
     Prints the unified diff on stdout (ready for `git apply`) and what it could not cover on
     stderr. Exit 0 whether or not something is proposed; 2 on bad input.
     """
+    from bot.diff.model import load_report
+    from bot.diff.model import write_report as store_report
     from bot.propose.proposal import apply_proposal
     from bot.propose.proposal import propose as make_proposal
-    from bot.report.model import load_report
-    from bot.report.model import write_report as store_report
     from bot.settings import load_settings
 
     settings = load_settings()
@@ -78,7 +78,7 @@ def propose(report_path, history_paths, min_passes, skiplists_dir, apply_, write
 
 def _read_history(path: Path):
     """A report.json as a Report, anything else as JUnit (a file or a folder of shards)."""
-    from bot.report.model import load_report
+    from bot.diff.model import load_report
     from bot.results import read_results
 
     if not path.exists():

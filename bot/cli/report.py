@@ -68,9 +68,10 @@ def report(
     from bot.cells import Cell
     from bot.cli.diff import _selection, repository_url
     from bot.diff import diff
+    from bot.diff.model import write_report
     from bot.files import append_text, write_text
     from bot.propose.proposal import propose
-    from bot.report import render_comment, render_summary, write_report
+    from bot.report import render_comment, render_summary
     from bot.results import read_results
     from bot.skiplist.model import load_skiplists
 

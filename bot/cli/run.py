@@ -204,7 +204,7 @@ def _named_cells(selection_file: Path | None, rerun_of: Path | None) -> list:
     from bot.cells import Cell
 
     if rerun_of:
-        from bot.report.model import load_report
+        from bot.diff.model import load_report
 
         return [Cell.parse(cell_id) for cell_id in load_report(rerun_of).needs_rerun]
     from bot.select.selection_file import read_selection

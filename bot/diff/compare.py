@@ -7,8 +7,8 @@ from operator import attrgetter
 
 from bot.cells import BACKENDS, SHAPES, Cell
 from bot.diff.groups import ChangedLines, group_failures
+from bot.diff.model import CATEGORIES, EXCERPT, CellLine, Report
 from bot.outcomes import CellResult, Status
-from bot.report.model import CATEGORIES, EXCERPT, CellLine, Report
 from bot.results.model import ResultSet
 from bot.skiplist.model import Skiplists
 

@@ -6,11 +6,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from bot.cells import BACKENDS, Cell, cells_for
+from bot.diff.groups import Group
 from bot.outcomes import CellResult, Status
 from bot.propose.edit import ADD, ProposedEdit
 from bot.propose.minimize import minimal_scopes
 from bot.propose.reasons import draft_reason, representative, same_as_reason, signature
-from bot.report.groups import Group
 from bot.scopes import exactness_scopes, skip_scopes, walk_rank
 from bot.skiplist.model import EXPORT_SKIPS, Skiplists
 

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.cells import Cell, CellIdError
+from bot.diff.model import Report
 from bot.outcomes import CellResult, Status
 from bot.propose.additions import Uncoverable, addition_edits
 from bot.propose.edit import ADD, NARROW, REMOVE, ProposedEdit
 from bot.propose.obsolete import Run, obsolete_edits
-from bot.report.model import Report
 from bot.skiplist.document import SkiplistDocument
 from bot.skiplist.model import load_skiplists
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.diff.model import CATEGORIES, CellLine, Report
 from bot.report.markdown import (
     TITLES,
     VERDICT_ICON,
@@ -20,7 +21,6 @@ from bot.report.markdown import (
     totals,
     weak_passes,
 )
-from bot.report.model import CATEGORIES, CellLine, Report
 
 COMMENT_MARKER = "<!-- export-bot:conformance -->"
 GITHUB_LIMIT = 65536

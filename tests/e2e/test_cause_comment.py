@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from bot.diff.groups import group_key
+from bot.diff.model import load_report
 from bot.outcomes import Status
-from bot.report import load_report, render_comment
+from bot.report import render_comment
 from bot.results import read_results
 from tests.e2e.checkout import HERE, MODELING, commit_all, git, make_toy_repo, write
 from tests.report.test_causes import GOLDEN, JUNIT, REPOSITORY, SELECTION, masked

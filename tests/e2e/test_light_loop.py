@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import shutil
 
-from bot.report import COMMENT_MARKER, load_report
+from bot.diff.model import load_report
+from bot.report import COMMENT_MARKER
 from tests.conftest import SKIPLISTS
 from tests.e2e.conftest import PR, WRITER, artifact
 from tests.github.payloads import issue_comment_event, pull_request_event

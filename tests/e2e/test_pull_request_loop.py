@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.diff.model import load_report
 from bot.outcomes import Status
-from bot.report import COMMENT_MARKER, load_report
+from bot.report import COMMENT_MARKER
 from bot.results import read_results
 from tests.e2e.checkout import MODELING, commit_all, git, make_toy_repo
 from tests.e2e.conftest import PR, WRITER, artifact, files_of, mirror

@@ -124,7 +124,7 @@ def outputs(path: Path) -> dict[str, str]:
 
 
 def make_report(*, head_sha: str, verdict: str = "success", headline: str = "all good", cells=(), proposal=None):
-    from bot.report import CellLine, Report
+    from bot.diff.model import CellLine, Report
 
     lines = tuple(CellLine(cell, status, probe=probe) for cell, status, probe in cells)
     return Report(

@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from bot.cells import Cell, cells_for
+from bot.diff.model import CellLine, Report
 from bot.outcomes import CellResult, Status
-from bot.report.model import CellLine, Report
 
 BACKENDS4 = ("dynamo", "onnx", "openvino", "executorch")
 

@@ -9,7 +9,7 @@ import sys
 from click.testing import CliRunner
 
 from bot.cli import main
-from bot.report.model import load_report, write_report
+from bot.diff.model import load_report, write_report
 from tests.conftest import ROOT
 from tests.propose.helpers import outcomes, report, row, skiplists_dir
 

@@ -293,7 +293,7 @@ def test_classes_the_source_cannot_build_are_never_proposed(tmp_path):
 
 def test_entries_of_one_cause_share_one_same_as_chain_across_scopes(tmp_path):
     """Grouped by the report's causes: one guard that breaks AModel everywhere and BModel only on ONNX is one chain."""
-    from bot.report.groups import Culprit, Group
+    from bot.diff.groups import Culprit, Group
 
     folder = skiplists_dir(tmp_path, SKIPS)
     guard = "GuardOnDataDependentSymNode: Could not guard on data-dependent expression Eq(u{}, 1)"

@@ -10,8 +10,11 @@ import re
 from pathlib import Path
 
 from bot.diff import diff
-from bot.report import Report, render_comment, render_summary
-from bot.report.groups import Culprit, Group, Hint, extent
+from bot.diff.groups import Culprit, Group
+from bot.diff.hints import Hint
+from bot.diff.model import Report
+from bot.report import render_comment, render_summary
+from bot.report.groups import extent
 from bot.results import read_results
 from bot.select.selection_file import changed_lines_of, read_selection_document
 from bot.skiplist.model import load_skiplists

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bot.report import SCHEMA, CellLine, ReportError, load_report, write_report
+from bot.diff.model import SCHEMA, CellLine, ReportError, load_report, write_report
 from tests.report.sample import failure_report, neutral_report, no_baseline_report
 
 

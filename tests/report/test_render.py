@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from bot.cells import cells_for
-from bot.report import COMMENT_MARKER, CellLine, Report, render_comment, render_summary
+from bot.diff.model import CellLine, Report
+from bot.report import COMMENT_MARKER, render_comment, render_summary
 from tests.report.sample import PATCH, failure_report, neutral_report, no_baseline_report
 
 GOLDEN = Path(__file__).parent / "golden"

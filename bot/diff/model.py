@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from bot.cells import Cell, CellIdError
+from bot.diff.groups import Group
 from bot.errors import BotError
 from bot.files import NotText, read_text, write_text
-from bot.report.groups import Group
 from bot.results.model import Problem, Provenance
 
 SCHEMA = "export-bot/report@1"
