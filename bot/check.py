@@ -48,14 +48,16 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> CheckOutcom
     from bot.diff.model import write_report
     from bot.files import write_text
     from bot.propose.proposal import propose
+    from bot.propose.texts import parse_texts, read_texts
     from bot.report import render_comment, render_summary
     from bot.results import read_results
-    from bot.skiplist.model import load_skiplists
 
     out = options.out
     out.mkdir(parents=True, exist_ok=True)
     plan, changed_lines = _plan(options, out, echo)
-    skiplists = load_skiplists(options.skiplists)
+    # Read once: the diff judges with these skiplists and the proposal edits these texts.
+    texts = read_texts(options.skiplists)
+    skiplists = parse_texts(texts, options.skiplists)
     head_junit = out / "junit.xml"
     echo(f"running {len(plan.cells)} cells from {plan.source} → {head_junit}")
     _run(plan, head_junit, options.workers)
@@ -73,8 +75,8 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> CheckOutcom
         _run(replace(plan, cells=cells, shard=None), rerun_junit, options.workers)
         report = diff(base, head, skiplists, read_results([rerun_junit]), changed_lines=changed_lines)
 
-    proposal = propose(report, options.skiplists)
-    report = report.with_proposal(proposal.to_json())
+    proposal = propose(report, head.results, skiplists, texts, folder=options.skiplists.name)
+    report = report.with_proposal(proposal)
     comment = render_comment(report)
     written = [out / "report.json", out / "comment.md", out / "summary.md", head_junit]
     write_report(report, written[0])

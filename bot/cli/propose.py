@@ -44,16 +44,26 @@ def propose(report_path, history_paths, min_passes, skiplists_dir, apply_, write
     """
     from bot.diff.model import load_report
     from bot.diff.model import write_report as store_report
-    from bot.propose.proposal import apply_proposal
     from bot.propose.proposal import propose as make_proposal
+    from bot.propose.proposal import results_from_report
+    from bot.propose.texts import parse_texts, read_texts, write_texts
     from bot.settings import load_settings
 
     settings = load_settings()
     report = load_report(report_path)
     history = [_read_history(path) for path in history_paths if not _same_file(path, report_path)]
     folder = resolve_skiplists(skiplists_dir, settings)
-    proposal = make_proposal(report, folder, history=history, min_passes=min_passes or settings.min_passes)
-    written = apply_proposal(proposal, folder) if apply_ else []
+    texts = read_texts(folder)
+    proposal = make_proposal(
+        report,
+        results_from_report(report),
+        parse_texts(texts, folder),
+        texts,
+        history=history,
+        min_passes=min_passes or settings.min_passes,
+        folder=folder.name,
+    )
+    written = write_texts(folder, proposal.files) if apply_ else []
 
     if proposal.patch:
         click.echo(proposal.patch, nl=False)
@@ -72,19 +82,20 @@ def propose(report_path, history_paths, min_passes, skiplists_dir, apply_, write
     for path in written:
         click.echo(f"wrote {path}", err=True)
     if write_report:
-        store_report(report.with_proposal(proposal.to_json()), report_path)
+        store_report(report.with_proposal(proposal), report_path)
     raise SystemExit(EXIT_OK)
 
 
 def _read_history(path: Path):
-    """A report.json as a Report, anything else as JUnit (a file or a folder of shards)."""
+    """A report.json's cell results, else JUnit's (a file or a folder of shards)."""
     from bot.diff.model import load_report
+    from bot.propose.proposal import results_from_report
     from bot.results import read_results
 
     if not path.exists():
         raise BotError(f"{path}: history file not found; pass earlier report.json or JUnit files")
     if path.is_file() and path.read_bytes()[:512].lstrip().startswith(b"{"):
-        return load_report(path)
+        return results_from_report(load_report(path))
     results = read_results([path])
     if results.problems:
         raise BotError(f"{results.problems[0]} (history file {path})")

@@ -71,13 +71,14 @@ def report(
     from bot.diff.model import write_report
     from bot.files import append_text, write_text
     from bot.propose.proposal import propose
+    from bot.propose.texts import parse_texts, read_texts
     from bot.report import render_comment, render_summary
     from bot.results import read_results
-    from bot.skiplist.model import load_skiplists
 
     summary, selected, changed_lines = _selection(selection_file)
     folder = resolve_skiplists(skiplists_dir)
-    skiplists = load_skiplists(folder)
+    texts = read_texts(folder)  # once: the diff judges with them, the proposal edits them
+    skiplists = parse_texts(texts, folder)
     head_paths = [p for p in head_paths if p.exists()]
     if selected == set():
         head_paths, expect_shards = [], 0  # nothing selected, so no shard ran
@@ -105,8 +106,8 @@ def report(
         result = diff(base, head, skiplists, read_results([rerun]), **shas)
     created = datetime.now(timezone.utc).isoformat(timespec="seconds")
     result = result.with_selection(summary).with_created(created)
-    proposal = propose(result, folder)
-    result = result.with_proposal(proposal.to_json())
+    proposal = propose(result, head.results, skiplists, texts, folder=folder.name)
+    result = result.with_proposal(proposal)
     write_report(result, out / "report.json")
     write_text(out / "comment.md", render_comment(result))
     rendered = render_summary(result)

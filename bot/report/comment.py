@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.diff.model import CATEGORIES, CellLine, Report
+from bot.diff.proposal import Proposal
 from bot.report.markdown import (
     TITLES,
     VERDICT_ICON,
@@ -231,7 +232,8 @@ def _aside(name: str, line: CellLine) -> str:
     return ""
 
 
-def _proposal(proposal: dict | None, budget: _Budget, left_out: list[str]) -> list[str]:
+def _proposal(typed: Proposal | None, budget: _Budget, left_out: list[str]) -> list[str]:
+    proposal = typed.to_json() if typed is not None else None  # the shape the lines below read
     if not proposal or not (proposal.get("entries") or proposal.get("uncoverable") or proposal.get("patch")):
         return []  # an empty proposal (nothing to add or remove) gets no heading
     out = ["", "### Proposed skiplist change", ""]

@@ -38,7 +38,7 @@ def test_prints_the_patch_and_applies_it(tmp_path):
     applied = run("--report", path, "--skiplists", folder, "--apply", "--write-report")
     assert applied.exit_code == 0 and "wrote" in applied.stderr
     assert "NewModel = " in (folder / "export_skips.toml").read_text()
-    assert load_report(path).proposal["entries"][0]["model_class"] == "NewModel"
+    assert load_report(path).proposal.entries[0].model_class == "NewModel"
     again = run("--report", path, "--skiplists", folder)
     assert again.exit_code == 0 and again.stdout == "" and "no skiplist change proposed" in again.stderr
 
