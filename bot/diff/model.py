@@ -6,16 +6,14 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from bot.cells import Cell, CellIdError
+from bot.diff.errors import ReportError
 from bot.diff.groups import Group
-from bot.errors import BotError
+from bot.diff.proposal import Proposal
 from bot.files import NotText, read_text, write_text
 from bot.results.model import Problem, Provenance
-
-if TYPE_CHECKING:
-    from bot.diff.proposal import Proposal
 
 SCHEMA = "export-bot/report@1"
 VERDICTS = ("success", "failure", "neutral")
@@ -33,10 +31,6 @@ CATEGORIES = (
     "not_buildable",  # the model source has no way to build the class: no verdict, never proposed
 )
 EXCERPT = 300  # characters of a message kept per cell
-
-
-class ReportError(BotError, ValueError):
-    """A report.json this version cannot read; the message names the file and what to do."""
 
 
 class CellLine(NamedTuple):
@@ -224,8 +218,6 @@ class Report:
 
 def _proposal(data, where: str) -> Proposal | None:
     """The `proposal` slot, checked field by field (a pull request's run writes it)."""
-    from bot.diff.proposal import Proposal  # it raises this module's ReportError
-
     return None if data is None else Proposal.from_json(data, where=where)
 
 

@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from bot.diff.errors import ReportError
 from bot.skiplist.model import EXPORT_SKIPS, ONNX_DISABLE_OPTIMIZE
 
 ADD, REMOVE, NARROW = "add", "remove", "narrow"
@@ -113,8 +114,6 @@ class _Checker:
         self.where = where
 
     def fail(self, path: str, expected: str, value: object):
-        from bot.diff.model import ReportError  # the report's module imports this one
-
         found = type(value).__name__ if value is not None else "null (or missing)"
         if isinstance(value, str):
             found = repr(value) if len(value) <= 40 else f"a string of {len(value):,} characters"
