@@ -273,7 +273,7 @@ def _proposal(typed: Proposal | None, budget: _Budget, left_out: list[str]) -> l
 
 
 def _entry(entry) -> str:
-    """One line per proposed edit, in the shape `export-bot propose` writes (bot/propose/edit.py)."""
+    """One line per proposed edit, in the shape `export-bot propose` writes (bot/diff/proposal.py)."""
     if not isinstance(entry, dict):
         return escape(cut(str(entry), 300))
     action, scope, model_class = entry.get("action", "change"), entry.get("scope", "?"), entry.get("model_class", "?")
