@@ -25,6 +25,9 @@ MAX_TEXT = 2_000  # characters of a scope, class name, cell id or reason
 MAX_PATCH = 20_000_000  # characters of the unified diff
 _SCOPE = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)*")
 _CLASS = re.compile(r"[A-Za-z_]\w*")
+# What each JSON type is called in an error message.
+_JSON_NAMES = {bool: "true or false", int: "a number", float: "a number", list: "a list", dict: "an object"}
+_JSON_NAMES[type(None)] = "null (or missing)"
 
 
 @dataclass(frozen=True)
@@ -113,10 +116,11 @@ class _Checker:
     def __init__(self, where: str) -> None:
         self.where = where
 
-    def fail(self, path: str, expected: str, value: object):
-        found = type(value).__name__ if value is not None else "null (or missing)"
-        if isinstance(value, str):
+    def fail(self, path: str, expected: str, value: object, found: str | None = None):
+        if found is None and isinstance(value, str):
             found = repr(value) if len(value) <= 40 else f"a string of {len(value):,} characters"
+        elif found is None:
+            found = _JSON_NAMES.get(type(value), type(value).__name__)
         raise ReportError(
             f"{self.where}: field `{path}` must be {expected}, not {found}; "
             "regenerate the proposal with `export-bot propose --write-report`"
@@ -131,7 +135,7 @@ class _Checker:
         if not isinstance(value, list):
             self.fail(path, "a list", value)
         if len(value) > limit:
-            self.fail(path, f"a list of at most {limit:,} items", f"{len(value):,} items")
+            self.fail(path, f"a list of at most {limit:,} items", value, f"{len(value):,} items")
         return value
 
     def text(self, value, path: str, limit: int = MAX_TEXT, pattern: re.Pattern | None = None) -> str:
@@ -166,7 +170,7 @@ class _Checker:
             self.text(reason, f"{path}.reason")
         new_scopes = self.strings(item.get("new_scopes", []), f"{path}.new_scopes", _SCOPE)
         if action == NARROW and not new_scopes:
-            self.fail(f"{path}.new_scopes", "a non-empty list for `narrow`", "an empty list")
+            self.fail(f"{path}.new_scopes", "a non-empty list for `narrow`", new_scopes, "an empty list")
         return ProposedEdit(
             action=action,
             file=self.one_of(item.get("file"), f"{path}.file", FILES),
