@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from bot.cli import main
-from bot.report import load_report
+from bot.diff.model import load_report
 from tests.conftest import ROOT
 from tests.results.factory import Case, junit
 
@@ -103,7 +103,7 @@ def test_a_llama_pr_runs_every_llama_class_and_a_class_the_zoo_cannot_build_is_s
     unbuildable = {line.cell.partition("::")[0] for line in report.category("not_buildable")}
     assert unbuildable == {"LlamaForGhost"}
     assert not report.infrastructure and not report.category("new_failing")
-    assert report.proposal is not None and not report.proposal.get("entries")
+    assert report.proposal is not None and not report.proposal.entries
     assert (out / "skiplists.patch").exists() is False
     comment = (out / "comment.md").read_text(encoding="utf-8")
     assert "🚧 1 cell not buildable by this source" in comment and "💥" not in comment

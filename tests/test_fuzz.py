@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 from bot.cells import BACKENDS, Cell, CellIdError, cells_for
 from bot.cli import main
+from bot.diff.model import Report, load_report, write_report
 from bot.errors import BotError
 from bot.publish.command import Invalid, Request, parse_command
 from bot.publish.events import CommentEvent, RunEvent
-from bot.report import Report, load_report, write_report
 from bot.results import read_results
 from bot.run.shard import ShardError, parse_shard
 from bot.select.request import parse_request

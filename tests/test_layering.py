@@ -1,26 +1,32 @@
-"""Layers: selection and the models package sit below the runner and never import it.
+"""Layers: the pipeline reads off the packages (docs/README.md), and no import runs back up it.
 
-Selection runs in light jobs (no torch), and `bot.models` (catalogue, index, sources) is the one
-place both selection and the runner read; an import of `bot.run` from either would tie them back
-together, and selection importing the sources would pull model building into the light jobs.
+From the bottom: the shared root modules (cells, outcomes, scopes, errors, files, settings, toml,
+skiplist, setup_problems), then `bot.models` (catalogue, index, sources: what selection and the
+runner both read), then the stages select → run → results → diff → report → propose → publish,
+then the dashboard (`bot.site`, a reader of reports). The command line (`bot.cli`, `bot.check`,
+`bot.jobs`, `__main__`) sits on top and may import anything. A module may import its own layer
+and the layers below it, never one above; and no chain of imports comes back to where it started.
 Checked on the source with the AST, so an import inside a function counts too.
 """
 
 from __future__ import annotations
 
 import ast
+import itertools
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-BELOW_THE_RUNNER = sorted((ROOT / "bot" / "select").rglob("*.py")) + sorted((ROOT / "bot" / "models").rglob("*.py"))
-FORBIDDEN = "bot.run"
+BOT = ROOT / "bot"
+# Bottom to top. A root entry is a module (`cells`) or a package (`skiplist`) directly under bot/.
+ROOT_MODULES = ("cells", "outcomes", "scopes", "errors", "files", "settings", "toml", "skiplist", "setup_problems")
+ROOT_MODULES += ("data",)  # package data (the default skiplists, pins, cell times): no code to speak of
+LAYERS = ("root", "models", "select", "run", "results", "diff", "report", "propose", "publish", "site")
+TOP = ("cli", "jobs", "check", "__main__")  # the command line and the jobs it calls: they compose the stages
 # Selection reads the catalogue and the index, never the sources (they build models).
-LIGHT_READERS = sorted((ROOT / "bot" / "select").rglob("*.py")) + [
-    ROOT / "bot" / "models" / "catalog.py",
-    ROOT / "bot" / "models" / "index.py",
-]
+LIGHT_READERS = sorted((BOT / "select").rglob("*.py")) + [BOT / "models" / "catalog.py", BOT / "models" / "index.py"]
 SOURCES = "bot.models.sources"
 
 
@@ -49,21 +55,78 @@ def imported_modules(path: Path, text: str | None = None) -> list[tuple[int, str
     return found
 
 
-def _is_forbidden(module: str) -> bool:
-    return module == FORBIDDEN or module.startswith(FORBIDDEN + ".")
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def bot_modules() -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(BOT.rglob("*.py"))}
+
+
+def resolve(module: str) -> str | None:
+    """The bot module an imported name lives in (`bot.diff.model.Report` → `bot.diff.model`); None outside bot."""
+    modules = bot_modules()
+    while module and module not in modules:
+        module = module.rpartition(".")[0]
+    return module or None
+
+
+def dependencies(path: Path) -> dict[str, int]:
+    """Bot modules `path` imports → the first line that does.
+
+    `from bot.select import changes` depends on `bot.select.changes`, not on the package's
+    `__init__`: Python runs the package first either way, so that edge says nothing.
+    """
+    found: dict[str, int] = {}
+    names = {(line, name) for line, name in imported_modules(path)}
+    for line, name in sorted(names):
+        target = resolve(name)
+        if target is None or target == module_name(path):
+            continue
+        # The `from A import B` pair gives A and A.B: keep A only when B is no module of its own.
+        if any(other.startswith(target + ".") and resolve(other) != target for ln, other in names if ln == line):
+            continue
+        found.setdefault(target, line)
+    return found
+
+
+def layer_of(module: str) -> str:
+    """The layer a bot module belongs to: its package directly under bot/, or `root`."""
+    part = module.split(".")[1] if module.count(".") else ""
+    if module == "bot" or part in ROOT_MODULES:
+        return "root"
+    if part in LAYERS or part in TOP:
+        return "top" if part in TOP else part
+    raise AssertionError(f"{module} is in no layer: add its package to LAYERS, ROOT_MODULES or TOP in this test")
+
+
+def _rank(layer: str) -> int:
+    return len(LAYERS) if layer == "top" else LAYERS.index(layer)
+
+
+def _files(layer: str) -> list[Path]:
+    return [path for module, path in bot_modules().items() if layer_of(module) == layer]
+
+
+def test_every_module_is_in_a_layer_and_every_layer_has_modules():
+    layers = {layer_of(module) for module in bot_modules()}
+    assert layers == {*LAYERS, "top"}
 
 
 def test_the_scan_sees_every_import_spelling():
-    probe = ROOT / "bot" / "select" / "_layering_probe.py"  # never written: only its path is used
+    probe = BOT / "select" / "_layering_probe.py"  # never written: only its path is used
     text = (
         "import bot.run.plan\n"
         "from bot.run import shard\n"
         "from bot import run\n"
         "def f():\n    from ..run.plan import x\n"
         "from bot.runner_notes import x\n"
+        "from bot.diff.model import Report\n"
     )
     modules = [m for _, m in imported_modules(probe, text)]
-    assert [m for m in modules if _is_forbidden(m)] == [
+    assert [m for m in modules if m == "bot.run" or m.startswith("bot.run.")] == [
         "bot.run.plan",
         "bot.run",
         "bot.run.shard",
@@ -72,12 +135,75 @@ def test_the_scan_sees_every_import_spelling():
         "bot.run.plan.x",
     ]
     assert "bot.runner_notes" in modules  # a sibling named like it is not the runner
+    path = probe.with_name("pipeline.py")  # a real module, read as if it held `text`
+    found = {resolve(m) for _, m in imported_modules(path, text)} - {None}
+    assert found == {"bot", "bot.run", "bot.run.plan", "bot.run.shard", "bot.diff.model"}
+    assert {layer_of(m) for m in found} == {"root", "run", "diff"}
 
 
-@pytest.mark.parametrize("path", BELOW_THE_RUNNER, ids=lambda p: str(p.relative_to(ROOT)))
-def test_selection_and_the_catalogue_do_not_import_the_runner(path):
-    bad = [f"line {line}: {module}" for line, module in imported_modules(path) if _is_forbidden(module)]
-    assert bad == [], f"{path.relative_to(ROOT)} imports the runner"
+@pytest.mark.parametrize("lower, upper", list(itertools.combinations(LAYERS, 2)), ids=str)
+def test_no_layer_imports_a_later_one(lower, upper):
+    bad = [
+        f"{path.relative_to(ROOT)}:{line}: {module}"
+        for path in _files(lower)
+        for module, line in dependencies(path).items()
+        if layer_of(module) == upper
+    ]
+    assert bad == [], f"`{lower}` comes before `{upper}` in the pipeline, but imports it"
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_nothing_but_the_command_line_imports_it(layer):
+    """The top may import any layer; no layer imports the top (`bot.cli`, `bot.check`, `bot.jobs`)."""
+    bad = [
+        f"{path.relative_to(ROOT)}:{line}: {module}"
+        for path in _files(layer)
+        for module, line in dependencies(path).items()
+        if layer_of(module) == "top"
+    ]
+    assert bad == []
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other round a loop (Tarjan's strongly connected components)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for other in graph[module]:
+            if other not in index:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            group = []
+            while not group or group[-1] != module:
+                group.append(stack.pop())
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_no_import_cycles():
+    """Imports inside functions included: a lazy import round a loop is still a loop."""
+    assert cycles({module: set(dependencies(path)) for module, path in bot_modules().items()}) == []
+
+
+def test_the_checks_would_see_a_cycle_and_an_import_back_up():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+    probe = BOT / "diff" / "compare.py"
+    found = {resolve(m) for _, m in imported_modules(probe, "def f():\n    from bot.report.comment import x\n")}
+    assert {layer_of(m) for m in found if m} == {"report"} and _rank("report") > _rank("diff")
 
 
 @pytest.mark.parametrize("path", LIGHT_READERS, ids=lambda p: str(p.relative_to(ROOT)))

@@ -110,10 +110,11 @@ def github(
 @_github_errors
 def comment(obj: Context, report_path: Path, pr: int | None, run_id: int, bot_login: str) -> None:
     """Post or update the sticky comment and the export-conformance status from report.json."""
+    from bot.diff.model import ReportError, load_report
     from bot.publish.comment import MAX_COMMENT, stamp_length, status_description, upsert_sticky
     from bot.publish.events import RunEvent
     from bot.publish.respond import finish_command
-    from bot.report import COMMENT_MARKER, ReportError, load_report, render_comment, render_summary
+    from bot.report import COMMENT_MARKER, render_comment, render_summary
 
     event = RunEvent.from_payload(obj.event()) if obj.event_path else RunEvent(None, (), None)
     try:
@@ -398,6 +399,7 @@ def obsolete_skips(
     server_url: str,
 ) -> None:
     """Propose with the probe history, then open, update or close the one obsolete-skip PR."""
+    from bot.diff.model import Report, ReportError, load_report
     from bot.publish.obsolete_skips import (
         Evidence,
         current_report_json,
@@ -407,7 +409,6 @@ def obsolete_skips(
         sync_pull_request,
         title_for,
     )
-    from bot.report import Report, ReportError, load_report
     from bot.settings import load_settings
 
     k = min_passes or load_settings(obj.config).min_passes

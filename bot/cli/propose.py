@@ -42,18 +42,28 @@ def propose(report_path, history_paths, min_passes, skiplists_dir, apply_, write
     Prints the unified diff on stdout (ready for `git apply`) and what it could not cover on
     stderr. Exit 0 whether or not something is proposed; 2 on bad input.
     """
-    from bot.propose.proposal import apply_proposal
+    from bot.diff.model import load_report
+    from bot.diff.model import write_report as store_report
     from bot.propose.proposal import propose as make_proposal
-    from bot.report.model import load_report
-    from bot.report.model import write_report as store_report
+    from bot.propose.proposal import results_from_report
+    from bot.propose.texts import parse_texts, read_texts, write_texts
     from bot.settings import load_settings
 
     settings = load_settings()
     report = load_report(report_path)
     history = [_read_history(path) for path in history_paths if not _same_file(path, report_path)]
     folder = resolve_skiplists(skiplists_dir, settings)
-    proposal = make_proposal(report, folder, history=history, min_passes=min_passes or settings.min_passes)
-    written = apply_proposal(proposal, folder) if apply_ else []
+    texts = read_texts(folder)
+    proposal = make_proposal(
+        report,
+        results_from_report(report),
+        parse_texts(texts, folder),
+        texts,
+        history=history,
+        min_passes=min_passes or settings.min_passes,
+        folder=folder.name,
+    )
+    written = write_texts(folder, proposal.files) if apply_ else []
 
     if proposal.patch:
         click.echo(proposal.patch, nl=False)
@@ -72,13 +82,14 @@ def propose(report_path, history_paths, min_passes, skiplists_dir, apply_, write
     for path in written:
         click.echo(f"wrote {path}", err=True)
     if write_report:
-        store_report(report.with_proposal(proposal.to_json()), report_path)
+        store_report(report.with_proposal(proposal), report_path)
     raise SystemExit(EXIT_OK)
 
 
 def _read_history(path: Path):
-    """A report.json as a Report, anything else as JUnit (a file or a folder of shards)."""
-    from bot.report.model import load_report
+    """A report.json's cell results, else JUnit's (a file or a folder of shards)."""
+    from bot.diff.model import load_report
+    from bot.propose.proposal import results_from_report
     from bot.results import read_results
 
     if not path.exists():
@@ -86,7 +97,7 @@ def _read_history(path: Path):
     from bot.files import read_bytes
 
     if path.is_file() and read_bytes(path)[:512].lstrip().startswith(b"{"):
-        return load_report(path)
+        return results_from_report(load_report(path))
     results = read_results([path])
     if results.problems:
         raise BotError(f"{results.problems[0]} (history file {path})")

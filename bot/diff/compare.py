@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from operator import attrgetter
 
 from bot.cells import BACKENDS, SHAPES, Cell
 from bot.diff.groups import ChangedLines, group_failures
+from bot.diff.model import CATEGORIES, EXCERPT, CellLine, Report
 from bot.outcomes import CellResult, Status
-from bot.report.model import CATEGORIES, EXCERPT, CellLine, Report
 from bot.results.model import ResultSet
 from bot.skiplist.model import Skiplists
 
@@ -34,83 +35,40 @@ def diff(
     `changed_lines` (the PR's hunks, from the selection) marks a culprit line the PR changed,
     `repository_url` links it at the head commit; `group=False` leaves the groups out.
     """
-    base_results = base.results if base is not None else {}
-    rerun_results = rerun.results if rerun is not None else {}
-    lines: dict[str, list[CellLine]] = {name: [] for name in CATEGORIES}
-    needs_rerun: list[Cell] = []
-    infrastructure: list[str] = []
-    cells: list[CellLine] = []
-    counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
-    failing: list[CellResult] = []  # newly broken and new failing, for the groups
-    skiplisted: set[str] = set()
-
-    for cell, result in head.results.items():
-        before = base_results.get(cell)
-        category = _category(result, before)
-        covered_by = None
-        if category == "newly_broken" or category == "new_failing":
-            covered_by = _covered_by(cell, result, skiplists)
-            again = rerun_results.get(cell)
-            if again is not None and again.status not in _FAILING:
-                category = "flaky"
-            elif category == "newly_broken" and again is None:
-                needs_rerun.append(cell)
-            if category != "flaky":
-                failing.append(result)
-                if covered_by:
-                    skiplisted.add(cell.id)
-        # One line per head cell, shared by `cells` and its category.
-        line = _line(result, before, covered_by)
-        cells.append(line)
-        counts[cell.backend, cell.shape][result.status] += 1
-        if result.status is Status.ERROR and result.infrastructure:
-            infrastructure.append(line.cell)
-        if category is not None:
-            lines[category].append(line)
-    for cell, before in base_results.items():
-        # A cell the base could not build lost nothing by being absent from the head.
-        if cell not in head.results and before.status is not Status.NOT_BUILDABLE:
-            lines["not_run"].append(CellLine(cell.id, "missing", base_status=before.status.value))
-    # Sorted by id so a report does not depend on the order shards were read in.
-    by_id = attrgetter("cell")
-    for found in lines.values():
-        found.sort(key=by_id)
-    cells.sort(key=by_id)
-    infrastructure.sort()
-
+    found = _sort(head, base, rerun, skiplists)
+    categories = {name: tuple(lines) for name, lines in found.lines.items()}
     problems = (
         tuple(head.problems)
         + tuple(base.problems if base is not None else ())
         + tuple(rerun.problems if rerun is not None else ())
     )
-    categories = {name: tuple(found) for name, found in lines.items()}
     verdict, headline = _judge(categories, problems, baseline=base is not None)
     head_sha = head_sha or head.git_sha
     groups = ()
-    if group and failing:
+    if group and found.failing:
         groups = group_failures(
-            failing,
+            found.failing,
             changed_lines=changed_lines,
             source=_source(head),
             repository_url=repository_url,
             head_sha=head_sha,
-            skiplisted=frozenset(skiplisted),
+            skiplisted=frozenset(found.skiplisted),
         )
     return Report(
         verdict=verdict,
         headline=headline,
         baseline=base is not None,
         categories=categories,
-        infrastructure=tuple(infrastructure),
-        needs_rerun=tuple(sorted(cell.id for cell in needs_rerun)),
-        counts=_counts(counts),
+        infrastructure=tuple(found.infrastructure),
+        needs_rerun=tuple(sorted(cell.id for cell in found.needs_rerun)),
+        counts=_counts(found.counts),
         problems=problems,
         versions=head.versions,
         provenance=head.provenance,
         base_sha=base_sha or (base.git_sha if base is not None else None),
         head_sha=head_sha,
         run_url=run_url,
-        cells=tuple(cells),
+        cells=tuple(found.cells),
         non_cells=len(head.non_cells),
         files={
             key: tuple(rs.files) for key, rs in (("base", base), ("head", head), ("rerun", rerun)) if rs is not None
@@ -118,6 +76,64 @@ def diff(
         setup_problems=_setup_problems(head),
         groups=groups,
     )
+
+
+@dataclass
+class _Sorted:
+    """The head's cells put in their categories, with what the verdict, the re-run and the groups need."""
+
+    lines: dict[str, list[CellLine]] = field(default_factory=lambda: {name: [] for name in CATEGORIES})
+    cells: list[CellLine] = field(default_factory=list)  # one line per head cell
+    needs_rerun: list[Cell] = field(default_factory=list)
+    infrastructure: list[str] = field(default_factory=list)
+    counts: dict[tuple[str, str], Counter] = field(default_factory=lambda: defaultdict(Counter))
+    failing: list[CellResult] = field(default_factory=list)  # newly broken and new failing, for the groups
+    skiplisted: set[str] = field(default_factory=set)
+
+
+def _sort(head: ResultSet, base: ResultSet | None, rerun: ResultSet | None, skiplists: Skiplists) -> _Sorted:
+    """Every head cell in one category (or none), the base's cells the head lacks as not run; sorted by id."""
+    base_results = base.results if base is not None else {}
+    rerun_results = rerun.results if rerun is not None else {}
+    found = _Sorted()
+    for cell, result in head.results.items():
+        before = base_results.get(cell)
+        category, covered_by = _judged(cell, result, before, rerun_results.get(cell), skiplists, found)
+        # One line per head cell, shared by `cells` and its category.
+        line = _line(result, before, covered_by)
+        found.cells.append(line)
+        found.counts[cell.backend, cell.shape][result.status] += 1
+        if result.status is Status.ERROR and result.infrastructure:
+            found.infrastructure.append(line.cell)
+        if category is not None:
+            found.lines[category].append(line)
+    for cell, before in base_results.items():
+        # A cell the base could not build lost nothing by being absent from the head.
+        if cell not in head.results and before.status is not Status.NOT_BUILDABLE:
+            found.lines["not_run"].append(CellLine(cell.id, "missing", base_status=before.status.value))
+    # Sorted by id so a report does not depend on the order shards were read in.
+    by_id = attrgetter("cell")
+    for lines in found.lines.values():
+        lines.sort(key=by_id)
+    found.cells.sort(key=by_id)
+    found.infrastructure.sort()
+    return found
+
+
+def _judged(cell, result, before, again, skiplists, found: _Sorted) -> tuple[str | None, str | None]:
+    """A head cell's category and covering scope; a failure is noted for the re-run and the groups."""
+    category = _category(result, before)
+    if category != "newly_broken" and category != "new_failing":
+        return category, None
+    covered_by = _covered_by(cell, result, skiplists)
+    if again is not None and again.status not in _FAILING:
+        return "flaky", covered_by
+    if category == "newly_broken" and again is None:
+        found.needs_rerun.append(cell)
+    found.failing.append(result)
+    if covered_by:
+        found.skiplisted.add(cell.id)
+    return category, covered_by
 
 
 def _setup_problems(head) -> tuple[dict, ...]:

@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 from bot.cells import Cell
+from bot.diff.hints import Hint, hint_for
 from bot.outcomes import CellResult
-from bot.report.groups import Culprit, Group
-from bot.report.hints import hint_for
 
 SIGNATURE = 300  # characters of a normalized signature
 # Tracebacks parsed per group while looking for a culprit the PR changed: bounded, so a group of
@@ -35,6 +35,69 @@ _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]+\b")
 _SYMBOL = re.compile(r"\b(zuf|zf|u|s|gw)\d+\b")  # …and pytest-xdist's worker ids (`gw0`)
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.]*\w)")
 _SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Culprit:
+    """The repository frame a failure points at, as a `path:line` of the checkout under test."""
+
+    path: str  # relative to the repository root: `src/transformers/models/bert/modeling_bert.py`
+    line: int
+    source: str = ""  # that line's text, as the traceback quotes it
+    changed: bool = False  # the line lies inside the pull request's diff hunks
+    url: str | None = None  # the line at the head commit, when the repository is known
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "line": self.line, "source": self.source, "changed": self.changed, "url": self.url}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> Culprit:
+        return cls(data["path"], int(data["line"]), data.get("source", ""), bool(data.get("changed")), data.get("url"))
+
+
+@dataclass(frozen=True)
+class Group:
+    """Newly broken and new failing cells that fail at one stage with one normalized error signature."""
+
+    stage: str  # the failing stage, or the error kind (build, harness, crash, timeout)
+    signature: str  # the normalized first line of the error: numbers, paths, addresses, symbols masked
+    cells: tuple[str, ...]  # cell ids, sorted; the first is the representative
+    excerpt: str = ""  # the representative cell's own message, unnormalized
+    culprit: Culprit | None = None  # None: no frame of the repository under test in the traceback
+    repro: str = ""  # the command that reproduces the representative cell locally
+    hint: Hint | None = None
+
+    @property
+    def representative(self) -> str:
+        return self.cells[0]
+
+    def to_json(self) -> dict:
+        return {
+            "stage": self.stage,
+            "signature": self.signature,
+            "cells": list(self.cells),
+            "excerpt": self.excerpt,
+            "culprit": self.culprit.to_json() if self.culprit else None,
+            "repro": self.repro,
+            "hint": self.hint.to_json() if self.hint else None,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> Group:
+        culprit, hint = data.get("culprit"), data.get("hint")
+        return cls(
+            stage=data.get("stage", ""),
+            signature=data["signature"],
+            cells=tuple(data.get("cells", ())),
+            excerpt=data.get("excerpt", ""),
+            culprit=Culprit.from_json(culprit) if culprit else None,
+            repro=data.get("repro", ""),
+            hint=Hint.from_json(hint) if hint else None,
+        )
 
 
 def signature(message: str, model_class: str | None = None) -> str:

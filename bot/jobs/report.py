@@ -11,7 +11,7 @@ from pathlib import Path
 from bot.cells import Cell
 from bot.errors import BotError
 from bot.jobs import stages
-from bot.report.model import Report
+from bot.diff.model import Report
 
 # Runs the given cells once more and writes their JUnit to the path (the only step that imports torch).
 Rerunner = Callable[[tuple[Cell, ...], Path], None]
@@ -66,15 +66,16 @@ def make_report(
     inputs: ReportInputs,
     outputs: ReportOutputs,
     *,
-    skiplists=None,
+    skiplists: stages.LoadedSkiplists | None = None,
     rerun: Rerunner | None = None,
     echo: Callable[[str], None] = lambda line: None,
 ) -> ReportOutcome:
     """Judge the head against the base, confirm newly broken cells once, propose, and write the files.
 
-    `skiplists` are the loaded lists of `inputs.skiplists` when the caller has them already.
+    `skiplists` are the lists of `inputs.skiplists`, read once, when the caller has them already.
     """
-    skiplists = skiplists if skiplists is not None else stages.load_skiplists(inputs.skiplists)
+    loaded = skiplists if skiplists is not None else stages.load_skiplists(inputs.skiplists)
+    skiplists = loaded.skiplists
     head, base = _read_inputs(inputs)
     rerun_results = stages.read_junit(_paths(inputs.rerun, inputs.skip_missing)) if inputs.rerun else None
     context = dict(
@@ -94,8 +95,9 @@ def make_report(
         rerun(cells, rerun_junit)
         report = stages.diff_results(base, head, skiplists, stages.read_junit([rerun_junit]), **context)
     report = report.with_selection(inputs.selected.summary).with_created(created_now())
-    proposal, patch = stages.propose(report, inputs.skiplists)
+    proposal = stages.propose(report, head, loaded)
     report = report.with_proposal(proposal)
+    patch = proposal.patch
     written, comment = _write(report, patch, outputs)
     from bot.setup_problems import nothing_built
 

@@ -150,7 +150,7 @@ def _parse_cell_ids(named: NamedCells, options) -> list[Cell]:
 def _named_cells(selection_file: Path | None, rerun_of: Path | None) -> list[Cell]:
     """The cells a selection file lists, or those a report says still need their confirming re-run."""
     if rerun_of:
-        from bot.report.model import load_report
+        from bot.diff.model import load_report
 
         return [Cell.parse(cell_id) for cell_id in load_report(rerun_of).needs_rerun]
     from bot.select.selection_file import read_selection

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from bot.report.model import Report
+from bot.diff.model import Report
+from bot.diff.proposal import Proposal
 from bot.results import ResultSet
+from bot.skiplist.model import Skiplists
 
 
 def read_junit(paths: Sequence[Path], expect_shards: int | None = None) -> ResultSet:
@@ -16,25 +19,34 @@ def read_junit(paths: Sequence[Path], expect_shards: int | None = None) -> Resul
     return read_results(list(paths), expect_shards=expect_shards)
 
 
-def load_skiplists(folder: Path):
-    from bot.skiplist.model import load_skiplists
+@dataclass(frozen=True)
+class LoadedSkiplists:
+    """The skiplist files read once: the diff judges by `skiplists`, the proposal edits `texts`."""
 
-    return load_skiplists(folder)
+    folder: Path
+    texts: Mapping[str, str]
+    skiplists: Skiplists
 
 
-def diff_results(base: ResultSet | None, head: ResultSet, skiplists, rerun: ResultSet | None, **context) -> Report:
+def load_skiplists(folder: Path) -> LoadedSkiplists:
+    from bot.propose.texts import parse_texts, read_texts
+
+    texts = read_texts(folder)
+    return LoadedSkiplists(Path(folder), texts, parse_texts(texts, folder))
+
+
+def diff_results(base: ResultSet | None, head: ResultSet, skiplists: Skiplists, rerun: ResultSet | None, **context) -> Report:
     """Categories and verdict (docs/diff.md); `context` is the shas, run link, changed lines and repository URL."""
     from bot.diff import diff
 
     return diff(base, head, skiplists, rerun, **context)
 
 
-def propose(report: Report, folder: Path) -> tuple[dict, str]:
-    """The proposal's report.json slot and its unified patch (docs/proposals.md)."""
+def propose(report: Report, head: ResultSet, loaded: LoadedSkiplists) -> Proposal:
+    """The skiplist edits for the report, with their unified patch (docs/proposals.md)."""
     from bot.propose.proposal import propose
 
-    proposal = propose(report, folder)
-    return proposal.to_json(), proposal.patch
+    return propose(report, head.results, loaded.skiplists, loaded.texts, folder=loaded.folder.name)
 
 
 def render(report: Report) -> tuple[str, str, str]:

@@ -3,34 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from bot.cells import BACKENDS, Cell, cells_for
+from bot.diff.groups import Group
+from bot.diff.proposal import ADD, ProposedEdit, Uncoverable
 from bot.outcomes import CellResult, Status
-from bot.propose.edit import ADD, ProposedEdit
 from bot.propose.minimize import minimal_scopes
 from bot.propose.reasons import draft_reason, representative, same_as_reason, signature
-from bot.report.groups import Group
 from bot.scopes import exactness_scopes, skip_scopes, walk_rank
 from bot.skiplist.model import EXPORT_SKIPS, Skiplists
 
 Run = Mapping[Cell, CellResult]
-
-
-@dataclass(frozen=True)
-class Uncoverable:
-    """A failing cell no scope of the walk can skip without also skipping a passing cell."""
-
-    cell: str
-    finest_scope: str  # the narrowest scope that holds it
-    would_skip: tuple[str, ...]  # passing (or already skipped) cells that scope would also take
-
-    def to_json(self) -> dict:
-        return {"cell": self.cell, "finest_scope": self.finest_scope, "would_skip": list(self.would_skip)}
-
-    @classmethod
-    def from_json(cls, data: Mapping) -> Uncoverable:
-        return cls(data["cell"], data.get("finest_scope", ""), tuple(data.get("would_skip", ())))
 
 
 def covered(cell: Cell, result: CellResult, skiplists: Skiplists) -> bool:

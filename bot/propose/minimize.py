@@ -87,36 +87,48 @@ def _exact_cover(universe: frozenset[Cell], candidates: dict[str, frozenset[Cell
     for scope, cells in candidates.items():
         for cell in cells:
             by_cell[cell].append(scope)
-    nodes = 0
+    search = _Search(candidates, by_cell, key)  # one node budget for every depth
     for depth in range(1, len(universe) + 1):
-        best: list[tuple] = []
-        seen: set[frozenset[str]] = set()
-
-        def search(chosen: frozenset[str], left: frozenset[Cell]) -> None:
-            nonlocal nodes
-            nodes += 1
-            if nodes > _SEARCH_BUDGET:
-                raise _Budget
-            if not left:
-                if chosen not in seen:
-                    seen.add(chosen)
-                    best.append((sorted(key[s] for s in chosen), chosen))
-                return
-            if len(chosen) == depth:
-                return
-            # Branch on the cell with the fewest options: forced choices first keep the tree small.
-            cell = min(left, key=lambda c: (len(by_cell[c]), c))
-            for scope in by_cell[cell]:
-                if scope not in chosen:
-                    search(chosen | {scope}, left - candidates[scope])
-
         try:
-            search(frozenset(), universe)
+            best = search.covers(universe, depth)
         except _Budget:
             return _greedy_cover(universe, candidates, key)
         if best:
             return min(best, key=lambda item: item[0])[1]
     raise AssertionError("every cell of the universe has a candidate, so a cover exists")
+
+
+class _Search:
+    """Depth-bounded search for the covers of a given size, counting the nodes it visits."""
+
+    def __init__(self, candidates: dict[str, frozenset[Cell]], by_cell: dict[Cell, list[str]], key: dict) -> None:
+        self.candidates, self.by_cell, self.key = candidates, by_cell, key
+        self.nodes = 0
+
+    def covers(self, universe: frozenset[Cell], depth: int) -> list[tuple]:
+        """(sorted keys, scopes) of every distinct cover of at most `depth` scopes."""
+        self.best: list[tuple] = []
+        self.seen: set[frozenset[str]] = set()
+        self.depth = depth
+        self._visit(frozenset(), universe)
+        return self.best
+
+    def _visit(self, chosen: frozenset[str], left: frozenset[Cell]) -> None:
+        self.nodes += 1
+        if self.nodes > _SEARCH_BUDGET:
+            raise _Budget
+        if not left:
+            if chosen not in self.seen:
+                self.seen.add(chosen)
+                self.best.append((sorted(self.key[s] for s in chosen), chosen))
+            return
+        if len(chosen) == self.depth:
+            return
+        # Branch on the cell with the fewest options: forced choices first keep the tree small.
+        cell = min(left, key=lambda c: (len(self.by_cell[c]), c))
+        for scope in self.by_cell[cell]:
+            if scope not in chosen:
+                self._visit(chosen | {scope}, left - self.candidates[scope])
 
 
 class _Budget(Exception):

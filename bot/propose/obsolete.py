@@ -6,8 +6,8 @@ import logging
 from collections.abc import Iterator, Mapping, Sequence
 
 from bot.cells import Cell
+from bot.diff.proposal import NARROW, REMOVE, ProposedEdit
 from bot.outcomes import CellResult, Status
-from bot.propose.edit import NARROW, REMOVE, ProposedEdit
 from bot.propose.minimize import Walk, minimal_scopes, template_coverage, within
 from bot.scopes import exactness_scopes, known_scopes, skip_scopes, walk_rank
 from bot.skiplist.model import Entry, Skiplist

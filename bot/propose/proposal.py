@@ -1,76 +1,49 @@
-"""The proposal: edits from a report (and probe history), the skiplist files they produce, the patch, apply."""
+"""The proposal: edits from a report's results (and probe history), the skiplist texts they produce, the patch.
+
+Pure: skiplist texts in (`{file name: text}`, bot/propose/texts.py), new texts and a patch out.
+Reading and writing the files is the caller's edge.
+"""
 
 from __future__ import annotations
 
 import difflib
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import PurePosixPath
 
 from bot.cells import Cell, CellIdError
+from bot.diff.model import Report
+from bot.diff.proposal import ADD, NARROW, REMOVE, Proposal, ProposedEdit
+from bot.errors import BotError
 from bot.outcomes import CellResult, Status
-from bot.propose.additions import Uncoverable, addition_edits
-from bot.propose.edit import ADD, NARROW, REMOVE, ProposedEdit
+from bot.propose.additions import addition_edits
 from bot.propose.obsolete import Run, obsolete_edits
-from bot.report.model import Report
+from bot.propose.texts import Texts
 from bot.skiplist.document import SkiplistDocument
-from bot.skiplist.model import load_skiplists
+from bot.skiplist.model import Skiplists
 
 log = logging.getLogger(__name__)
 
-History = Report | Run
 
-
-@dataclass(frozen=True)
-class Proposal:
-    """What the bot suggests changing in the skiplists, and the evidence for each change."""
-
-    entries: tuple[ProposedEdit, ...] = ()
-    patch: str = ""  # unified diff, `a/skiplists/…` → `b/skiplists/…`
-    files: Mapping[str, str] = field(default_factory=dict)  # changed file name → its new text
-    # The texts `files` were computed from: when the disk still holds them, apply writes `files`
-    # as they are instead of redoing every edit (each edit re-validates the whole file).
-    bases: Mapping[str, str] = field(default_factory=dict, repr=False)
-    uncoverable: tuple[Uncoverable, ...] = ()
-    min_passes: int = 1  # consecutive passing probes a removal needed
-    runs: int = 1  # probe runs consulted
-
-    @property
-    def empty(self) -> bool:
-        return not self.entries
-
-    def to_json(self) -> dict:
-        """The `proposal` slot of report.json. The full file texts stay out: the patch says it all."""
-        return {
-            "entries": [edit.to_json() for edit in self.entries],
-            "patch": self.patch,
-            "uncoverable": [u.to_json() for u in self.uncoverable],
-            "min_passes": self.min_passes,
-            "runs": self.runs,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping) -> Proposal:
-        return cls(
-            entries=tuple(ProposedEdit.from_json(e) for e in data.get("entries", ())),
-            patch=data.get("patch", ""),
-            uncoverable=tuple(Uncoverable.from_json(u) for u in data.get("uncoverable", ())),
-            min_passes=int(data.get("min_passes", 1)),
-            runs=int(data.get("runs", 1)),
-        )
-
-
-def propose(report: Report, skiplists_dir: Path, *, history: Sequence[History] = (), min_passes: int = 3) -> Proposal:
+def propose(
+    report: Report,
+    head: Run,
+    skiplists: Skiplists,
+    texts: Texts,
+    *,
+    history: Sequence[Run] = (),
+    min_passes: int = 3,
+    folder: str = "skiplists",
+) -> Proposal:
     """Edits for the report's uncovered new failures and for skips its probes (and `history`) show obsolete.
 
-    `history` holds earlier probe runs, oldest first; the report is the newest. A single run
-    (no history) decides alone, as on a PR's `/export-check probe`. With history, an entry is
-    removed only when its cells passed in `min_passes` consecutive runs (docs/proposals.md, for main).
+    `head` holds the report's cell results: the reader's, or `results_from_report` for a report
+    read back from report.json. `skiplists` are the ones `texts` hold (parsed once by the caller,
+    who judged the diff with them). `history` holds earlier probe runs, oldest first; the head is
+    the newest. A single run (no history) decides alone, as on a PR's `/export-check probe`.
+    With history, an entry is removed only when its cells passed in `min_passes` consecutive runs
+    (docs/proposals.md, for main). `folder` names the skiplist folder in the patch's paths.
     """
-    skiplists_dir = Path(skiplists_dir)
-    skiplists = load_skiplists(skiplists_dir)
-    head = results_of(report)
     # A cell whose test module did not import says nothing about its export: a setup problem to
     # fix in the checkout, never a skip (docs/proposals.md).
     failures = [
@@ -81,30 +54,31 @@ def propose(report: Report, skiplists_dir: Path, *, history: Sequence[History] =
     ]
     causes = {cell_id: group for group in report.groups for cell_id in group.cells}
     added, uncoverable = addition_edits(head, failures, skiplists, causes)
-    runs = [results_of(item) for item in history] + [head]
+    runs = [*history, head]
     k = max(1, min_passes) if history else 1
     obsolete = list(obsolete_edits(skiplists.skips, runs, k))
     edits = tuple(obsolete + added)
-    files = render(edits, skiplists_dir)
+    files = render(edits, texts)
     return Proposal(
         entries=edits,
-        patch=unified_patch(files, skiplists_dir),
+        patch=unified_patch(files, folder),
         files={name: new for name, (old, new) in files.items()},
-        bases={name: old for name, (old, new) in files.items()},
         uncoverable=tuple(uncoverable),
         min_passes=k,
         runs=len(runs),
     )
 
 
-def results_of(item: History) -> Run:
-    """Cell results from a report (object or its JSON) or a reader's mapping, passed through."""
-    if isinstance(item, Mapping) and "schema" in item:
-        item = Report.from_json(item)
-    if not isinstance(item, Report):
-        return item
+def results_from_report(report: Report) -> dict[Cell, CellResult]:
+    """The cell results a report carries, for a proposal made from report.json alone.
+
+    The one conversion at the JSON edge (`export-bot propose`, the probe history, the
+    obsolete-skip job): a report line keeps what a proposal reads (status, stage, kind, the
+    message's first line, scopes, probe), not tracebacks. A job that still holds the reader's
+    results passes those instead.
+    """
     results = {}
-    for line in item.cells:
+    for line in report.cells:
         try:
             cell = Cell.parse(line.cell)
             status = Status(line.status)
@@ -124,53 +98,20 @@ def results_of(item: History) -> Run:
     return results
 
 
-def render(edits: Sequence[ProposedEdit], skiplists_dir: Path) -> dict[str, tuple[str, str]]:
+def render(edits: Sequence[ProposedEdit], texts: Texts) -> dict[str, tuple[str, str]]:
     """File name → (old text, new text) for every file the edits change, via the style-preserving editor."""
-    documents = _edited(edits, skiplists_dir)
-    out = {}
-    for name, (old, document) in documents.items():
-        if document.text() != old:
-            out[name] = (old, document.text())
-    return out
-
-
-def apply_proposal(proposal: Proposal, skiplists_dir: Path) -> list[Path]:
-    """Write the proposal's edits into the skiplist files (atomically, through the editor); the files changed."""
-    skiplists_dir = Path(skiplists_dir)
-    written = []
-    names = {edit.file for edit in proposal.entries}
-    if (
-        names
-        and names <= set(proposal.files)
-        and all(_read(skiplists_dir / name) == proposal.bases.get(name) for name in names)
-    ):
-        for name in sorted(names):
-            path = skiplists_dir / name
-            SkiplistDocument.parse(proposal.files[name], str(path)).save(path)
-            written.append(path)
-        return written
-    for name, (old, document) in _edited(proposal.entries, skiplists_dir).items():
-        if document.text() != old:
-            path = skiplists_dir / name
-            document.save(path)
-            written.append(path)
-    return written
-
-
-def _read(path: Path) -> str | None:
-    # Bytes, as the editor reads them: CRLF files must compare as they are on disk.
-    return path.read_bytes().decode("utf-8") if path.exists() else None
-
-
-def _edited(edits: Sequence[ProposedEdit], skiplists_dir: Path) -> dict[str, tuple[str, SkiplistDocument]]:
     documents: dict[str, tuple[str, SkiplistDocument]] = {}
     for edit in edits:
         if edit.file not in documents:
-            path = skiplists_dir / edit.file
-            old = _read(path) or ""
+            old = texts.get(edit.file, "")
             documents[edit.file] = (old, SkiplistDocument.parse(old, edit.file))
         _apply(documents[edit.file][1], edit)
-    return documents
+    return {name: (old, document.text()) for name, (old, document) in documents.items() if document.text() != old}
+
+
+def apply_edits(edits: Sequence[ProposedEdit], texts: Texts) -> dict[str, str]:
+    """The texts of the files the edits change, edited by our own editor: file name → new text."""
+    return {name: new for name, (_, new) in render(edits, texts).items()}
 
 
 def _apply(document: SkiplistDocument, edit: ProposedEdit) -> None:
@@ -186,12 +127,17 @@ def _apply(document: SkiplistDocument, edit: ProposedEdit) -> None:
         if present:
             document.narrow(edit.scope, edit.model_class, list(edit.new_scopes))
     else:
-        raise ValueError(f"unknown proposal action {edit.action!r} (expected add, remove or narrow)")
+        # `Proposal.from_json` admits only known actions; this guards edits built in code.
+        raise ProposalError(f"unknown proposal action {edit.action!r} (expected add, remove or narrow)")
 
 
-def unified_patch(files: Mapping[str, tuple[str, str]], skiplists_dir: Path) -> str:
+class ProposalError(BotError, ValueError):
+    """A proposal the editor cannot apply; the message says which entry."""
+
+
+def unified_patch(files: Mapping[str, tuple[str, str]], folder: str = "skiplists") -> str:
     """One unified diff over the changed files, with git's `a/` and `b/` prefixes."""
-    folder = Path(skiplists_dir).name or "skiplists"
+    folder = PurePosixPath(folder).name or "skiplists"  # the folder's own name, as `git diff` in it shows
     chunks = []
     for name in sorted(files):
         old, new = files[name]

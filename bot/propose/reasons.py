@@ -7,8 +7,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from bot.cells import BACKENDS, Cell
+from bot.diff.groups import Group
 from bot.outcomes import CellResult
-from bot.report.groups import Group
 
 EXPORTERS = {"dynamo": "Torch", "onnx": "ONNX", "openvino": "OpenVINO", "executorch": "ExecuTorch"}
 _VARIANTS = {

@@ -6,8 +6,6 @@ import hashlib
 import json
 import logging
 import re
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -171,19 +169,22 @@ def history_json(
 
 
 def obsolete_files(report, history, skiplists_dir: Path, *, min_passes: int, repo_folder: str = "skiplists"):
-    """(edits, path → new text) of the removals and narrowings the probe history supports."""
-    from bot.propose.edit import NARROW, REMOVE
-    from bot.propose.proposal import Proposal, apply_proposal, propose
+    """(edits, path → new text) of the removals and narrowings the probe history supports.
+
+    `report` and `history` (earlier sweeps' reports, oldest first) are read from report.json.
+    """
+    from bot.diff.proposal import NARROW, REMOVE
+    from bot.propose.proposal import apply_edits, propose, results_from_report
+    from bot.propose.texts import parse_texts, read_texts
 
     if min_passes > 1 and not history:
         # `propose` lets a lone run decide (a PR's `/export-check probe`); on main K passes are needed.
         log.info("no earlier sweeps: a skip needs %d passing probes in a row before it is removed", min_passes)
         return (), {}
-    full = propose(report, skiplists_dir, history=history, min_passes=min_passes)
+    texts = read_texts(skiplists_dir)
+    runs = [results_from_report(item) for item in history]
+    skiplists = parse_texts(texts, skiplists_dir)
+    full = propose(report, results_from_report(report), skiplists, texts, history=runs, min_passes=min_passes)
     edits = tuple(e for e in full.entries if e.action in (REMOVE, NARROW))
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp) / "skiplists"
-        shutil.copytree(skiplists_dir, work)
-        written = apply_proposal(Proposal(entries=edits), work)
-        files = {f"{repo_folder.strip('/')}/{p.name}": p.read_text(encoding="utf-8") for p in written}
-    return edits, files
+    folder = repo_folder.strip("/")
+    return edits, {f"{folder}/{name}": text for name, text in apply_edits(edits, texts).items()}

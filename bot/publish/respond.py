@@ -5,10 +5,9 @@ from __future__ import annotations
 import difflib
 import logging
 import re
-import tempfile
 from dataclasses import dataclass, replace
-from pathlib import Path
 
+from bot.diff.proposal import Proposal
 from bot.publish.baseline import REPORT_ARTIFACT, ArtifactError, fetch_artifacts, read_json_member
 from bot.publish.command import (
     ALLOWED_PERMISSIONS,
@@ -163,7 +162,7 @@ def head_moved(client: GitHubClient, number: int, pinned: str) -> str | None:
 
 def latest_proposal(
     client: GitHubClient, workflow: str, head_sha: str, *, artifact: str = REPORT_ARTIFACT
-) -> dict | None:
+) -> Proposal | None:
     """The proposal of the newest report made for `head_sha`, or None when no report is for that commit.
 
     The report is data written by a run of the PR's code: only its proposal's entries are used.
@@ -179,13 +178,15 @@ def latest_proposal(
             log.warning("run %s: %s", fetched.run.id, exc)
             continue
         if isinstance(data, dict) and data.get("head_sha") == head_sha:
-            return data.get("proposal") or {}
+            raw = data.get("proposal")
+            # Checked field by field: a malformed proposal is a one-line error, never a traceback.
+            return Proposal() if raw is None else Proposal.from_json(raw, where=f"run {fetched.run.id}'s {artifact}")
     return None
 
 
-def edited_skiplists(client: GitHubClient, proposal_json: dict, head_sha: str, skiplists_path: str) -> dict[str, str]:
+def edited_skiplists(client: GitHubClient, proposal: Proposal, head_sha: str, skiplists_path: str) -> dict[str, str]:
     """The PR head's skiplist files with the proposal's entries applied by our own editor: path → new text."""
-    return {path: new for path, (_, new) in skiplist_changes(client, proposal_json, head_sha, skiplists_path).items()}
+    return {path: new for path, (_, new) in skiplist_changes(client, proposal, head_sha, skiplists_path).items()}
 
 
 def fork_patch(client: GitHubClient, workflow: str, pull: PullRequest, skiplists_path: str = "skiplists") -> str | None:
@@ -197,7 +198,7 @@ def fork_patch(client: GitHubClient, workflow: str, pull: PullRequest, skiplists
     proposal = latest_proposal(client, workflow, pull.head_sha)
     if proposal is None:
         return None
-    if not proposal.get("entries"):
+    if not proposal.entries:
         return ""
     changes = skiplist_changes(client, proposal, pull.head_sha, skiplists_path)
     return "".join(
@@ -207,35 +208,25 @@ def fork_patch(client: GitHubClient, workflow: str, pull: PullRequest, skiplists
 
 
 def skiplist_changes(
-    client: GitHubClient, proposal_json: dict, head_sha: str, skiplists_path: str
+    client: GitHubClient, proposal: Proposal, head_sha: str, skiplists_path: str
 ) -> dict[str, tuple[str, str]]:
     """path → (text at the head, text with the proposal's entries applied by our own editor).
 
-    Only the entries (data) come from the report; the text is produced here, from the files
-    at the pinned head, so a report cannot smuggle arbitrary content into a commit.
+    Only the entries (data) come from the report; the text is produced here, in memory, from
+    the files at the pinned head, so a report cannot smuggle arbitrary content into a commit.
     """
-    from bot.propose.proposal import Proposal, apply_proposal
-    from bot.skiplist.model import SkiplistError, load_skiplists
+    from bot.propose.proposal import apply_edits
+    from bot.propose.texts import parse_texts
+    from bot.skiplist.model import SkiplistError
 
-    proposal = Proposal.from_json(proposal_json)
-    for edit in proposal.entries:
-        if not _SKIPLIST_NAME.match(edit.file):
-            raise ArtifactError(f"the proposal edits {edit.file!r}, which is not a skiplist file name")
     folder = skiplists_path.strip("/")
-    with tempfile.TemporaryDirectory() as tmp:
-        before = {}
-        for name, text in client.read_folder(head_sha, folder).items():
-            if _SKIPLIST_NAME.match(name):
-                (Path(tmp) / name).write_text(text, encoding="utf-8")
-                before[name] = text
-        written = apply_proposal(proposal, Path(tmp))
-        try:
-            load_skiplists(Path(tmp))
-        except SkiplistError as exc:
-            raise ArtifactError(f"the edited skiplists do not load: {exc}") from exc
-        return {
-            f"{folder}/{path.name}": (before.get(path.name, ""), path.read_text(encoding="utf-8")) for path in written
-        }
+    before = {name: text for name, text in client.read_folder(head_sha, folder).items() if _SKIPLIST_NAME.match(name)}
+    after = apply_edits(proposal.entries, before)
+    try:
+        parse_texts({**before, **after}, folder)
+    except SkiplistError as exc:
+        raise ArtifactError(f"the edited skiplists do not load: {exc}") from exc
+    return {f"{folder}/{name}": (before.get(name, ""), text) for name, text in after.items()}
 
 
 def apply_command(
@@ -260,7 +251,7 @@ def apply_command(
             "is nothing to apply. Comment `/export-check` and try again when its report is posted."
         )
         return _refuse(client, event, reply, "refused: no report for head")
-    files = edited_skiplists(client, proposal, pull.head_sha, skiplists_path) if proposal.get("entries") else {}
+    files = edited_skiplists(client, proposal, pull.head_sha, skiplists_path) if proposal.entries else {}
     if not files:
         return _refuse(
             client,

@@ -1,18 +1,6 @@
-"""Report stage: the report.json schema and the pure renderers of the PR comment and job summary."""
+"""Report stage: the pure renderers of the PR comment and job summary (the report.json schema is bot/diff/model.py)."""
 
 from bot.report.comment import COMMENT_MARKER, render_comment
-from bot.report.model import CATEGORIES, SCHEMA, CellLine, Report, ReportError, load_report, write_report
 from bot.report.summary import render_summary
 
-__all__ = [
-    "CATEGORIES",
-    "COMMENT_MARKER",
-    "SCHEMA",
-    "CellLine",
-    "Report",
-    "ReportError",
-    "load_report",
-    "render_comment",
-    "render_summary",
-    "write_report",
-]
+__all__ = ["COMMENT_MARKER", "render_comment", "render_summary"]

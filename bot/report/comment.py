@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.diff.model import CATEGORIES, CellLine, Report
+from bot.diff.proposal import Proposal
 from bot.report.markdown import (
     TITLES,
     VERDICT_ICON,
@@ -20,7 +22,6 @@ from bot.report.markdown import (
     totals,
     weak_passes,
 )
-from bot.report.model import CATEGORIES, CellLine, Report
 
 COMMENT_MARKER = "<!-- export-bot:conformance -->"
 GITHUB_LIMIT = 65536
@@ -231,7 +232,8 @@ def _aside(name: str, line: CellLine) -> str:
     return ""
 
 
-def _proposal(proposal: dict | None, budget: _Budget, left_out: list[str]) -> list[str]:
+def _proposal(typed: Proposal | None, budget: _Budget, left_out: list[str]) -> list[str]:
+    proposal = typed.to_json() if typed is not None else None  # the shape the lines below read
     if not proposal or not (proposal.get("entries") or proposal.get("uncoverable") or proposal.get("patch")):
         return []  # an empty proposal (nothing to add or remove) gets no heading
     out = ["", "### Proposed skiplist change", ""]
@@ -271,7 +273,7 @@ def _proposal(proposal: dict | None, budget: _Budget, left_out: list[str]) -> li
 
 
 def _entry(entry) -> str:
-    """One line per proposed edit, in the shape `export-bot propose` writes (bot/propose/edit.py)."""
+    """One line per proposed edit, in the shape `export-bot propose` writes (bot/diff/proposal.py)."""
     if not isinstance(entry, dict):
         return escape(cut(str(entry), 300))
     action, scope, model_class = entry.get("action", "change"), entry.get("scope", "?"), entry.get("model_class", "?")

@@ -1,9 +1,8 @@
-"""Failure groups as the report carries them: one cause, its cells, the line it points at, a repro and a hint."""
+"""How a failure group's cells are described in the comment: the classes and kinds of cells it spans."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable
 from functools import lru_cache
 
 from bot.cells import BACKENDS, Cell, CellIdError
@@ -11,85 +10,6 @@ from bot.cells import BACKENDS, Cell, CellIdError
 # How a cell's backend is named in a group's "1 class × torch static, dynamic" line (the grid's names).
 BACKEND_LABELS = {"dynamo": "torch", "onnx": "onnx", "openvino": "ov", "executorch": "et"}
 EXTENT_CLAUSES = 3  # clauses an extent names; a scattered group says how many classes the rest are
-
-
-@dataclass(frozen=True)
-class Culprit:
-    """The repository frame a failure points at, as a `path:line` of the checkout under test."""
-
-    path: str  # relative to the repository root: `src/transformers/models/bert/modeling_bert.py`
-    line: int
-    source: str = ""  # that line's text, as the traceback quotes it
-    changed: bool = False  # the line lies inside the pull request's diff hunks
-    url: str | None = None  # the line at the head commit, when the repository is known
-
-    @property
-    def where(self) -> str:
-        return f"{self.path}:{self.line}"
-
-    def to_json(self) -> dict:
-        return {"path": self.path, "line": self.line, "source": self.source, "changed": self.changed, "url": self.url}
-
-    @classmethod
-    def from_json(cls, data: Mapping) -> Culprit:
-        return cls(data["path"], int(data["line"]), data.get("source", ""), bool(data.get("changed")), data.get("url"))
-
-
-@dataclass(frozen=True)
-class Hint:
-    """A one-line hint for a well-known export error, with the upstream page that explains it."""
-
-    id: str
-    text: str
-    link: str = ""
-
-    def to_json(self) -> dict:
-        return {"id": self.id, "text": self.text, "link": self.link}
-
-    @classmethod
-    def from_json(cls, data: Mapping) -> Hint:
-        return cls(data["id"], data.get("text", ""), data.get("link", ""))
-
-
-@dataclass(frozen=True)
-class Group:
-    """Newly broken and new failing cells that fail at one stage with one normalized error signature."""
-
-    stage: str  # the failing stage, or the error kind (build, harness, crash, timeout)
-    signature: str  # the normalized first line of the error: numbers, paths, addresses, symbols masked
-    cells: tuple[str, ...]  # cell ids, sorted; the first is the representative
-    excerpt: str = ""  # the representative cell's own message, unnormalized
-    culprit: Culprit | None = None  # None: no frame of the repository under test in the traceback
-    repro: str = ""  # the command that reproduces the representative cell locally
-    hint: Hint | None = None
-
-    @property
-    def representative(self) -> str:
-        return self.cells[0]
-
-    def to_json(self) -> dict:
-        return {
-            "stage": self.stage,
-            "signature": self.signature,
-            "cells": list(self.cells),
-            "excerpt": self.excerpt,
-            "culprit": self.culprit.to_json() if self.culprit else None,
-            "repro": self.repro,
-            "hint": self.hint.to_json() if self.hint else None,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping) -> Group:
-        culprit, hint = data.get("culprit"), data.get("hint")
-        return cls(
-            stage=data.get("stage", ""),
-            signature=data["signature"],
-            cells=tuple(data.get("cells", ())),
-            excerpt=data.get("excerpt", ""),
-            culprit=Culprit.from_json(culprit) if culprit else None,
-            repro=data.get("repro", ""),
-            hint=Hint.from_json(hint) if hint else None,
-        )
 
 
 def extent(cell_ids: Iterable[str]) -> str:

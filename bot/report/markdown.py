@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from bot.diff.groups import Group
+from bot.diff.model import CellLine, Report
 from bot.outcomes import STAGES
-from bot.report.groups import Group, extent
-from bot.report.model import CellLine, Report
+from bot.report.groups import extent
 
 VERDICT_ICON = {"success": "✅", "failure": "❌", "neutral": "⚠️"}
 STATUS_ORDER = ("passed", "passed-uncompared", "failed", "error", "skipped", "not-buildable")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import cache
 
 from bot.cells import BACKENDS, Cell
+from bot.diff.model import CATEGORIES, CellLine, Report
 from bot.report.markdown import (
     TITLES,
     VERDICT_ICON,
@@ -22,7 +23,6 @@ from bot.report.markdown import (
     totals,
     weak_passes,
 )
-from bot.report.model import CATEGORIES, CellLine, Report
 
 # GitHub rejects a step summary over 1 MiB; stay under it with room for other steps.
 SUMMARY_LIMIT = 900_000

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.report.model import load_report
+from bot.diff.model import load_report
 from bot.site.data import SCHEMA, Run, build_data
 from bot.site.errors import SiteError
 from bot.site.skips import read_skip_lines

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from bot.cells import BACKENDS, Cell, CellIdError
-from bot.report.model import CellLine, Report
+from bot.diff.model import CellLine, Report
 
 SCHEMA = "export-bot/site@1"
 # One letter per mark the grid shows; the marks are the PR comment's (docs/reports.md).

@@ -188,7 +188,7 @@ def test_handle_errors_maps_bot_errors_and_os_errors_and_nothing_else():
 
 
 def test_run_junit_into_a_missing_folder_makes_it(tmp_path):
-    from bot.report import Report, write_report
+    from bot.diff.model import Report, write_report
 
     write_report(Report(verdict="success", headline="fine", baseline=True), tmp_path / "report.json")
     junit_out = tmp_path / "missing" / "rerun.xml"

@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from bot.cli import main
-from bot.report import COMMENT_MARKER, load_report
+from bot.diff.model import load_report
+from bot.report import COMMENT_MARKER
 from tests.results.factory import Case, junit
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from bot.diff.groups import group_key
+from bot.diff.model import load_report
 from bot.outcomes import Status
-from bot.report import load_report, render_comment
+from bot.report import render_comment
 from bot.results import read_results
 from tests.e2e.checkout import HERE, MODELING, commit_all, git, make_toy_repo, write
 from tests.report.test_causes import GOLDEN, JUNIT, REPOSITORY, SELECTION, masked
@@ -90,7 +91,7 @@ def test_a_data_dependent_branch_is_one_cause_pointing_at_the_pr_line(tmp_path, 
     assert group.culprit.source == "if int(input_ids.max()) < 0:"
     assert group.culprit.url == f"https://github.com/{REPOSITORY}/blob/{head_sha}/{MODELING}#L{guard_line}"
     assert group.hint is not None and group.hint.id == "data-dependent-guard"
-    [entry] = report.proposal["entries"]
+    [entry] = report.proposal.to_json()["entries"]
     assert entry["reason"].startswith(f"Torch and ONNX exports fail at stage `export` in `{MODELING}:{guard_line}`: ")
     comment = render_comment(report)
     assert f"{MODELING}:{guard_line}`]" in comment and "**changed in this PR**" in comment

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import shutil
 
-from bot.report import COMMENT_MARKER, load_report
+from bot.diff.model import load_report
+from bot.report import COMMENT_MARKER
 from tests.conftest import SKIPLISTS
 from tests.e2e.conftest import PR, WRITER, artifact
 from tests.github.payloads import issue_comment_event, pull_request_event
@@ -61,7 +62,7 @@ def test_diff_propose_comment_apply_on_a_junit_pair(tmp_path, fake, bot):
     assert (code, report.verdict) == (1, "failure") and {
         line.cell for line in report.category("newly_broken")
     } == dynamic
-    [entry] = report.proposal["entries"]
+    [entry] = report.proposal.to_json()["entries"]
     assert (entry["scope"], entry["model_class"]) == ("dynamic", "ToyModel")
     opened = pull_request_event("opened", repo=fake.repo, number=PR, head_sha=head)
     assert bot("comment", "--report", "report.json", cwd=tmp_path, fake=fake, event=opened).exit_code == 0
@@ -90,7 +91,7 @@ def test_diff_propose_comment_apply_on_a_junit_pair(tmp_path, fake, bot):
     )
 
     code, report = diff_and_propose("report-2.json", new_head)
-    assert (code, report.verdict, report.proposal["entries"]) == (0, "success", [])
+    assert (code, report.verdict, report.proposal.to_json()["entries"]) == (0, "success", [])
     assert (
         bot("comment", "--report", "report-2.json", "--pr", str(PR), cwd=tmp_path, fake=fake, run_id=3).exit_code == 0
     )

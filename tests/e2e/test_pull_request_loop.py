@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.diff.model import load_report
 from bot.outcomes import Status
-from bot.report import COMMENT_MARKER, load_report
+from bot.report import COMMENT_MARKER
 from bot.results import read_results
 from tests.e2e.checkout import MODELING, commit_all, git, make_toy_repo
 from tests.e2e.conftest import PR, WRITER, artifact, files_of, mirror
@@ -123,10 +124,10 @@ def test_a_pr_breaking_dynamic_shapes_is_reported_then_applied_and_green(tmp_pat
     # propose: one `dynamic` entry for ToyModel, stored in the report for the comment and `apply`.
     proposed = bot("propose", "--report", str(report_path), "--write-report", cwd=repo)
     assert proposed.exit_code == 0, proposed.output
-    [entry] = load_report(report_path).proposal["entries"]
+    [entry] = load_report(report_path).proposal.to_json()["entries"]
     assert (entry["action"], entry["scope"], entry["model_class"]) == ("add", "dynamic", "ToyModel")
     assert set(entry["evidence"]) == DYNAMIC
-    patch = load_report(report_path).proposal["patch"]
+    patch = load_report(report_path).proposal.to_json()["patch"]
     assert "+ToyModel = " in patch
 
     # comment: one sticky comment naming the broken cells with the patch, and a failure status on the head.
@@ -223,7 +224,7 @@ def test_a_pr_breaking_dynamic_shapes_is_reported_then_applied_and_green(tmp_pat
     assert bot("propose", "--report", str(report_2), "--write-report", cwd=repo).exit_code == 0
     green = load_report(report_2)
     assert green.verdict == "success" and not green.category("newly_broken")
-    assert not green.proposal["entries"]  # idempotent: nothing more to propose
+    assert not green.proposal.to_json()["entries"]  # idempotent: nothing more to propose
 
     # The comment job of the dispatched run: its event names main's SHA and no PR, the report names the head.
     dispatched = workflow_run_event(repo=fake.repo, run_id=3, head_sha=base_sha, pr_numbers=[], head_branch="main")

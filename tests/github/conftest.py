@@ -124,7 +124,8 @@ def outputs(path: Path) -> dict[str, str]:
 
 
 def make_report(*, head_sha: str, verdict: str = "success", headline: str = "all good", cells=(), proposal=None):
-    from bot.report import CellLine, Report
+    from bot.diff.model import CellLine, Report
+    from bot.diff.proposal import Proposal
 
     lines = tuple(CellLine(cell, status, probe=probe) for cell, status, probe in cells)
     return Report(
@@ -134,7 +135,7 @@ def make_report(*, head_sha: str, verdict: str = "success", headline: str = "all
         head_sha=head_sha,
         base_sha="b" * 40,
         cells=lines,
-        proposal=proposal,
+        proposal=None if proposal is None else Proposal.from_json(proposal),
         run_url="https://github.com/Codertocat/Hello-World/actions/runs/7",
     )
 

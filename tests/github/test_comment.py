@@ -8,7 +8,8 @@ import subprocess
 import sys
 import threading
 
-from bot.report import COMMENT_MARKER, write_report
+from bot.diff.model import write_report
+from bot.report import COMMENT_MARKER
 from tests.conftest import ROOT
 from tests.github import payloads as P
 from tests.github.conftest import make_report

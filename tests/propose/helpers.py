@@ -6,8 +6,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from bot.cells import Cell, cells_for
+from bot.diff.model import CellLine, Report
+from bot.diff.proposal import Proposal
 from bot.outcomes import CellResult, Status
-from bot.report.model import CellLine, Report
+from bot.propose.proposal import apply_edits, propose, results_from_report
+from bot.propose.texts import parse_texts, read_texts, write_texts
 
 BACKENDS4 = ("dynamo", "onnx", "openvino", "executorch")
 
@@ -62,3 +65,16 @@ def skiplists_dir(tmp_path: Path, skips: str = "", optimize: str = "") -> Path:
     (folder / "export_skips.toml").write_text(skips, encoding="utf-8")
     (folder / "onnx_disable_optimize.toml").write_text(optimize, encoding="utf-8")
     return folder
+
+
+def propose_at(report_: Report, folder: Path, *, history=(), min_passes: int = 3) -> Proposal:
+    """`propose` as the CLI calls it: the folder's texts read once, the report's (and history's) lines as results."""
+    texts = read_texts(folder)
+    runs = [results_from_report(h) if isinstance(h, Report) else h for h in history]
+    head = results_from_report(report_)
+    return propose(report_, head, parse_texts(texts, folder), texts, history=runs, min_passes=min_passes)
+
+
+def apply_at(proposal: Proposal, folder: Path) -> list[Path]:
+    """The proposal's entries applied to the folder's current texts and written back: the files changed."""
+    return write_texts(folder, apply_edits(proposal.entries, read_texts(folder)))

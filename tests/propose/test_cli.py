@@ -9,7 +9,7 @@ import sys
 from click.testing import CliRunner
 
 from bot.cli import main
-from bot.report.model import load_report, write_report
+from bot.diff.model import load_report, write_report
 from tests.conftest import ROOT
 from tests.propose.helpers import outcomes, report, row, skiplists_dir
 
@@ -38,7 +38,7 @@ def test_prints_the_patch_and_applies_it(tmp_path):
     applied = run("--report", path, "--skiplists", folder, "--apply", "--write-report")
     assert applied.exit_code == 0 and "wrote" in applied.stderr
     assert "NewModel = " in (folder / "export_skips.toml").read_text()
-    assert load_report(path).proposal["entries"][0]["model_class"] == "NewModel"
+    assert load_report(path).proposal.entries[0].model_class == "NewModel"
     again = run("--report", path, "--skiplists", folder)
     assert again.exit_code == 0 and again.stdout == "" and "no skiplist change proposed" in again.stderr
 

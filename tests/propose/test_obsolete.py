@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.cells import Cell
+from bot.diff.proposal import NARROW, REMOVE
 from bot.outcomes import Status
-from bot.propose.edit import NARROW, REMOVE
 from bot.propose.obsolete import obsolete_edits, pass_streak
 from bot.skiplist.model import Skiplist
 from tests.propose.helpers import outcomes, result, row

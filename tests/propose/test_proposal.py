@@ -12,15 +12,14 @@ from hypothesis import strategies as st
 
 from bot.cells import Cell
 from bot.diff import diff
+from bot.diff.proposal import ADD, NARROW, REMOVE, Proposal
 from bot.outcomes import Status
-from bot.propose.edit import ADD, NARROW, REMOVE
-from bot.propose.proposal import Proposal, apply_proposal, propose
 from bot.results.model import ResultSet
 from bot.scopes import skip_scopes
 from bot.skiplist.lint import lint_text
 from bot.skiplist.model import load_skiplists
 from tests.conftest import SKIPLISTS
-from tests.propose.helpers import outcomes, report, result, row, skiplists_dir
+from tests.propose.helpers import apply_at, outcomes, propose_at, report, result, row, skiplists_dir
 
 SKIPS = """\
 # ONNX, every variant.
@@ -42,7 +41,7 @@ def rediff(results, folder):
 def test_new_failures_become_entries_with_drafted_reasons(tmp_path):
     folder = skiplists_dir(tmp_path, SKIPS)
     results = outcomes(row("NewModel"), lambda c: c.backend == "openvino", message="RuntimeError: bad at 0x7fabcdef12")
-    proposal = propose(report(results), folder)
+    proposal = propose_at(report(results), folder)
     (edit,) = proposal.entries
     assert (edit.action, edit.scope, edit.model_class) == (ADD, "openvino", "NewModel")
     assert (
@@ -60,7 +59,7 @@ def test_classes_sharing_a_signature_reference_the_first(tmp_path):
             outcomes(row(name), lambda c: c.backend == "onnx" and c.dynamic, message=f"KeyError: {name} lacks x")
         )
     results.update(outcomes(row("DModel"), lambda c: c.backend == "onnx" and c.dynamic, message="ValueError: other"))
-    proposal = propose(report(results), folder)
+    proposal = propose_at(report(results), folder)
     reasons = {e.model_class: e.reason for e in proposal.entries}
     assert reasons["AModel"].startswith("ONNX export (dynamic shapes) fails")
     assert reasons["BModel"] == reasons["CModel"] == "Same `KeyError` at stage `export` as `AModel`."
@@ -74,7 +73,7 @@ def test_uncoverable_cells_are_reported_not_skipped(tmp_path):
     folder = skiplists_dir(tmp_path, SKIPS)
     lone = Cell("NewModel", "onnx", "dynamic")
     results = outcomes(row("NewModel", generative=True), lambda c: c == lone)
-    proposal = propose(report(results), folder)
+    proposal = propose_at(report(results), folder)
     assert proposal.entries == () and proposal.patch == ""
     (u,) = proposal.uncoverable
     assert u.cell == lone.id and u.finest_scope == "onnx.dynamic"
@@ -85,7 +84,7 @@ def test_obsolete_removal_keeps_the_referenced_text(tmp_path):
     folder = skiplists_dir(tmp_path, SKIPS)
     results = outcomes(row("BazModel"), lambda c: False, probe=True)
     results.update(outcomes(row("QuxModel"), lambda c: c.backend == "onnx" and c.dynamic, probe=True))
-    proposal = propose(report(results), folder)
+    proposal = propose_at(report(results), folder)
     assert [(e.action, e.model_class) for e in proposal.entries] == [(REMOVE, "BazModel")]
     text = proposal.files["export_skips.toml"]
     assert "BazModel" not in text.replace("`BazModel`", "")
@@ -97,12 +96,12 @@ def test_apply_then_propose_again_changes_nothing(tmp_path):
     before = (folder / "export_skips.toml").read_text()
     results = outcomes(row("NewModel", generative=True), lambda c: c.dynamic)  # → `dynamic`
     results.update(outcomes(row("FooModel"), lambda c: c.dynamic, probe=True))  # `onnx` → `onnx.dynamic`
-    first = propose(rediff(results, folder), folder)
+    first = propose_at(rediff(results, folder), folder)
     assert {(e.action, e.scope, e.model_class) for e in first.entries} == {
         (ADD, "dynamic", "NewModel"),
         (NARROW, "onnx", "FooModel"),
     }
-    written = apply_proposal(first, folder)
+    written = apply_at(first, folder)
     assert written == [folder / "export_skips.toml"]
     after = (folder / "export_skips.toml").read_text()
     assert after == first.files["export_skips.toml"]
@@ -112,10 +111,10 @@ def test_apply_then_propose_again_changes_nothing(tmp_path):
     _lint_clean(folder, {"export_skips.toml": before})
     second_report = rediff(results, folder)
     assert second_report.verdict == "success"
-    second = propose(second_report, folder)
-    assert second.empty and second.patch == "" and apply_proposal(second, folder) == []
+    second = propose_at(second_report, folder)
+    assert second.empty and second.patch == "" and apply_at(second, folder) == []
     # Applying the first proposal again is a no-op as well.
-    assert apply_proposal(first, folder) == []
+    assert apply_at(first, folder) == []
 
 
 def test_shipped_skiplists_stay_clean_through_a_proposal(tmp_path):
@@ -125,12 +124,12 @@ def test_shipped_skiplists_stay_clean_through_a_proposal(tmp_path):
     results = outcomes(row("CHMv2ForDepthEstimation"), lambda c: False, probe=True)
     results.update(outcomes(row("BrandNewModel"), lambda c: c.backend == "dynamo"))
     before = {p.name: p.read_text() for p in folder.glob("*.toml")}
-    proposal = propose(report(results), folder)
+    proposal = propose_at(report(results), folder)
     assert {(e.action, e.scope, e.model_class) for e in proposal.entries} == {
         (REMOVE, "onnx", "CHMv2ForDepthEstimation"),
         (ADD, "dynamo", "BrandNewModel"),
     }
-    apply_proposal(proposal, folder)
+    apply_at(proposal, folder)
     reloaded = load_skiplists(folder)
     assert reloaded.explain(Cell("BrandNewModel", "dynamo", "static")).scope == "dynamo"
     assert not reloaded.explain(Cell("CHMv2ForDepthEstimation", "onnx", "static")).skipped
@@ -140,26 +139,26 @@ def test_shipped_skiplists_stay_clean_through_a_proposal(tmp_path):
 def test_history_reports_gate_removal(tmp_path):
     folder = skiplists_dir(tmp_path, SKIPS)
     passing = report(outcomes(row("FooModel"), lambda c: False, probe=True))
-    assert propose(passing, folder, history=[passing], min_passes=3).empty
-    assert not propose(passing, folder, history=[passing, passing], min_passes=3).empty
-    assert not propose(passing, folder).empty  # a single run (a PR's probe) decides alone
+    assert propose_at(passing, folder, history=[passing], min_passes=3).empty
+    assert not propose_at(passing, folder, history=[passing, passing], min_passes=3).empty
+    assert not propose_at(passing, folder).empty  # a single run (a PR's probe) decides alone
 
 
 def test_json_round_trip_and_report_slot(tmp_path):
     folder = skiplists_dir(tmp_path, SKIPS)
     results = outcomes(row("NewModel"), lambda c: c.backend == "onnx")
     r = report(results)
-    proposal = propose(r, folder)
+    proposal = propose_at(r, folder)
     data = proposal.to_json()
     again = Proposal.from_json(data)
     assert again.entries == proposal.entries and again.patch == proposal.patch
-    assert r.with_proposal(data).to_json()["proposal"]["entries"][0]["scope"] == "onnx"
+    assert r.with_proposal(proposal).to_json()["proposal"]["entries"][0]["scope"] == "onnx"
 
 
 def test_failures_the_skiplists_already_cover_are_not_proposed(tmp_path):
     folder = skiplists_dir(tmp_path, SKIPS)
     results = outcomes(row("FooModel"), lambda c: c.backend == "onnx")  # FooModel is in `onnx`
-    assert propose(report(results), folder).empty
+    assert propose_at(report(results), folder).empty
 
 
 def _subsequence(needles, haystack) -> bool:
@@ -192,8 +191,8 @@ def test_property_applied_proposal_skips_exactly_the_failing_cells(fail_flags, p
         results = outcomes(GEN_ROW, lambda c: c in failing)
         still = {c for c, f in zip(PROBED, probe_flags) if f}
         results.update(outcomes(PROBED, lambda c: c in still, probe=True))
-        proposal = propose(rediff(results, folder), folder)
-        apply_proposal(proposal, folder)
+        proposal = propose_at(rediff(results, folder), folder)
+        apply_at(proposal, folder)
         skiplists = load_skiplists(folder)
         uncoverable = {Cell.parse(u.cell) for u in proposal.uncoverable}
         # New failures: exactly the failing cells are skipped now, except those the walk cannot isolate.
@@ -206,21 +205,21 @@ def test_property_applied_proposal_skips_exactly_the_failing_cells(fail_flags, p
             if "FooModel" in table:
                 assert any(scope in skip_scopes(c) for c in still), scope
         # And a second round has nothing left to say.
-        assert propose(rediff(results, folder), folder).empty
+        assert propose_at(rediff(results, folder), folder).empty
 
 
 def test_apply_onto_a_file_changed_since_the_proposal_redoes_the_edits(tmp_path):
     folder = skiplists_dir(tmp_path, SKIPS)
-    proposal = propose(report(outcomes(row("NewModel"), lambda c: c.backend == "onnx")), folder)
+    proposal = propose_at(report(outcomes(row("NewModel"), lambda c: c.backend == "onnx")), folder)
     path = folder / "export_skips.toml"
     path.write_text(path.read_text().replace('FooModel = "Old reason."', 'FooModel = "Edited meanwhile."'))
-    assert apply_proposal(proposal, folder) == [path]
+    assert apply_at(proposal, folder) == [path]
     text = path.read_text()
     assert 'FooModel = "Edited meanwhile."' in text and "NewModel = " in text
     # The JSON form (what `/export-check apply` reads back) carries no file texts and applies the same way.
     (tmp_path / "again").mkdir()
     other = skiplists_dir(tmp_path / "again", SKIPS)
-    apply_proposal(Proposal.from_json(proposal.to_json()), other)
+    apply_at(Proposal.from_json(proposal.to_json()), other)
     assert (other / "export_skips.toml").read_text() == proposal.files["export_skips.toml"]
 
 
@@ -253,16 +252,18 @@ def _drifting(model_class, broken, drifts, *, generative=False):
 def test_comparison_failures_get_exactness_scopes(tmp_path, broken, drifts, generative, expected):
     folder = skiplists_dir(tmp_path, SKIPS)
     results = _drifting("NewModel", broken, drifts, generative=generative)
-    proposal = propose(rediff(results, folder), folder)
+    proposal = propose_at(rediff(results, folder), folder)
     assert {e.scope for e in proposal.entries} == expected
-    apply_proposal(proposal, folder)
+    apply_at(proposal, folder)
     assert rediff(results, folder).verdict == "success"
-    assert propose(rediff(results, folder), folder).empty
+    assert propose_at(rediff(results, folder), folder).empty
 
 
 def test_a_drift_reason_says_it_does_not_match_eager(tmp_path):
     folder = skiplists_dir(tmp_path, SKIPS)
-    (edit,) = propose(report(_drifting("NewModel", lambda c: False, lambda c: c.backend == "openvino")), folder).entries
+    (edit,) = propose_at(
+        report(_drifting("NewModel", lambda c: False, lambda c: c.backend == "openvino")), folder
+    ).entries
     assert (
         edit.reason
         == "OpenVINO export does not match eager: `AssertionError: 7% mismatched`. TODO: find the root cause."
@@ -282,18 +283,18 @@ def test_classes_the_source_cannot_build_are_never_proposed(tmp_path):
         r = diff(base, head, load_skiplists(folder))
         assert r.verdict == "success", r.headline
         assert len(r.category("not_buildable")) == 2 * len(row("LlamaForQuestionAnswering"))
-        proposal = propose(r, folder)
+        proposal = propose_at(r, folder)
         assert proposal.empty and not proposal.uncoverable
     # Probing: a skiplisted class the source cannot build says nothing about its skip.
     probed = {c: result(c, Status.NOT_BUILDABLE, message="no recipe", probe=True) for c in PROBED}
     (tmp_path / "p").mkdir()
     probe_folder = skiplists_dir(tmp_path / "p", SKIPS)
-    assert propose(diff(None, ResultSet(probed), load_skiplists(probe_folder)), probe_folder).empty
+    assert propose_at(diff(None, ResultSet(probed), load_skiplists(probe_folder)), probe_folder).empty
 
 
 def test_entries_of_one_cause_share_one_same_as_chain_across_scopes(tmp_path):
     """Grouped by the report's causes: one guard that breaks AModel everywhere and BModel only on ONNX is one chain."""
-    from bot.report.groups import Culprit, Group
+    from bot.diff.groups import Culprit, Group
 
     folder = skiplists_dir(tmp_path, SKIPS)
     guard = "GuardOnDataDependentSymNode: Could not guard on data-dependent expression Eq(u{}, 1)"
@@ -310,7 +311,7 @@ def test_entries_of_one_cause_share_one_same_as_chain_across_scopes(tmp_path):
     )  # noqa: E501
     grouped = report(results)
     grouped = type(grouped)(**{**grouped.__dict__, "groups": (cause,)})
-    reasons = {(e.scope, e.model_class): e.reason for e in propose(grouped, folder).entries}
+    reasons = {(e.scope, e.model_class): e.reason for e in propose_at(grouped, folder).entries}
     assert reasons[("all", "AModel")].startswith(
         "Torch, ONNX, OpenVINO and ExecuTorch (xnnpack) exports fail at stage `export` in "
         "`src/transformers/models/a/modeling_a.py:12`: `GuardOnDataDependentSymNode"
@@ -318,7 +319,7 @@ def test_entries_of_one_cause_share_one_same_as_chain_across_scopes(tmp_path):
     assert reasons[("onnx", "BModel")] == "Same `GuardOnDataDependentSymNode` at stage `export` as `AModel`."
     assert reasons[("onnx", "CModel")].startswith("ONNX export fails at stage `export`: `ValueError: other`")
     # Without the groups the two scopes draft apart: the chain comes from the cause.
-    plain = {(e.scope, e.model_class): e.reason for e in propose(report(results), folder).entries}
+    plain = {(e.scope, e.model_class): e.reason for e in propose_at(report(results), folder).entries}
     assert plain[("onnx", "BModel")].startswith("ONNX export fails at stage `export`: `GuardOnDataDependentSymNode")
 
 
@@ -347,5 +348,5 @@ def test_cells_whose_test_module_did_not_import_are_never_proposed(tmp_path):
         lines["ViTModel"].setup_module == "tests/models/vit/test_modeling_vit.py"
         and not lines["BertModel"].setup_module
     )
-    proposed = {entry.model_class for entry in propose(r, folder).entries}
+    proposed = {entry.model_class for entry in propose_at(r, folder).entries}
     assert "ViTModel" not in proposed and "BertModel" in proposed  # without the setup flag it would be proposed

@@ -83,7 +83,7 @@ def test_same_as_reason_references_the_first_class():
 
 
 def test_draft_from_a_group_names_the_signature_and_the_culprit_line():
-    from bot.report.groups import Culprit, Group
+    from bot.diff.groups import Culprit, Group
 
     group = Group(
         "export",

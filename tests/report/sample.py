@@ -6,6 +6,7 @@ from pathlib import Path
 
 from bot.cells import Cell
 from bot.diff import diff
+from bot.diff.proposal import Proposal
 from bot.outcomes import CellResult, Status
 from bot.results import Problem, ResultSet, SuiteInfo
 from bot.skiplist.model import load_skiplists
@@ -88,41 +89,43 @@ def failure_report(folder: Path):
     rerun = result_set(r("LlamaForCausalLM::test_torch_export_generate_static", "passed"))
     report = diff(base, head, skiplists(folder), rerun, run_url="https://github.com/o/r/actions/runs/42")
     return report.with_proposal(
-        {
-            "patch": PATCH,
-            "entries": [
-                {
-                    "action": "add",
-                    "file": "export_skips.toml",
-                    "scope": "onnx.dynamic",
-                    "model_class": "BertModel",
-                    "reason": "RuntimeError: boom",
-                    "evidence": ["BertModel::test_onnx_export_dynamic"],
-                },
-                {
-                    "action": "narrow",
-                    "file": "export_skips.toml",
-                    "scope": "openvino",
-                    "model_class": "CLIPModel",
-                    "new_scopes": ["openvino.static"],
-                    "evidence": ["CLIPModel::test_openvino_export_dynamic"],
-                },
-                {
-                    "action": "remove",
-                    "file": "export_skips.toml",
-                    "scope": "onnx",
-                    "model_class": "ViTModel",
-                    "evidence": ["ViTModel::test_onnx_export_static", "ViTModel::test_onnx_export_dynamic"],
-                },
-            ],
-            "uncoverable": [
-                {
-                    "cell": "GPT2LMHeadModel::test_executorch_export_generate_dynamic_xnnpack",
-                    "finest_scope": "xnnpack.dynamic",
-                    "would_skip": ["GPT2LMHeadModel::test_x"],
-                }
-            ],
-        }
+        Proposal.from_json(
+            {
+                "patch": PATCH,
+                "entries": [
+                    {
+                        "action": "add",
+                        "file": "export_skips.toml",
+                        "scope": "onnx.dynamic",
+                        "model_class": "BertModel",
+                        "reason": "RuntimeError: boom",
+                        "evidence": ["BertModel::test_onnx_export_dynamic"],
+                    },
+                    {
+                        "action": "narrow",
+                        "file": "export_skips.toml",
+                        "scope": "openvino",
+                        "model_class": "CLIPModel",
+                        "new_scopes": ["openvino.static"],
+                        "evidence": ["CLIPModel::test_openvino_export_dynamic"],
+                    },
+                    {
+                        "action": "remove",
+                        "file": "export_skips.toml",
+                        "scope": "onnx",
+                        "model_class": "ViTModel",
+                        "evidence": ["ViTModel::test_onnx_export_static", "ViTModel::test_onnx_export_dynamic"],
+                    },
+                ],
+                "uncoverable": [
+                    {
+                        "cell": "GPT2LMHeadModel::test_executorch_export_generate_dynamic_xnnpack",
+                        "finest_scope": "xnnpack.dynamic",
+                        "would_skip": ["GPT2LMHeadModel::test_x"],
+                    }
+                ],
+            }
+        )
     )
 
 

@@ -10,11 +10,13 @@ import re
 from pathlib import Path
 
 from bot.diff import diff
-from bot.report import Report, render_comment, render_summary
-from bot.report.groups import Culprit, Group, Hint, extent
+from bot.diff.groups import Culprit, Group
+from bot.diff.hints import Hint
+from bot.diff.model import Report
+from bot.report import render_comment, render_summary
+from bot.report.groups import extent
 from bot.results import read_results
 from bot.select.selection_file import changed_lines_of, read_selection_document
-from bot.skiplist.model import load_skiplists
 from tests.conftest import SKIPLISTS
 from tests.report.test_render import check_golden
 
@@ -34,18 +36,21 @@ def masked(comment: str, head_sha: str) -> str:
 
 def recorded_report() -> Report:
     from bot.propose.proposal import propose
+    from bot.propose.texts import parse_texts, read_texts
 
     head = read_results([JUNIT])
     _, document = read_selection_document(SELECTION)
+    texts = read_texts(SKIPLISTS)
+    skiplists = parse_texts(texts, SKIPLISTS)
     report = diff(
         None,
         head,
-        load_skiplists(SKIPLISTS),
+        skiplists,
         changed_lines=changed_lines_of(document, SELECTION),
         repository_url=f"https://github.com/{REPOSITORY}",
     )
     report = report.with_selection(document["summary"])  # as `export-bot diff --selection` does
-    return report.with_proposal(propose(report, SKIPLISTS).to_json())
+    return report.with_proposal(propose(report, head.results, skiplists, texts, folder=SKIPLISTS.name))
 
 
 def test_the_recorded_run_renders_the_golden_comment():

@@ -8,7 +8,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from bot.cli import main
-from bot.report import COMMENT_MARKER, load_report
+from bot.diff.model import load_report
+from bot.report import COMMENT_MARKER
 from tests.results.factory import Case, junit
 
 BERT = "BertModel::test_torch_export_static"

@@ -1,11 +1,11 @@
-"""The hint table (bot/report/hints.toml): every hint matches a real message of its family, unknown errors get none."""
+"""The hint table (bot/diff/hints.toml): every hint matches a real message of its family, unknown errors get none."""
 
 from __future__ import annotations
 
 import pytest
 
 from bot.diff.groups import signature
-from bot.report.hints import default_hints, hint_for, parse_hints
+from bot.diff.hints import default_hints, hint_for, parse_hints
 
 # A real first line per hint family, as the runner's JUnit carries it, and the stage it fails at.
 KNOWN = [

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from bot.report import SCHEMA, CellLine, ReportError, load_report, write_report
+from bot.diff.model import SCHEMA, CellLine, ReportError, load_report, write_report
+from bot.diff.proposal import Proposal
 from tests.report.sample import failure_report, neutral_report, no_baseline_report
 
 
@@ -55,8 +56,8 @@ def test_report_json_holds_what_the_proposal_and_publishing_steps_read(tmp_path)
 
 def test_with_proposal_replaces_only_the_proposal(tmp_path):
     report = neutral_report(tmp_path / "s")
-    updated = report.with_proposal({"patch": "--- a\n+++ b\n"})
-    assert updated.proposal == {"patch": "--- a\n+++ b\n"} and report.proposal is None
+    updated = report.with_proposal(Proposal(patch="--- a\n+++ b\n"))
+    assert updated.proposal == Proposal(patch="--- a\n+++ b\n") and report.proposal is None
     assert updated.with_proposal(None) == report
 
 

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from bot.cells import cells_for
-from bot.report import COMMENT_MARKER, CellLine, Report, render_comment, render_summary
+from bot.diff.model import CellLine, Report
+from bot.diff.proposal import Proposal, ProposedEdit
+from bot.report import COMMENT_MARKER, render_comment, render_summary
 from tests.report.sample import PATCH, failure_report, neutral_report, no_baseline_report
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -81,7 +83,7 @@ def worst_case(count: int = 30_000) -> Report:
         base_sha="a" * 40,
         head_sha="b" * 40,
         run_url="https://github.com/o/r/actions/runs/1",
-        proposal={"patch": patch, "entries": [{"scope": "onnx"}] * 3000},
+        proposal=Proposal(patch=patch, entries=(ProposedEdit("remove", "export_skips.toml", "onnx", "M"),) * 3000),
     )
 
 
@@ -142,5 +144,7 @@ def test_the_tested_transformers_line_says_where_from_and_when_shards_disagree(t
 
 
 def test_an_empty_proposal_gets_no_heading(tmp_path):
-    report = no_baseline_report(tmp_path / "s").with_proposal({"entries": [], "uncoverable": [], "patch": ""})
+    report = no_baseline_report(tmp_path / "s").with_proposal(
+        Proposal.from_json({"entries": [], "uncoverable": [], "patch": ""})
+    )
     assert "Proposed skiplist change" not in render_comment(report)

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from bot.report.model import Report, ReportError
+from bot.diff.model import Report, ReportError
 
 BASE = {"schema": "export-bot/report@1", "verdict": "success", "headline": "x", "baseline": True}
 

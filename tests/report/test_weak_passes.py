@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from bot.diff import diff
-from bot.report import load_report, render_comment, render_summary, write_report
+from bot.diff.model import load_report, write_report
+from bot.report import render_comment, render_summary
 from bot.results import read_results
 from tests.report.sample import skiplists
 from tests.results.factory import Case, junit

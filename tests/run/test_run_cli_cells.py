@@ -9,7 +9,7 @@ from bot.cli.common import BotError
 from bot.diff import diff
 from bot.jobs.run import NamedCells
 from bot.jobs.run import plan_from_options as plan_run
-from bot.report import write_report
+from bot.diff.model import write_report
 from bot.results import read_results
 from bot.select.selection_file import write_selection
 from bot.settings import load_settings
@@ -83,7 +83,7 @@ def test_nothing_to_rerun_writes_an_empty_junit_without_a_session(tmp_path):
     from click.testing import CliRunner
 
     from bot.cli import main
-    from bot.report import Report
+    from bot.diff.model import Report
 
     write_report(Report(verdict="success", headline="fine", baseline=True), tmp_path / "report.json")
     out = tmp_path / "rerun.xml"

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from bot.cells import cells_for
-from bot.report.model import CellLine, Report, write_report
+from bot.diff.model import CellLine, Report, write_report
 
 # Families as bot.models.sources.base names them, split by whether a class generates.
 GENERATIVE_FAMILIES, ENCODER_FAMILIES = (

@@ -9,8 +9,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from bot.cli import main
+from bot.diff.model import CellLine, Report, write_report
 from bot.report.markdown import mark
-from bot.report.model import CellLine, Report, write_report
 from bot.site import Run, build_data, find_reports
 from bot.site.data import CODES, code
 from bot.site.skips import read_skip_lines, skip_lines

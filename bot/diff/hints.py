@@ -3,12 +3,28 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from bot.report.groups import Hint
 from bot.toml import loads
+
+
+@dataclass(frozen=True)
+class Hint:
+    """A one-line hint for a well-known export error, with the upstream page that explains it."""
+
+    id: str
+    text: str
+    link: str = ""
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "text": self.text, "link": self.link}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> Hint:
+        return cls(data["id"], data.get("text", ""), data.get("link", ""))
 
 
 @dataclass(frozen=True)
@@ -31,7 +47,7 @@ def parse_hints(text: str) -> tuple[HintRule, ...]:
 
 @cache
 def default_hints() -> tuple[HintRule, ...]:
-    return parse_hints(resources.files("bot.report").joinpath("hints.toml").read_text(encoding="utf-8"))
+    return parse_hints(resources.files("bot.diff").joinpath("hints.toml").read_text(encoding="utf-8"))
 
 
 def hint_for(stage: str, signature: str, rules: tuple[HintRule, ...] | None = None) -> Hint | None:

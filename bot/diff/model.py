@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from bot.cells import Cell, CellIdError
-from bot.errors import BotError
+from bot.diff.errors import ReportError
+from bot.diff.groups import Group
+from bot.diff.proposal import Proposal
 from bot.files import NotText, read_text, write_text
-from bot.report.groups import Group
 from bot.results.model import Problem, Provenance
 
 SCHEMA = "export-bot/report@1"
@@ -30,10 +31,6 @@ CATEGORIES = (
     "not_buildable",  # the model source has no way to build the class: no verdict, never proposed
 )
 EXCERPT = 300  # characters of a message kept per cell
-
-
-class ReportError(BotError, ValueError):
-    """A report.json this version cannot read; the message names the file and what to do."""
 
 
 class CellLine(NamedTuple):
@@ -108,7 +105,7 @@ class Report:
     cells: tuple[CellLine, ...] = ()  # every head result
     non_cells: int = 0  # head testcases that are not cells
     files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # base/head/rerun → files read
-    proposal: dict | None = None  # written by `export-bot propose`; its content is the proposer's
+    proposal: Proposal | None = None  # bot/diff/proposal.py: made by bot/propose, checked when read
     selection: str | None = None  # why these cells ran (`export-bot select`'s summary), when known
     provenance: Provenance = field(default_factory=Provenance)  # which transformers the head tested
     # Test modules that did not import (bot/setup_problems.py), each cause once: origin, message, modules, cells.
@@ -141,7 +138,7 @@ class Report:
         )
         return headline(causes)
 
-    def with_proposal(self, proposal: dict | None) -> Report:
+    def with_proposal(self, proposal: Proposal | None) -> Report:
         return replace(self, proposal=proposal)
 
     def with_selection(self, summary: str | None) -> Report:
@@ -168,7 +165,7 @@ class Report:
             "needs_rerun": list(self.needs_rerun),
             "non_cells": self.non_cells,
             "files": {key: list(value) for key, value in self.files.items()},
-            "proposal": self.proposal,
+            "proposal": self.proposal.to_json() if self.proposal is not None else None,
             "selection": self.selection,
             "not_buildable": [group.to_json() for group in self.not_buildable],
             "setup_problems": [dict(problem) for problem in self.setup_problems],
@@ -206,7 +203,7 @@ class Report:
             cells=f.lines(data.get("cells", []), "cells"),
             non_cells=f.count(data.get("non_cells", 0), "non_cells"),
             files={k: f.strings(f"files.{k}", v) for k, v in f.get("files", dict, {}).items()},
-            proposal=f.get("proposal", (dict, type(None)), None),
+            proposal=_proposal(data.get("proposal"), where),
             selection=f.get("selection", (str, type(None)), None),
             provenance=Provenance.from_json(f.shaped(data.get("provenance"), _PROVENANCE, "provenance", optional=True)),
             setup_problems=tuple(
@@ -217,6 +214,11 @@ class Report:
             created=f.get("created", (str, type(None)), None),
             families={k: f.check(v, str, f"families.{k}") for k, v in f.get("families", dict, {}).items()},
         )
+
+
+def _proposal(data, where: str) -> Proposal | None:
+    """The `proposal` slot, checked field by field (a pull request's run writes it)."""
+    return None if data is None else Proposal.from_json(data, where=where)
 
 
 # What each JSON type is called in an error message.
