@@ -104,6 +104,30 @@ def test_the_comment_workflow_never_checks_out_pr_code():
             assert "ref" not in with_ or with_.get("repository") == "${{ inputs.bot-repository }}", with_
 
 
+def test_the_required_check_always_reports_and_merge_queues_get_it():
+    """A paths filter would leave a required check "Expected — waiting for status" on docs-only PRs."""
+    on = load(CALLERS / "export-conformance.yml")["on"]
+    assert "paths" not in (on["pull_request"] or {}) and "paths-ignore" not in (on["pull_request"] or {})
+    assert on["merge_group"] == {"types": ["checks_requested"]}
+    jobs = load(REUSABLE / "conformance.yml")["jobs"]
+    # No cell to run: select writes the report itself and the runner jobs never start.
+    assert jobs["shard"]["if"] == "needs.select.outputs.count != '0'"
+    assert "needs.select.outputs.count != '0'" in jobs["report"]["if"]
+    uploads = [s["with"]["name"] for s in jobs["select"]["steps"] if s.get("uses", "").startswith("actions/upload")]
+    assert uploads == ["export-selection", "export-report"]
+
+
+def test_pull_requests_are_tested_as_their_merge_whose_second_parent_is_the_pinned_head():
+    jobs = load(REUSABLE / "conformance.yml")["jobs"]
+    checkout = jobs["select"]["steps"][0]
+    assert "refs/pull/{0}/merge" in checkout["with"]["ref"] and "merge_group.head_sha" in checkout["with"]["ref"]
+    [tested] = [s for s in jobs["select"]["steps"] if s.get("id") == "tested"]
+    assert "HEAD^2" in tested["run"] and "exit 2" in tested["run"]
+    for name in ("shard", "report"):
+        # The later jobs check out the very commit select diffed, even if GitHub recomputes the merge.
+        assert jobs[name]["steps"][0]["with"]["ref"].startswith("${{ needs.select.outputs.tested }}"), name
+
+
 def test_new_pushes_cancel_old_conformance_runs():
     assert load(CALLERS / "export-conformance.yml")["concurrency"]["cancel-in-progress"] is True
 

@@ -27,6 +27,9 @@ _folders = dict(type=click.Path(path_type=Path), multiple=True, metavar="FILE|DI
 )
 @click.option("--base-sha", default=None, help="Base commit (default: the base JUnit's git sha).")
 @click.option("--head-sha", default=None, help="Head commit (default: the head JUnit's git sha).")
+@click.option(
+    "--tested-sha", default=None, help="The commit the cells ran on, when not the head (the PR's test merge)."
+)
 @click.option("--run-url", default=None, help="Link to this workflow run, shown in the comment.")
 @skiplists_option
 @workers_option("2")
@@ -52,6 +55,7 @@ def report(
     expect_shards,
     base_sha,
     head_sha,
+    tested_sha,
     run_url,
     skiplists_dir,
     workers,
@@ -63,6 +67,7 @@ def report(
     Exits 0 whatever the verdict (it travels in report.json to the comment job, which sets the
     status), 1 when the confirming re-run did not complete, 2 on bad input.
     """
+    from dataclasses import replace
     from datetime import datetime, timezone
 
     from bot.cells import Cell
@@ -103,7 +108,10 @@ def report(
         _rerun(cells, rerun, workers, folder)
         result = diff(base, head, skiplists, read_results([rerun]), **shas)
     created = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    result = result.with_selection(summary).with_created(created)
+    result = replace(result.with_selection(summary).with_created(created), tested_sha=tested_sha)
+    if selected == set() and summary:
+        # Nothing ran: the status says why ("no export-relevant changes"), not "no failing cells".
+        result = replace(result, headline=summary.splitlines()[0])
     proposal = propose(result, folder)
     result = result.with_proposal(proposal.to_json())
     write_report(result, out / "report.json")
