@@ -117,6 +117,8 @@ class Runner:
         trigger = data["on"][event_name] or {}
         if changed is not None and "paths" in trigger and not any(_matches(p, trigger["paths"]) for p in changed):
             return None  # GitHub starts no run: no changed file matches the trigger's paths
+        if isinstance(trigger, dict) and "types" in trigger and event.get("action") not in trigger["types"]:
+            return None  # nor for an activity type the trigger does not list
         branch = ref.rsplit("/", 1)[-1]
         run_id = self.fake.add_run(workflow, head_sha=sha, branch=branch, conclusion="in_progress", event=event_name)
         run = WorkflowRun(workflow, run_id)
@@ -366,8 +368,10 @@ class Runner:
             raise WorkflowError(f"checkout of {repository!r}: the step runner knows only the target and the bot")
         ref = with_.get("ref") or evaluator.contexts["github"]["sha"]
         subprocess.run(["git", "clone", "-q", "--no-checkout", str(self.origin), str(target)], check=True)
-        if ref.startswith("refs/"):
-            # A clone has branches and tags only; GitHub's refs/pull/N/merge is fetched by name, as checkout does.
+        known = subprocess.run(["git", "-C", str(target), "cat-file", "-e", f"{ref}^{{commit}}"], capture_output=True)
+        if ref.startswith("refs/") or known.returncode != 0:
+            # A clone has branches and tags only: refs/pull/N/merge, and a commit only it reaches,
+            # are fetched by name, as actions/checkout does.
             subprocess.run(["git", "-C", str(target), "fetch", "-q", "origin", ref], check=True)
             ref = "FETCH_HEAD"
         subprocess.run(["git", "-C", str(target), "checkout", "-q", "--detach", ref], check=True)
