@@ -121,6 +121,8 @@ def test_pull_requests_are_tested_as_their_merge_whose_second_parent_is_the_pinn
     jobs = load(REUSABLE / "conformance.yml")["jobs"]
     checkout = jobs["select"]["steps"][0]
     assert "refs/pull/{0}/merge" in checkout["with"]["ref"] and "merge_group.head_sha" in checkout["with"]["ref"]
+    # A PR's diff needs the merge and its parents only; a queue commit's base may be further down.
+    assert checkout["with"]["fetch-depth"] == "${{ github.event_name == 'merge_group' && '0' || '2' }}"
     [tested] = [s for s in jobs["select"]["steps"] if s.get("id") == "tested"]
     assert "HEAD^2" in tested["run"] and "exit 2" in tested["run"]
     for name in ("shard", "report"):
