@@ -88,7 +88,9 @@ def measure_downloads() -> None:
         cpu = resolve(SHARD, pypi_only=False, folder=folder)
         torch = [p for p in cpu if p["name"] == "torch"]
         if not torch or "+cpu" not in torch[0]["version"]:
-            print(f"no CPU wheel of torch 2.13.0 on this machine's find-links (found {torch}): the CPU figure is PyPI's")
+            print(
+                f"no CPU wheel of torch 2.13.0 on this machine's find-links (found {torch}): the CPU figure is PyPI's"
+            )
         downloads("light job (select, comment, command)", light)
         downloads("shard job, torch from the CPU wheel index (as the workflows install it)", cpu)
         try:
