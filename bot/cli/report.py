@@ -30,6 +30,9 @@ from bot.cli.common import (
     "--expect-shards", type=click.IntRange(min=0), default=0, help="Head must hold shards 1/N … N/N (0: off)."
 )
 @sha_options
+@click.option(
+    "--tested-sha", default=None, help="The commit the cells ran on, when not the head (the PR's test merge)."
+)
 @skiplists_option
 @workers_option("2")
 @click.option(
@@ -48,6 +51,7 @@ def report(
     expect_shards,
     base_sha,
     head_sha,
+    tested_sha,
     run_url,
     skiplists_dir,
     workers,
@@ -73,6 +77,7 @@ def report(
         expect_shards=expect_shards or None,
         base_sha=base_sha,
         head_sha=head_sha,
+        tested_sha=tested_sha,
         run_url=run_url,
         skip_missing=True,
     )

@@ -101,6 +101,8 @@ class Report:
     versions: Mapping[str, str] = field(default_factory=dict)
     base_sha: str | None = None
     head_sha: str | None = None
+    # The commit the cells ran on when it is not the head: GitHub's test merge of head into base_sha.
+    tested_sha: str | None = None
     run_url: str | None = None
     cells: tuple[CellLine, ...] = ()  # every head result
     non_cells: int = 0  # head testcases that are not cells
@@ -155,6 +157,7 @@ class Report:
             "baseline": self.baseline,
             "base_sha": self.base_sha,
             "head_sha": self.head_sha,
+            "tested_sha": self.tested_sha,
             "run_url": self.run_url,
             "versions": dict(self.versions),
             "provenance": self.provenance.to_json(),
@@ -199,6 +202,7 @@ class Report:
             versions={k: f.check(v, str, f"versions.{k}") for k, v in f.get("versions", dict, {}).items()},
             base_sha=f.get("base_sha", (str, type(None)), None),
             head_sha=f.get("head_sha", (str, type(None)), None),
+            tested_sha=f.get("tested_sha", (str, type(None)), None),
             run_url=f.get("run_url", (str, type(None)), None),
             cells=f.lines(data.get("cells", []), "cells"),
             non_cells=f.count(data.get("non_cells", 0), "non_cells"),

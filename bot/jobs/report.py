@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 from bot.cells import Cell
+from bot.diff.model import Report
 from bot.errors import BotError
 from bot.jobs import stages
-from bot.diff.model import Report
 
 # Runs the given cells once more and writes their JUnit to the path (the only step that imports torch).
 Rerunner = Callable[[tuple[Cell, ...], Path], None]
@@ -36,6 +36,7 @@ class ReportInputs:
     expect_shards: int | None = None
     base_sha: str | None = None
     head_sha: str | None = None
+    tested_sha: str | None = None  # the commit the cells ran on when not the head: the PR's test merge
     run_url: str | None = None
     skip_missing: bool = False  # `report`: a path that is not there is left out (no baseline yet)
 
@@ -94,7 +95,12 @@ def make_report(
         echo(f"re-running {len(cells)} newly broken cells once to confirm them → {rerun_junit}")
         rerun(cells, rerun_junit)
         report = stages.diff_results(base, head, skiplists, stages.read_junit([rerun_junit]), **context)
-    report = report.with_selection(inputs.selected.summary).with_created(created_now())
+    report = replace(
+        report.with_selection(inputs.selected.summary).with_created(created_now()), tested_sha=inputs.tested_sha
+    )
+    if inputs.selected.cells is not None and not inputs.selected.cells and inputs.selected.summary:
+        # Nothing ran: the status says why ("no export-relevant changes"), not "no failing cells".
+        report = replace(report, headline=inputs.selected.summary.splitlines()[0])
     proposal = stages.propose(report, head, loaded)
     report = report.with_proposal(proposal)
     patch = proposal.patch

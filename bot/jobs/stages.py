@@ -35,7 +35,9 @@ def load_skiplists(folder: Path) -> LoadedSkiplists:
     return LoadedSkiplists(Path(folder), texts, parse_texts(texts, folder))
 
 
-def diff_results(base: ResultSet | None, head: ResultSet, skiplists: Skiplists, rerun: ResultSet | None, **context) -> Report:
+def diff_results(
+    base: ResultSet | None, head: ResultSet, skiplists: Skiplists, rerun: ResultSet | None, **context
+) -> Report:
     """Categories and verdict (docs/diff.md); `context` is the shas, run link, changed lines and repository URL."""
     from bot.diff import diff
 

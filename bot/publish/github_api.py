@@ -26,7 +26,8 @@ DEFAULT_API_URL = "https://api.github.com"
 STATUS_CONTEXT = "export-conformance"
 # The verdict of docs/diff.md → a commit status state. Statuses have no "neutral"; incomplete
 # results must never read as a pass, and "error" is GitHub's word for "the check itself broke".
-STATUS_STATES = {"success": "success", "failure": "failure", "neutral": "error"}
+# "pending" while a run works; "error" also says a run ended without a verdict (cancelled).
+STATUS_STATES = {"success": "success", "failure": "failure", "neutral": "error", "pending": "pending", "error": "error"}
 REACTIONS = frozenset({"eyes", "rocket", "confused", "+1", "-1"})
 
 
@@ -117,6 +118,13 @@ class Comment:
     body: str
     user: str
     created_at: str
+
+
+@dataclass(frozen=True)
+class CommitStatus:
+    state: str
+    description: str
+    target_url: str
 
 
 @dataclass(frozen=True)
@@ -348,6 +356,14 @@ class GitHubClient:
         kwargs = {"target_url": target_url} if target_url else {}
         # GitHub rejects descriptions longer than 140 characters.
         self._repo.get_commit(sha).create_status(state, description=description[:140], context=STATUS_CONTEXT, **kwargs)
+
+    @_guard("read the commit statuses of {0}")
+    def current_status(self, sha: str) -> CommitStatus | None:
+        """The latest `export-conformance` status on `sha` (the combined status holds each context's latest)."""
+        for status in self._repo.get_commit(sha).get_combined_status().statuses:
+            if status.context == STATUS_CONTEXT:
+                return CommitStatus(status.state, status.description or "", status.target_url or "")
+        return None
 
     @_guard("read the permission of {0}")
     def permission(self, user: str) -> Permission:

@@ -167,6 +167,11 @@ def tested_line(report: Report) -> str | None:
 def footer(report: Report) -> list[str]:
     base = short_sha(report.base_sha) if report.baseline else "none (no baseline)"
     lines = [f"Base {base} → head {short_sha(report.head_sha)}."]
+    if report.tested_sha and report.tested_sha != report.head_sha:
+        lines.append(
+            f"Tested the merge {short_sha(report.tested_sha)} = "
+            f"base@{short_sha(report.base_sha)} + head@{short_sha(report.head_sha)}."
+        )
     tested = tested_line(report)
     if tested:
         lines.append(tested)

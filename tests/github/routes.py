@@ -128,6 +128,34 @@ def react(fake, query, body, comment_id):
     }
 
 
+@route("GET", R + "/commits/{ref}/status")
+def combined_status(fake, query, body, ref):
+    # GitHub: the latest status of each context; the combined state is failure if any is error or
+    # failure, pending if any is pending (or there is none), success otherwise.
+    sha = fake.state.refs.get(ref.removeprefix("refs/"), ref)
+    latest = {}
+    for status in fake.state.statuses.get(sha, []):
+        latest[status["context"]] = status
+    states = {s["state"] for s in latest.values()}
+    state = (
+        "failure" if states & {"error", "failure"} else "pending" if not states or "pending" in states else "success"
+    )
+    statuses = [
+        {k: v for k, v in s.items() if k not in ("creator", "created_at", "updated_at")}
+        | {"created_at": s["created_at"], "updated_at": s["updated_at"]}
+        for s in latest.values()
+    ]
+    return 200, {
+        "state": state,
+        "statuses": statuses,
+        "sha": sha,
+        "total_count": len(statuses),
+        "repository": fake.repo,
+        "commit_url": fake.api(f"/commits/{sha}"),
+        "url": fake.api(f"/commits/{sha}/status"),
+    }
+
+
 @route("POST", R + "/statuses/{sha}")
 def create_status(fake, query, body, sha):
     sid = fake.new_id()

@@ -7,9 +7,12 @@ evaluates the `${{ }}` expressions the workflows use (tests/rehearsal/expression
 stands in only for actions/checkout, actions/setup-python and the artifact upload/download
 actions. Any other `uses:` and any expression it does not know fail the rehearsal loudly.
 
-The one liberty: jobs that install torch share one Python environment (a runner machine's
+Two liberties: jobs that install torch share one Python environment (a runner machine's
 warm tool cache); their install steps still run, in order, each time. Every other job gets a
-fresh virtual environment, so the publishing jobs prove the light install.
+fresh virtual environment, so the publishing jobs prove the light install. And a reusable
+workflow's input may be swapped for a local stand-in (`substitute`): the PyTorch CPU index is
+out of reach here, so the rehearsal names a local index holding the same wheel, and records
+that the workflow asked for the CPU index.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ class JobResult:
     logs: list[str] = field(default_factory=list)
     summary: str = ""
     python: Path | None = None  # the job's interpreter, to inspect what it installed
+    commands: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # each run: line and its step env
 
 
 @dataclass
@@ -83,11 +87,22 @@ class WorkflowRun:
 class Runner:
     """Runs the target repository's caller workflows against `fake` (tests/github/fake_github.py)."""
 
-    def __init__(self, *, origin: Path, fake, work: Path, runner_python: Path | None = None):
+    def __init__(
+        self,
+        *,
+        origin: Path,
+        fake,
+        work: Path,
+        runner_python: Path | None = None,
+        substitute: dict[str, tuple[str, str]] | None = None,
+    ):
         self.origin = origin  # the target repository as GitHub has it (a git repository)
         self.fake = fake
         self.work = work
         self.runner_python = runner_python  # the shared environment of torch-installing jobs
+        # input name → (the value the workflow must be given, the local stand-in used instead)
+        self.substitute = substitute or {}
+        self.substituted: list[tuple[str, str, str]] = []  # (job, input, the value the workflow gave)
         self.runs: dict[int, WorkflowRun] = {}
         self._count = itertools.count(1)
 
@@ -102,6 +117,8 @@ class Runner:
         trigger = data["on"][event_name] or {}
         if changed is not None and "paths" in trigger and not any(_matches(p, trigger["paths"]) for p in changed):
             return None  # GitHub starts no run: no changed file matches the trigger's paths
+        if isinstance(trigger, dict) and "types" in trigger and event.get("action") not in trigger["types"]:
+            return None  # nor for an activity type the trigger does not list
         branch = ref.rsplit("/", 1)[-1]
         run_id = self.fake.add_run(workflow, head_sha=sha, branch=branch, conclusion="in_progress", event=event_name)
         run = WorkflowRun(workflow, run_id)
@@ -177,6 +194,7 @@ class Runner:
             merged.logs += r.logs
             merged.summary += r.summary
             merged.python = merged.python or r.python
+            merged.commands += r.commands
         run.jobs[name] = merged
         return merged
 
@@ -203,6 +221,12 @@ class Runner:
                 raise WorkflowError(f"job {name}: required input {key} missing")
             else:
                 inputs[key] = spec.get("default", "" if spec.get("type") == "string" else None)
+        for key, (expected, local) in self.substitute.items():
+            if key in inputs:
+                if inputs[key] != expected:
+                    raise WorkflowError(f"job {name}: input {key} is {inputs[key]!r}, not {expected!r}")
+                self.substituted.append((name, key, inputs[key]))
+                inputs[key] = local
         self.bot_ref = inputs.get("bot-ref")
         results = self._jobs(called, run, github, inputs, prefix=f"{name} / ")
         result = JobResult(name, "failure" if any(r.result == "failure" for r in results.values()) else "success")
@@ -289,6 +313,7 @@ class Runner:
             timeout=1500,
         )
         result.logs.append(f"$ {script.strip()}\n{proc.stdout[-6000:]}{proc.stderr[-6000:]}(exit {proc.returncode})")
+        result.commands.append((script.strip(), _render_env(step.get("env"), ctx)))
         return proc.returncode == 0, _read_output(output)
 
     def _action(self, step, evaluator, workspace, run, installs_torch, path_prefix, result) -> bool:
@@ -296,6 +321,10 @@ class Runner:
         if uses.startswith(CHECKOUT):
             self._checkout(with_, evaluator, workspace)
         elif uses.startswith(SETUP_PYTHON):
+            lock = with_.get("cache-dependency-path")
+            if with_.get("cache") and lock and not (workspace / lock).is_file():
+                # setup-python fails the step when the file its cache key hashes is missing.
+                raise WorkflowError(f"setup-python: cache-dependency-path {lock} matches no file")
             python = self._python(str(with_.get("python-version", "3.11")), workspace, installs_torch)
             path_prefix.insert(0, str(python.parent))
             result.python = python
@@ -339,6 +368,12 @@ class Runner:
             raise WorkflowError(f"checkout of {repository!r}: the step runner knows only the target and the bot")
         ref = with_.get("ref") or evaluator.contexts["github"]["sha"]
         subprocess.run(["git", "clone", "-q", "--no-checkout", str(self.origin), str(target)], check=True)
+        known = subprocess.run(["git", "-C", str(target), "cat-file", "-e", f"{ref}^{{commit}}"], capture_output=True)
+        if ref.startswith("refs/") or known.returncode != 0:
+            # A clone has branches and tags only: refs/pull/N/merge, and a commit only it reaches,
+            # are fetched by name, as actions/checkout does.
+            subprocess.run(["git", "-C", str(target), "fetch", "-q", "origin", ref], check=True)
+            ref = "FETCH_HEAD"
         subprocess.run(["git", "-C", str(target), "checkout", "-q", "--detach", ref], check=True)
 
     def _python(self, version: str, workspace: Path, installs_torch: bool) -> Path:
@@ -397,6 +432,27 @@ class Runner:
         return found or "pattern" in with_
 
 
+def local_index(folder: Path, wheel_glob: str) -> str | None:
+    """A PEP 503 index in `folder` holding the one wheel pip's find-links dirs have for `wheel_glob`, or None.
+
+    The workflows install torch from the PyTorch CPU index alone (--index-url); a machine that
+    cannot reach it but holds the same wheel locally gets an index with that wheel instead.
+    """
+    dirs = os.environ.get("PIP_FIND_LINKS", "").split()
+    config = subprocess.run(
+        [sys.executable, "-m", "pip", "config", "get", "global.find-links"], capture_output=True, text=True
+    )
+    dirs += config.stdout.split()
+    wheels = sorted(w for d in dirs if Path(d).is_dir() for w in Path(d).glob(wheel_glob))
+    if not wheels:
+        return None
+    project = wheels[0].name.split("-")[0].lower()
+    page = folder / project / "index.html"
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(f'<a href="{wheels[0].as_uri()}">{wheels[0].name}</a>\n', encoding="utf-8")
+    return folder.as_uri()
+
+
 def _matches(path: str, patterns: list[str]) -> bool:
     """GitHub's paths filter for the patterns the callers use (`dir/**`, plain files)."""
     for pattern in patterns:
@@ -436,4 +492,4 @@ def _read_output(path: Path) -> dict[str, str]:
     return outputs
 
 
-__all__ = ["ExpressionError", "JobResult", "Runner", "WorkflowError", "WorkflowRun", "load_workflow"]
+__all__ = ["ExpressionError", "JobResult", "Runner", "WorkflowError", "WorkflowRun", "load_workflow", "local_index"]

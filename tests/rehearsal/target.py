@@ -79,6 +79,14 @@ def branch(repo: Path, name: str, edits: dict[str, str], message: str, start: st
     return sha
 
 
+def merge_ref(repo: Path, number: int, head: str, base: str = "main") -> str:
+    """GitHub's test merge of `head` into `base` at refs/pull/<number>/merge (recomputed when either moves)."""
+    tree = git(repo, "merge-tree", "--write-tree", base, head)
+    sha = git(repo, "commit-tree", tree, "-p", base, "-p", head, "-m", f"Merge {head} into {base}")
+    git(repo, "update-ref", f"refs/pull/{number}/merge", sha)
+    return sha
+
+
 def break_bert_forward(repo: Path) -> str:
     """modeling_bert.py with one data-dependent branch in BertModel.forward: export cannot trace it."""
     text = (repo / MODELING_BERT).read_text(encoding="utf-8")

@@ -5,10 +5,14 @@ with the four caller workflows of examples/transformers; tests/rehearsal/runner.
 the reusable workflows they call (nektos/act needs Docker or a recent Go toolchain, absent here),
 installing the PR's transformers editable and the bot from a wheel pip builds from this checkout,
 against the fake GitHub of tests/github. Scenarios, in order: (e) the nightly baseline on main and
-its obsolete-skip PR, (a) a PR breaking BertModel.forward, (b) `/export-check apply` turning it green,
-(c) a docs-only PR, (d) a fork PR, (f) `/export-check BertModel` answered by the command job's light
-install, which names models from the checkout. Every job's verdict, comment count and provenance
-are asserted.
+its obsolete-skip PR, (a) a PR breaking BertModel.forward, based on an older main: tested as its
+merge, `pending` with the run's link before its verdict, torch installed from the CPU index,
+(b) `/export-check apply` turning it green, (c) a docs-only PR: `success` from the select job
+alone, two runs of one head reporting out of order without the older replacing the newer's status,
+a run for a head the PR has left refused, and its merge-queue commit given the status with no
+comment, (d) a fork PR, (f) `/export-check BertModel` answered by the command job's light install,
+which names models from the checkout. Every job's verdict, the statuses (context, state, commit,
+run), the comments and the provenance are asserted.
 """
 
 from __future__ import annotations
@@ -25,8 +29,8 @@ from tests.e2e.checkout import commit_all, git
 from tests.github import payloads
 from tests.github.fake_github import FakeGitHub
 from tests.github.payloads import issue_comment_event, pull_request_event, workflow_run_event
-from tests.rehearsal.runner import Runner, WorkflowRun
-from tests.rehearsal.target import MODELING_BERT, VERSION, branch, break_bert_forward, make_target
+from tests.rehearsal.runner import Runner, WorkflowRun, local_index
+from tests.rehearsal.target import MODELING_BERT, VERSION, branch, break_bert_forward, make_target, merge_ref
 
 pytestmark = [pytest.mark.rehearsal, pytest.mark.export, pytest.mark.timeout(2400)]
 
@@ -35,6 +39,7 @@ SKIPS = "skiplists/export_skips.toml"
 BERT_CELLS = {f"BertModel::test_torch_export_{shape}" for shape in ("static", "dynamic")}
 SEQ_STATIC = "BertForSequenceClassification::test_torch_export_static"
 SEQ_DYNAMIC = "BertForSequenceClassification::test_torch_export_dynamic"  # skiplisted in the target's `dynamic`
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 # The files the fake GitHub mirrors of each commit: what the publishing commands read through the API.
 MIRRORED = ("pyproject.toml", SKIPS, "skiplists/onnx_disable_optimize.toml")
 
@@ -55,7 +60,11 @@ class Rehearsal:
         self.main = make_target(self.origin)
         self.mirror(self.main, ())
         fake.state.refs["heads/main"] = self.main
-        self.runner = Runner(origin=self.origin, fake=fake, work=tmp_path / "runs")
+        # The jobs ask for the PyTorch CPU index; offline, a local index with the same wheel stands in.
+        local = local_index(tmp_path / "torch-index", "torch-2.13.0*.whl") or CPU_INDEX
+        self.runner = Runner(
+            origin=self.origin, fake=fake, work=tmp_path / "runs", substitute={"torch-index": (CPU_INDEX, local)}
+        )
 
     def play(self) -> None:
         self.nightly_baseline()
@@ -94,25 +103,34 @@ class Rehearsal:
 
     # --- (a) ----------------------------------------------------------------------------------
     def breaking_pr(self) -> tuple[int, str]:
+        """Based on an older main: tested as its merge into today's main, pending until its verdict."""
         head = branch(
             self.origin, "bert-guard", {MODELING_BERT: break_bert_forward(self.origin)}, "Bert: refuse negative ids"
         )
         self.mirror(head, (self.main,), extra=(MODELING_BERT,))
+        self.advance_main({"docs/ROADMAP.md": "# Roadmap\n\nMain moved on after bert-guard branched.\n"})
         self.fake.state.refs["heads/bert-guard"] = head
         self.fake.open_pull(7, "bert-guard", title="Bert: refuse negative ids")
+        merge = merge_ref(self.origin, 7, head)
         run = self.pull_request(7, head, [MODELING_BERT])
+        self.assert_torch_from_the_cpu_index(run)
         report = self.report_of(run)
         assert report["verdict"] == "failure" and report["baseline"]
+        assert (report["base_sha"], report["head_sha"], report["tested_sha"]) == (self.main, head, merge), report
         broken = {line["cell"] for line in report["categories"]["newly_broken"]}
         assert broken == BERT_CELLS | {SEQ_STATIC}, broken
         junit = run.artifacts["export-junit-1"] / "junit-1.xml"
-        self.assert_junit_provenance(junit, head, run, "conformance / shard")
-        self.assert_report_provenance(report, head)
+        # The cells ran on the merge (main's new file is in it), never on the bare head.
+        self.assert_junit_provenance(junit, merge, run, "conformance / shard")
+        self.assert_report_provenance(report, merge)
+        self.publish(run, head, pr_numbers=[7], action="requested")
+        assert self.states(head) == [("pending", run.run_id)], "pending with the run's link before any verdict"
         self.publish(run, head, pr_numbers=[7])
         [body] = self.stickies(7)
         assert "**failure**" in body and all(cell in body for cell in BERT_CELLS), body
         assert f"Tested transformers {VERSION}" in body, body
-        assert self.fake.state.statuses[head][-1]["state"] == "failure"
+        assert f"base@`{self.main[:12]}` + head@`{head[:12]}`" in body, body
+        assert self.states(head) == [("pending", run.run_id), ("failure", run.run_id)]
         return 7, head
 
     # --- (b) ----------------------------------------------------------------------------------
@@ -143,7 +161,9 @@ class Rehearsal:
         report = self.report_of(dispatched)
         assert report["verdict"] == "success" and report["head_sha"] == new_head, report["headline"]
         assert not report["categories"].get("newly_broken")
-        self.assert_report_provenance(report, new_head)
+        merge = git(self.origin, "rev-parse", f"refs/pull/{pr}/merge")
+        assert report["tested_sha"] == merge and git(self.origin, "rev-parse", f"{merge}^2") == new_head
+        self.assert_report_provenance(report, merge)
         self.publish(dispatched, self.main, pr_numbers=[], event_name="workflow_dispatch")
         [body] = self.stickies(pr)
         assert "**success**" in body and f"Tested transformers {VERSION}" in body, body
@@ -163,35 +183,89 @@ class Rehearsal:
         self.fake.state.commits[real] = self.fake.state.commits.pop(fake_head)
         self.fake.state.refs["heads/bert-guard"] = real
         self.fake.state.dispatches[-1]["inputs"]["sha"] = real
+        merge_ref(self.origin, pr, real)  # GitHub recomputes the test merge for the new head
         return real
 
     # --- (c) and (d) --------------------------------------------------------------------------
     def docs_only_pr(self) -> None:
+        """The required check reports on a docs-only PR from the select job alone, in order of runs."""
         notes = "src/transformers/models/bert/NOTES.md"
         head = branch(self.origin, "bert-notes", {notes: "# BERT\n\nNotes on the tokenizer.\n"}, "Docs: BERT notes")
         self.mirror(head, (self.main,))
         self.fake.state.refs["heads/bert-notes"] = head
         self.fake.open_pull(8, "bert-notes", title="Docs: BERT notes")
-        outside = branch(self.origin, "readme", {"README.md": "# Transformers\n"}, "Docs: README")
-        assert (
-            self.runner.run(
-                "export-conformance.yml", event_name="pull_request", event={}, sha=outside, changed=["README.md"]
-            )
-            is None
-        )
-        run = self.pull_request(8, head, [notes])
-        assert run.jobs["conformance / shard"].result == "skipped"
-        report = self.report_of(run)
-        assert report["verdict"] == "success" and not any(report["categories"].values())
-        self.publish(run, head, pr_numbers=[8])
+        merge_ref(self.origin, 8, head)
+        first = self.pull_request(8, head, [notes])
+        # A second run of the same head (a re-run, an /export-check) starts before the first reports.
+        second = self.pull_request(8, head, [notes])
+        for run in (first, second):
+            assert run.jobs["conformance / shard"].result == "skipped"
+            assert run.jobs["conformance / report"].result == "skipped", "no runner starts"
+            report = self.report_of(run)
+            assert report["verdict"] == "success" and not any(report["categories"].values())
+            assert report["headline"] == "no export-relevant changes", report["headline"]
+        self.publish(first, head, pr_numbers=[8], action="requested")
+        self.publish(second, head, pr_numbers=[8], action="requested")
+        self.publish(second, head, pr_numbers=[8])
+        self.publish(first, head, pr_numbers=[8])  # the older run reports last: it changes nothing
+        self.publish(first, head, pr_numbers=[8], action="completed", conclusion="cancelled")
+        runs = (first.run_id, second.run_id)
+        assert self.states(head) == [("pending", runs[0]), ("pending", runs[1]), ("success", runs[1])]
+        status = self.fake.state.statuses[head][-1]
+        assert status["description"] == "success: no export-relevant changes", status
         [body] = self.stickies(8)
-        assert "**success**" in body and report["selection"] in body, body
+        assert "**success**" in body and "no export-relevant changes" in body, body
+        self.moved_head_refused(8, head, notes)
+        self.merge_queue(8)
+
+    def moved_head_refused(self, number: int, old: str, notes: str) -> None:
+        """A run started for a head the PR has left tests nothing: its merge is of another head."""
+        git(self.origin, "checkout", "-q", "bert-notes")
+        (self.origin / notes).write_text("# BERT\n\nMore notes.\n", encoding="utf-8")
+        new = commit_all(self.origin, "Docs: more BERT notes")
+        git(self.origin, "checkout", "-q", "main")
+        self.mirror(new, (old,))
+        self.fake.state.refs["heads/bert-notes"] = new
+        merge_ref(self.origin, number, new)
+        stale = self.pull_request(number, old, [notes], ok=False)
+        assert stale.jobs["conformance / select"].result == "failure"
+        assert "export-report" not in stale.artifacts and stale.jobs["conformance / shard"].result == "skipped"
+        log = "\n".join(stale.jobs["conformance / select"].logs)
+        assert f"the PR's test merge is of head {new}, not of {old}" in log, log[-3000:]
+
+    def merge_queue(self, number: int) -> None:
+        """A merge-queue commit gets the required status itself; a passing queue run comments nowhere."""
+        head = self.fake.state.refs["heads/bert-notes"]
+        queue_branch = f"gh-readonly-queue/main/pr-{number}-{head}"
+        git(self.origin, "branch", queue_branch, f"refs/pull/{number}/merge")
+        queue = git(self.origin, "rev-parse", queue_branch)
+        self.mirror(queue, (self.main, head))
+        event = payloads.example("merge_group", "checks_requested")
+        event["repository"] = self.fake.repo
+        event["merge_group"].update(
+            head_sha=queue, head_ref=f"refs/heads/{queue_branch}", base_sha=self.main, base_ref="refs/heads/main"
+        )
+        comments = len(self.fake.bot_comments(number))
+        run = self.runner.run(
+            "export-conformance.yml",
+            event_name="merge_group",
+            event=event,
+            sha=queue,
+            ref=event["merge_group"]["head_ref"],
+        )
+        self.assert_jobs(run, {"conformance", "conformance / select"})
+        report = self.report_of(run)
+        assert (report["head_sha"], report["base_sha"], report["verdict"]) == (queue, self.main, "success"), report
+        self.publish(run, queue, pr_numbers=[], event_name="merge_group", head_branch=queue_branch)
+        assert self.states(queue) == [("success", run.run_id)]
+        assert len(self.fake.bot_comments(number)) == comments, "a passing queue run posts no comment"
 
     def fork_pr(self) -> None:
         notes = "src/transformers/models/bert/FORK.md"
         head = branch(self.origin, "fork-notes", {notes: "# From a fork\n"}, "Docs from a fork")
         self.mirror(head, (self.main,))
         self.fake.open_pull(9, "patch-1", fork="someone/transformers", head_sha=head, title="Docs from a fork")
+        merge_ref(self.origin, 9, head)
         run = self.pull_request(9, head, [notes], fork=True)
         # A fork's workflow_run event lists no pull request: the publisher finds it from the
         # event's head repository owner and head branch, then checks the head SHA.
@@ -224,7 +298,7 @@ class Rehearsal:
         assert self.fake.state.reactions[comment_id] == ["eyes"]
 
     # --- helpers ------------------------------------------------------------------------------
-    def pull_request(self, number: int, head: str, changed: list[str], fork: bool = False) -> WorkflowRun:
+    def pull_request(self, number: int, head: str, changed: list[str], fork: bool = False, ok=True) -> WorkflowRun:
         event = pull_request_event("opened", repo=self.fake.repo, number=number, head_sha=head)
         event["pull_request"]["base"].update(sha=self.main, ref="main")
         if fork:
@@ -239,8 +313,11 @@ class Rehearsal:
             ref=f"refs/pull/{number}/merge",
             changed=changed,
         )
-        assert run is not None, "the paths filter let the PR through"
-        self.assert_jobs(run, {"conformance", "conformance / select", "conformance / shard", "conformance / report"})
+        assert run is not None, "every PR starts a run: the required check must always report"
+        if ok:
+            self.assert_jobs(
+                run, {"conformance", "conformance / select", "conformance / shard", "conformance / report"}
+            )
         self.assert_light(run, "conformance / select")
         return run
 
@@ -253,6 +330,8 @@ class Rehearsal:
         event_name: str = "pull_request",
         head_branch: str = "feature",
         head_repo: dict | None = None,
+        action: str = "completed",
+        conclusion: str | None = None,
     ) -> None:
         event = workflow_run_event(
             repo=self.fake.repo,
@@ -262,14 +341,41 @@ class Rehearsal:
             head_branch=head_branch,
             head_repo=head_repo,
         )
+        event["action"] = action
         event["workflow_run"].update(
-            conclusion=run.conclusion, event=event_name, display_title=run.title, name="export-conformance"
+            status="completed" if action == "completed" else "queued",
+            conclusion=(conclusion or run.conclusion) if action == "completed" else None,
+            event=event_name,
+            display_title=run.title,
+            name="export-conformance",
         )
         published = self.runner.run(
             "export-conformance-comment.yml", event_name="workflow_run", event=event, sha=self.main
         )
-        self.assert_jobs(published, {"comment", "comment / comment"})
-        self.assert_light(published, "comment / comment")
+        job = "comment / comment" if action == "completed" and conclusion != "cancelled" else "comment / pending"
+        self.assert_jobs(published, {"comment", job})
+        self.assert_light(published, job)
+
+    def states(self, sha: str) -> list[tuple[str, int]]:
+        """The `export-conformance` statuses on `sha`, oldest first, each with the run its link names."""
+        statuses = self.fake.state.statuses.get(sha, [])
+        assert {s["context"] for s in statuses} <= {"export-conformance"}, statuses
+        return [(s["state"], int(s["target_url"].rsplit("/", 1)[1])) for s in statuses]
+
+    def advance_main(self, edits: dict[str, str]) -> None:
+        for path, text in edits.items():
+            (self.origin / path).parent.mkdir(parents=True, exist_ok=True)
+            (self.origin / path).write_text(text, encoding="utf-8")
+        old, self.main = self.main, commit_all(self.origin, "Main moves on")
+        self.mirror(self.main, (old,))
+        self.fake.state.refs["heads/main"] = self.main
+
+    def assert_torch_from_the_cpu_index(self, run: WorkflowRun) -> None:
+        """The shard job installs torch from the PyTorch CPU index alone (here through its local stand-in)."""
+        assert ("conformance", "torch-index", CPU_INDEX) in self.runner.substituted, self.runner.substituted
+        [(line, env)] = [c for c in run.jobs["conformance / shard"].commands if "torch==" in c[0]]
+        assert line == 'python -m pip install --quiet --index-url "$TORCH_INDEX" "torch==2.13.0"', line
+        assert env["TORCH_INDEX"] == self.runner.substitute["torch-index"][1], env
 
     def report_of(self, run: WorkflowRun) -> dict:
         return json.loads((run.artifacts["export-report"] / "report.json").read_text())

@@ -55,3 +55,44 @@ def test_any_other_action_is_refused(tmp_path):
     runner = Runner(origin=tmp_path, fake=None, work=tmp_path)
     with pytest.raises(WorkflowError, match="does not stand in for 'docker/login-action@v3'"):
         runner._action({"uses": "docker/login-action@v3"}, Evaluator(CONTEXTS), tmp_path, None, False, [], None)
+
+
+def test_the_checkout_and_merge_expressions_of_the_conformance_workflow():
+    merge = "github.event_name == 'merge_group' && github.event.merge_group.head_sha || format('refs/pull/{0}/merge', inputs.pr || github.event.pull_request.number)"
+    pull = {**CONTEXTS["github"], "event": {"pull_request": {"number": 7, "head": {"sha": "abc"}}}}
+    queue = {**CONTEXTS["github"], "event_name": "merge_group", "event": {"merge_group": {"head_sha": "q" * 40}}}
+    assert Evaluator({**CONTEXTS, "github": pull}).evaluate(merge) == "refs/pull/7/merge"
+    assert Evaluator({**CONTEXTS, "github": queue}).evaluate(merge) == "q" * 40
+    dispatched = {**CONTEXTS, "inputs": {**CONTEXTS["inputs"], "pr": "12"}}
+    assert Evaluator({**dispatched, "github": {**pull, "event": {}}}).evaluate(merge) == "refs/pull/12/merge"
+
+
+def test_an_input_is_swapped_for_its_stand_in_only_when_the_workflow_gives_the_expected_value(tmp_path):
+    from tests.rehearsal.runner import ROOT, load_workflow
+
+    runner = Runner(origin=tmp_path, fake=None, work=tmp_path, substitute={"torch-index": ("https://cpu", "file:///x")})
+    called = load_workflow(ROOT / ".github" / "workflows" / "conformance.yml")
+    job = {"uses": "huggingface/export-bot/.github/workflows/conformance.yml@" + "f" * 40, "with": {"bot-ref": "f"}}
+    runner._jobs = lambda data, run, github, inputs, prefix: (seen.append(inputs), {})[1]
+    seen = []
+    with pytest.raises(WorkflowError, match="input torch-index is 'https://download.pytorch.org/whl/cpu'"):
+        runner._call("conformance", job, type("Run", (), {"jobs": {}})(), {}, Evaluator(CONTEXTS), {})
+    runner.substitute = {
+        "torch-index": (called["on"]["workflow_call"]["inputs"]["torch-index"]["default"], "file:///x")
+    }
+    runner._call("conformance", job, type("Run", (), {"jobs": {}})(), {}, Evaluator(CONTEXTS), {})
+    assert seen[-1]["torch-index"] == "file:///x"
+    assert runner.substituted == [("conformance", "torch-index", "https://download.pytorch.org/whl/cpu")]
+
+
+def test_a_local_index_holds_the_one_wheel_found_on_pips_find_links(tmp_path, monkeypatch):
+    from tests.rehearsal.runner import local_index
+
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    (wheels / "torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl").write_bytes(b"")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+    url = local_index(tmp_path / "index", "torch-2.13.0*.whl")
+    page = (tmp_path / "index" / "torch" / "index.html").read_text()
+    assert url == (tmp_path / "index").as_uri() and "torch-2.13.0+cpu-cp311" in page
+    assert local_index(tmp_path / "none", "nothing-1.0*.whl") is None

@@ -32,6 +32,8 @@ def test_an_empty_selection_is_a_success_that_says_why_without_any_shard(tmp_pat
     assert result.exit_code == 0, result.output
     report = load_report(tmp_path / "out" / "report.json")
     assert report.verdict == "success" and report.selection == "no export-relevant changes"
+    # The headline becomes the status description: it says why nothing ran.
+    assert report.headline == "no export-relevant changes"
     comment = (tmp_path / "out" / "comment.md").read_text()
     assert comment.startswith(COMMENT_MARKER) and "no export-relevant changes" in comment
     assert (tmp_path / "step-summary.md").read_text() == (tmp_path / "out" / "summary.md").read_text()

@@ -62,6 +62,15 @@ def test_no_baseline_is_said_and_not_shown_as_no_changes(tmp_path):
     assert "Base none (no baseline) → head `444444444444`." in text and "No cell changed category" not in text
 
 
+def test_the_comment_names_the_merge_it_tested_and_the_field_round_trips(tmp_path):
+    from dataclasses import replace
+
+    report = replace(no_baseline_report(tmp_path), base_sha="b" * 40, head_sha="4" * 40, tested_sha="m" * 40)
+    assert "Tested the merge `mmmmmmmmmmmm` = base@`bbbbbbbbbbbb` + head@`444444444444`." in render_comment(report)
+    assert Report.from_json(report.to_json()).tested_sha == "m" * 40
+    assert "Tested the merge" not in render_comment(replace(report, tested_sha=None))
+
+
 def worst_case(count: int = 30_000) -> Report:
     """Every cell of a full sweep newly broken, each with a long message, plus a long patch."""
     cells, i = [], 0

@@ -7,9 +7,9 @@ import pytest
 from bot.cells import Cell
 from bot.cli.common import BotError
 from bot.diff import diff
+from bot.diff.model import write_report
 from bot.jobs.run import NamedCells
 from bot.jobs.run import plan_from_options as plan_run
-from bot.diff.model import write_report
 from bot.results import read_results
 from bot.select.selection_file import write_selection
 from bot.settings import load_settings

@@ -1,0 +1,105 @@
+"""The `export-conformance` status while a run works: pending on start, never a stale pending or verdict."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.publish.events import command_pr_of
+from bot.publish.github_api import CommitStatus, GitHubClient
+
+_RUN_URL = re.compile(r"/actions/runs/(\d+)(?:/|$)")
+# GitHub names a merge queue's temporary branch gh-readonly-queue/<base>/pr-<number>-<head sha>.
+_QUEUE_BRANCH = re.compile(r"^gh-readonly-queue/.+/pr-(\d+)-[0-9a-f]{40}$")
+CANCELLED = "the run was cancelled before it reported: re-run it"
+
+
+def run_of(url: str | None) -> int:
+    """The workflow run a status links to (0 when it links to none): statuses are ordered by it."""
+    match = _RUN_URL.search(url or "")
+    return int(match.group(1)) if match else 0
+
+
+def queue_pr(head_branch: str | None) -> int | None:
+    """The PR a merge-queue commit was made for, from the queue branch GitHub created for it."""
+    match = _QUEUE_BRANCH.match(head_branch or "")
+    return int(match.group(1)) if match else None
+
+
+@dataclass(frozen=True)
+class ConformanceRun:
+    """The conformance run a `workflow_run` event is about, as GitHub recorded it (never from an artifact)."""
+
+    id: int
+    url: str
+    action: str  # requested, in_progress, completed
+    conclusion: str | None
+    event: str  # what started it: pull_request, merge_group, workflow_dispatch
+    head_sha: str
+    title: str
+
+    @classmethod
+    def from_payload(cls, event: dict) -> ConformanceRun:
+        run = event.get("workflow_run")
+        if not isinstance(run, dict):
+            raise ValueError("not a workflow_run event: `export-bot github pending` runs on workflow_run")
+        fields = {
+            "id": (run.get("id"), int),
+            "url": (run.get("html_url"), str),
+            "action": (event.get("action"), str),
+            "event": (run.get("event"), str),
+            "head_sha": (run.get("head_sha"), str),
+        }
+        for name, (value, kind) in fields.items():
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise ValueError(f"the workflow_run event has no valid `{name}`")
+        conclusion = run.get("conclusion") if isinstance(run.get("conclusion"), str) else None
+        title = run.get("display_title") if isinstance(run.get("display_title"), str) else ""
+        return cls(**{name: value for name, (value, _) in fields.items()}, conclusion=conclusion, title=title or "")
+
+
+def decide(run: ConformanceRun, current: CommitStatus | None) -> tuple[str, str] | None:
+    """The (state, description) to set for this event, or None to leave the status as it is.
+
+    A status names its run in its link; a run older than the one the status names never
+    overwrites it, so a late or superseded run cannot replace a newer run's pending or verdict.
+    """
+    holder = run_of(current.target_url) if current else 0
+    if holder > run.id:
+        return None
+    if run.action in ("requested", "in_progress"):
+        if holder == run.id:
+            return None  # already this run's pending, or (`in_progress` delivered late) its verdict
+        return "pending", "export-conformance is running"
+    if run.action == "completed" and run.conclusion in ("cancelled", "skipped"):
+        # Only this run's own pending is cleared: a verdict or a newer run's status stays.
+        if current and holder == run.id and current.state == "pending":
+            return "error", CANCELLED
+    return None
+
+
+def may_set_verdict(current: CommitStatus | None, run_id: int) -> bool:
+    """Whether a run's verdict may replace the current status: not when a newer run set it."""
+    return current is None or run_of(current.target_url) <= run_id
+
+
+def commit_of(client: GitHubClient, run: ConformanceRun) -> str | None:
+    """The commit the run's status belongs on: its head, or for a dispatched `/export-check` the PR's head."""
+    if run.event != "workflow_dispatch":
+        return run.head_sha
+    # A dispatched run's head is the default branch; its title (the default branch's run-name) names the PR.
+    number = command_pr_of(run.title)
+    return client.pull_request(number).head_sha if number else None
+
+
+def update(client: GitHubClient, run: ConformanceRun) -> str:
+    """Set the pending (or cancelled) status this event calls for; a line saying what was done."""
+    sha = commit_of(client, run)
+    if sha is None:
+        return f"run {run.id} ({run.event}) names no pull request: no status"
+    decision = decide(run, client.current_status(sha))
+    if decision is None:
+        return f"run {run.id} {run.action}: the status on {sha[:12]} stays as it is"
+    state, description = decision
+    client.set_status(sha, state, description, run.url)
+    return f"status {state} on {sha} ({run.url})"

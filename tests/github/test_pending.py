@@ -1,0 +1,109 @@
+"""`export-bot github pending` and the verdict after it: pending on start, no stale pending or verdict, merge queues."""
+
+from __future__ import annotations
+
+from bot.diff.model import write_report
+from bot.publish.github_api import CommitStatus
+from bot.publish.pending import CANCELLED, ConformanceRun, decide, queue_pr, run_of
+from tests.github.conftest import make_report
+from tests.github.payloads import workflow_run_event
+
+
+def _event(fake, run_id, action, *, conclusion=None, sha=None, event="pull_request", **extra):
+    payload = workflow_run_event(
+        repo=fake.repo, run_id=run_id, head_sha=sha or fake.state.refs["heads/feature"], pr_numbers=[1], **extra
+    )
+    payload["action"] = action
+    payload["workflow_run"].update(
+        conclusion=conclusion, status="completed" if action == "completed" else action, event=event
+    )
+    return payload
+
+
+def _states(fake, sha=None):
+    statuses = fake.state.statuses.get(sha or fake.state.refs["heads/feature"], [])
+    assert {s["context"] for s in statuses} <= {"export-conformance"}
+    return [(s["state"], run_of(s["target_url"])) for s in statuses]
+
+
+def _comment(fake, gh, tmp_path, run_id, verdict="success", **kw):
+    report = tmp_path / f"report-{run_id}.json"
+    sha = kw.get("sha") or fake.state.refs["heads/feature"]
+    write_report(make_report(head_sha=sha, verdict=verdict, headline=f"run {run_id}"), report)
+    event = _event(fake, run_id, "completed", conclusion="success", **kw)
+    return gh("comment", "--report", str(report), event=event, env={"GITHUB_RUN_ID": str(run_id)})
+
+
+def test_a_run_is_pending_from_its_start_with_its_link_until_its_verdict(fake, gh, tmp_path):
+    result = gh("pending", event=_event(fake, 40, "requested"))
+    assert result.exit_code == 0, result.output
+    [status] = fake.state.statuses[fake.state.refs["heads/feature"]]
+    assert (
+        status["target_url"].endswith("/actions/runs/40") and status["description"] == "export-conformance is running"
+    )
+    assert gh("pending", event=_event(fake, 40, "in_progress")).exit_code == 0  # no second write
+    assert _comment(fake, gh, tmp_path, 40).exit_code == 0
+    assert _states(fake) == [("pending", 40), ("success", 40)]
+    # `in_progress` delivered after the verdict leaves the verdict.
+    assert gh("pending", event=_event(fake, 40, "in_progress")).exit_code == 0
+    assert _states(fake)[-1] == ("success", 40)
+
+
+def test_an_older_run_never_overwrites_a_newer_runs_pending_or_verdict(fake, gh, tmp_path):
+    gh("pending", event=_event(fake, 50, "requested"))
+    gh("pending", event=_event(fake, 51, "requested"))  # a re-run or an /export-check of the same head
+    # Run 50 reports while 51 is still pending: 51's pending stays (its report is not in yet).
+    assert "left as a newer run set it" in _comment(fake, gh, tmp_path, 50).output
+    assert _comment(fake, gh, tmp_path, 51, verdict="failure").exit_code == 0
+    # Run 50 again, late: its verdict, its pending and its cancellation all stay out.
+    assert "left as set by run 51" in _comment(fake, gh, tmp_path, 50).output
+    gh("pending", event=_event(fake, 50, "in_progress"))
+    gh("pending", event=_event(fake, 50, "completed", conclusion="cancelled"))
+    assert _states(fake) == [("pending", 50), ("pending", 51), ("failure", 51)]
+
+
+def test_a_cancelled_run_clears_only_its_own_pending(fake, gh):
+    gh("pending", event=_event(fake, 60, "requested"))
+    result = gh("pending", event=_event(fake, 60, "completed", conclusion="cancelled"))
+    assert result.exit_code == 0, result.output
+    assert _states(fake) == [("pending", 60), ("error", 60)]
+    assert fake.state.statuses[fake.state.refs["heads/feature"]][-1]["description"] == CANCELLED
+    # A finished run's completion changes nothing (its verdict comes from the comment job).
+    gh("pending", event=_event(fake, 61, "completed", conclusion="success"))
+    assert len(_states(fake)) == 2
+
+
+def test_a_dispatched_run_is_pending_on_the_pr_head_its_title_names(fake, gh):
+    title = "export-conformance #1: /export-check (comment 77)"
+    event = _event(fake, 70, "requested", sha=fake.state.refs["heads/main"], event="workflow_dispatch")
+    event["workflow_run"]["display_title"] = title
+    assert gh("pending", event=event).exit_code == 0
+    assert _states(fake) == [("pending", 70)] and not fake.state.statuses.get(fake.state.refs["heads/main"])
+
+
+def test_a_merge_queue_commit_gets_the_status_and_its_pr_hears_only_of_a_broken_cell(fake, gh, tmp_path):
+    queue = fake.commit({"src/x.py": "x = 1\n"}, (fake.state.refs["heads/main"],), "merge queue")
+    branch = f"gh-readonly-queue/main/pr-1-{fake.state.refs['heads/feature']}"
+    kw = dict(sha=queue, event="merge_group", head_branch=branch)
+    assert gh("pending", event=_event(fake, 80, "requested", **kw)).exit_code == 0
+    result = _comment(fake, gh, tmp_path, 80, **kw)
+    assert result.exit_code == 0, result.output
+    assert _states(fake, queue) == [("pending", 80), ("success", 80)] and not fake.bot_comments(1)
+    result = _comment(fake, gh, tmp_path, 81, verdict="failure", **kw)
+    assert result.exit_code == 0, result.output
+    assert _states(fake, queue)[-1] == ("failure", 81) and len(fake.bot_comments(1)) == 1
+    assert not fake.state.statuses.get(fake.state.refs["heads/feature"]), "the PR head's own status is untouched"
+
+
+def test_decisions_and_what_they_read():
+    run = ConformanceRun(9, "https://github.com/o/r/actions/runs/9", "requested", None, "pull_request", "a" * 40, "")
+    newer = CommitStatus("pending", "", "https://github.com/o/r/actions/runs/10")
+    assert decide(run, None) == ("pending", "export-conformance is running") and decide(run, newer) is None
+    assert queue_pr("gh-readonly-queue/main/pr-123-" + "f" * 40) == 123
+    assert queue_pr("feature") is None and queue_pr("gh-readonly-queue/main/pr-1-short") is None
+    assert run_of("https://github.com/o/r/actions/runs/12/attempts/2") == 12 and run_of(None) == 0
+
+
+def test_an_event_that_is_not_a_workflow_run_is_exit_2_with_what_to_do(gh):
+    result = gh("pending", event={"pull_request": {"number": 1}})
+    assert result.exit_code == 2 and "runs on workflow_run" in result.output
