@@ -256,6 +256,14 @@ class TransformersTestsSource:
             except SetupProblem:
                 pass  # said once by _import; each cell reports it
 
+    def checkout_modules(self) -> dict[str, Any]:
+        """The checkout's `tests.*` modules imported so far, by dotted name (kept out of `sys.modules`)."""
+        return dict(self._modules)
+
+    def test_class_for(self, model_class: str, *, generate: bool) -> tuple[type, type]:
+        """The test class that serves this class on this path, and the model class object (imports its module)."""
+        return self._resolve(model_class, generate)
+
     def _resolve(self, model_class: str, generate: bool) -> tuple[type, type]:
         """The test class that serves this class on this path, and the model class object.
 
