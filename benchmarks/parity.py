@@ -133,15 +133,15 @@ def upstream_verdict(cell: str, classes: dict[str, str], records: list[dict]) ->
     own = [r for r in records if r["nodeid"] == node]
     if not own:
         return Verdict("absent")
-    plain = [r for r in own if r["subtest"] is None]
-    skipped = next((r for r in plain if r["outcome"] == "skipped"), None)
+    method = [r for r in own if r["subtest"] is None]
+    skipped = next((r for r in method if r["outcome"] == "skipped"), None)
     if skipped:
         return Verdict("skipped", message=skipped["message"])
     mine = [r for r in own if r["subtest"] and r["subtest"].startswith(f"{model_class}/")]
     failed = next((r for r in mine if r["outcome"] == "failed"), None)
     if failed:
         return Verdict("failed", failed["subtest"], plain(failed["message"]))
-    error = next((r for r in plain if r["outcome"] == "failed"), None)
+    error = next((r for r in method if r["outcome"] == "failed"), None)
     if error and not any(r["subtest"] for r in own if r["outcome"] == "failed"):
         return Verdict("failed", None, plain(error["message"]))
     return Verdict("passed") if mine else Verdict("skipped")

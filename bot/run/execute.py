@@ -95,6 +95,11 @@ def _traceback(exc: BaseException) -> str:
 
 def execute_cell(cell: Cell, source: ModelSource, skiplists: Skiplists, *, probe: bool = False) -> CellRun:
     """Run `cell` as the seed's test would; never raises for anything the cell itself does."""
+    if cell.axes:  # an axis the seed's rules do not know: only the checkout's own test can judge it
+        reason = (
+            f"the bot's rules ({RULES_PROFILE}) have no `{cell.axes}` axis; only a checkout's own export test runs it"
+        )
+        return CellRun(cell, Status.NOT_BUILDABLE, message=reason, judge=RULES_JUDGE)
     explanation = skiplists.explain(cell)
     if explanation.skipped and not probe:
         return CellRun(

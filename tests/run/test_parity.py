@@ -79,13 +79,15 @@ def test_upstream_pytest_and_export_bot_agree_on_every_cell(tmp_path):
     work.mkdir()
     upstream = parity.run_upstream(checkout, cells, 0, work)
     bot = parity.run_bot(checkout, cells, 1, skiplists, work)
+    print(parity.table(upstream, bot, 0))  # the figures, under `pytest -s`
     assert parity.differences(upstream.verdicts, bot.verdicts) == [], parity.table(upstream, bot, 0)
     outcomes = {cell: verdict.outcome for cell, verdict in upstream.verdicts.items()}
     # The slice covers each kind of verdict, so agreement is not agreement on nothing.
     assert outcomes["BertModel::test_torch_export_static"] == "passed"
     assert outcomes["LlamaForCausalLM::test_torch_export_generate_dynamic"] == "passed"
     assert outcomes["BertForMultipleChoice::test_torch_export_dynamic"] == "skipped"
-    assert outcomes["LlamaForCausalLM::test_torch_export_generate_static_static_cache"] == "absent"
+    # Cells come from the checkout's methods: its module has no static-cache generate test.
+    assert "LlamaForCausalLM::test_torch_export_generate_static_static_cache" not in outcomes
     drift = upstream.verdicts["DriftModel::test_torch_export_static"]
     assert (drift.outcome, drift.component) == ("failed", "DriftModel/model")
     assert drift.message.startswith("AssertionError: Tensor-likes are not close!")

@@ -260,6 +260,26 @@ class TransformersTestsSource:
         """The checkout's `tests.*` modules imported so far, by dotted name (kept out of `sys.modules`)."""
         return dict(self._modules)
 
+    def test_methods(self, model_class: str) -> tuple[str, ...]:
+        """The export test methods the checkout runs for this class: its forward test class's, then its generate one's.
+
+        Imports the class's test module; raises SetupProblem when it does not import.
+        """
+        names: list[str] = []
+        for generate in (False, True):
+            try:
+                test_class, _ = self._resolve(model_class, generate)
+            except SetupProblem:
+                raise
+            except NotBuildable:
+                continue
+            names += [
+                name
+                for name in dir(test_class)
+                if name.startswith("test_") and "_export" in name and ("_generate" in name) == generate
+            ]
+        return tuple(dict.fromkeys(names))
+
     def test_class_for(self, model_class: str, *, generate: bool) -> tuple[type, type]:
         """The test class that serves this class on this path, and the model class object (imports its module)."""
         return self._resolve(model_class, generate)
