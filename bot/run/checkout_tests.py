@@ -75,6 +75,13 @@ def _component(subtest: unittest.TestCase) -> str:
     return ",".join(f"{key}={value}" for key, value in params.items()) or subtest.id()
 
 
+def _inside(filename: str, folder: Path) -> bool:
+    try:
+        return Path(filename).resolve().is_relative_to(folder)
+    except (OSError, ValueError):
+        return False
+
+
 def _describe(exc: BaseException) -> str:
     lines = [line for line in str(exc).splitlines() if line.strip()]
     return f"{type(exc).__name__}: {lines[0].strip()}" if lines else type(exc).__name__
@@ -104,8 +111,12 @@ def narrowed(test_class: type, model_class: type, *, generate: bool) -> type:
     return type(test_class.__name__, (test_class,), attributes)
 
 
-def run_method(test_class: type, method: str) -> CheckoutVerdict:
-    """Run one test method under the unittest protocol and read its outcome, components and warnings."""
+def run_method(test_class: type, method: str, origin: Path | None = None) -> CheckoutVerdict:
+    """Run one test method under the unittest protocol and read its outcome, components and warnings.
+
+    With `origin` (the checkout's tests folder), only the warnings the checkout's own code raised
+    are kept: the test's word, not the libraries' deprecation notices.
+    """
     result = _Result()
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
@@ -113,7 +124,11 @@ def run_method(test_class: type, method: str) -> CheckoutVerdict:
         test_class(method).run(result)
     seconds = time.perf_counter() - start
     said = tuple(
-        dict.fromkeys(f"{w.category.__name__}: {str(w.message).splitlines()[0]}" for w in caught if str(w.message))
+        dict.fromkeys(
+            f"{w.category.__name__}: {str(w.message).splitlines()[0]}"
+            for w in caught
+            if str(w.message) and (origin is None or _inside(w.filename, origin))
+        )
     )
     components = tuple((name, status, message) for name, status, message, _ in result.subtests)
     common = {"components": components, "warnings": said[:MAX_WARNINGS], "seconds": seconds}
@@ -185,21 +200,37 @@ def method_globals(test_class: type, method: str, modules: Mapping[str, Any]) ->
 
 
 def judge_cell(
-    cell: Cell, test_class: type, model_class: type, skiplists_dir: Path | str, modules: Mapping[str, Any]
-) -> CheckoutVerdict:
-    """The cell's test method on the narrowed class, the module's tables replaced first."""
+    cell: Cell,
+    test_class: type,
+    model_class: type,
+    skiplists_dir: Path | str,
+    modules: Mapping[str, Any],
+    *,
+    probe: bool = False,
+) -> tuple[CheckoutVerdict, bool]:
+    """The cell's test method on the narrowed class, the module's tables replaced first; and whether it was a probe.
+
+    A probe (`--probe`) runs a class its skip table lists: the class is left out of `EXPORT_SKIPS`
+    for this run only, so the checkout's own test says whether the entry is still needed.
+    """
     module = method_globals(test_class, cell.name, modules)
+    probed = False
     if module is not None:
         install_tables(module, skiplists_dir)
-    verdict = run_method(narrowed(test_class, model_class, generate=cell.generate), cell.name)
+        skips = module.get("EXPORT_SKIPS")
+        if probe and isinstance(skips, dict):
+            for classes in skips.values():
+                probed = classes.pop(cell.model_class, None) is not None or probed
+    origin = Path(module["__file__"]).resolve().parents[1] if module and module.get("__file__") else None
+    verdict = run_method(narrowed(test_class, model_class, generate=cell.generate), cell.name, origin)
     if verdict.status is Status.PASSED and not verdict.components and module is not None:
         # The method covered the class and exported nothing: the checkout's scope walk passed over it.
         reason = skip_reason(module, cell.model_class) or "the checkout's test ran no component for this class"
-        return CheckoutVerdict(Status.SKIPPED, reason, warnings=verdict.warnings, seconds=verdict.seconds)
-    return verdict
+        return CheckoutVerdict(Status.SKIPPED, reason, warnings=verdict.warnings, seconds=verdict.seconds), probed
+    return verdict, probed
 
 
-def execute_by_checkout(cell: Cell, source: Any, skiplists_dir: Path | str):
+def execute_by_checkout(cell: Cell, source: Any, skiplists_dir: Path | str, *, probe: bool = False):
     """The cell as a CellRun (bot/run/execute.py): what the checkout's test said, with the bot's bookkeeping only."""
     from bot.run.execute import CellRun, ComponentRun, build_error
 
@@ -215,7 +246,7 @@ def execute_by_checkout(cell: Cell, source: Any, skiplists_dir: Path | str):
         where = f"{test_class.__module__}.{test_class.__name__}"
         return CellRun(cell, Status.NOT_BUILDABLE, message=f"{where} has no test method {cell.name}", judge=base.judge)
     found = time.perf_counter() - start
-    verdict = judge_cell(cell, test_class, model_class, skiplists_dir, source.checkout_modules())
+    verdict, probed = judge_cell(cell, test_class, model_class, skiplists_dir, source.checkout_modules(), probe=probe)
     return CellRun(
         cell,
         verdict.status,
@@ -226,4 +257,5 @@ def execute_by_checkout(cell: Cell, source: Any, skiplists_dir: Path | str):
         judge=base.judge,
         warnings=verdict.warnings,
         failed_component=verdict.component,
+        probe=probed,
     )

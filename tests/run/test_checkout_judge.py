@@ -135,6 +135,8 @@ def test_a_skiplisted_cell_is_skipped_by_the_checkouts_own_scope_walk(checkout, 
     assert run.status is Status.SKIPPED and run.judge == "checkout:tests/exporters/test_export.py"
     assert run.message == "EXPORT_SKIPS['dynamic']: Dynamic pooler, see the issue."
     assert run.warnings == ("UserWarning: BertModel passes without exporting: it is in EXPORT_SKIPS",)
+    probe = execute_by_checkout(Cell.parse("BertModel::test_torch_export_dynamic"), source, folder, probe=True)
+    assert probe.probe and probe.status is Status.PASSED and probe.judge == run.judge  # run anyway, and it exports
     onnx = execute_by_checkout(Cell.parse("BertModel::test_onnx_export_static"), source, folder)
     assert (onnx.status, onnx.message) == (Status.SKIPPED, "this fixture's export tests use torch.export only")
     missing = execute_by_checkout(
