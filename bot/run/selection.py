@@ -73,9 +73,9 @@ def select_cells(selection: Selection, classes: Sequence[ClassInfo], presets: di
     for name in model_classes(selection, classes, presets):
         info = known.get(name)
         if info is None:
-            # Not silently dropped: the forward row is kept so the runner reports each cell as an
-            # `error` at stage `build` naming what the source lacks (we cannot know if it generates).
-            logger.warning("the model source has no class %s: its cells will be build errors", name)
+            # Not silently dropped: the forward row is kept so the runner reports each cell as not
+            # buildable by this source, naming what the source lacks (we cannot know if it generates).
+            logger.warning("the model source has no class %s: its cells will be reported not buildable", name)
         generative = bool(info and info.generative and selection.generate)
         cells.extend(
             cells_for(name, generative=generative, backends=backends, shapes=shapes, targets=selection.targets)
