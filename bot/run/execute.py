@@ -56,7 +56,7 @@ class CellRun:
     setup_module: str | None = None  # a test module that does not import (the source's setup problem)
     setup_origin: str | None = None  # the file that raised while importing it
     # Who judged: the checkout's own export test (`checkout:tests/exporters/test_export.py`), else
-    # the bot's rules profile (`rules:<profile>`, bot/run/judge.py).
+    # the bot's rules profile (`rules:<profile>`, bot/run/profile.py).
     judge: str | None = None
     warnings: tuple[str, ...] = ()  # the checkout's test's own warnings, one line each
     failed_component: str | None = None  # the subTest that failed, when the checkout's test judged
