@@ -210,7 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--models", required=True)
     parser.add_argument("--backends", default="dynamo")
     parser.add_argument("--shapes", default="static,dynamic")
-    parser.add_argument("--skiplists", type=Path, help="the TOML skiplists (default: empty ones)")
+    parser.add_argument(
+        "--skiplists", type=Path, help="TOML skiplists (default: none, so the module's own tables decide on both sides)"
+    )
     parser.add_argument("-n", type=int, default=0, dest="workers", help="workers for both sides (0: serial)")
     args = parser.parse_args(argv)
     checkout = args.checkout.resolve()
