@@ -54,16 +54,28 @@ class _Result(unittest.TestResult):
     def __init__(self) -> None:
         super().__init__()
         self.subtests: list[tuple[str, str, str, str]] = []  # (component, status, message, details)
+        self.raised: list[tuple[str, str]] = []  # outside any subTest: (`Type: first line`, traceback)
 
     def addSubTest(self, test, subtest, err):  # noqa: N802 (unittest's protocol)
         name = _component(subtest)
         if err is None:
             self.subtests.append((name, "passed", "", ""))
-        elif issubclass(err[0], unittest.SkipTest):
-            self.subtests.append((name, "skipped", str(err[1]), ""))
         else:
             self.subtests.append((name, "failed", _describe(err[1]), "".join(traceback.format_exception(*err))))
         super().addSubTest(test, subtest, err)
+
+    def addSkip(self, test, reason):  # noqa: N802 (unittest's protocol)
+        if getattr(test, "test_case", None) is not None:  # a skip inside a subTest: that component only
+            self.subtests.append((_component(test), "skipped", reason, ""))
+        super().addSkip(test, reason)
+
+    def addFailure(self, test, err):  # noqa: N802 (unittest's protocol)
+        self.raised.append((_describe(err[1]), "".join(traceback.format_exception(*err))))
+        super().addFailure(test, err)
+
+    def addError(self, test, err):  # noqa: N802 (unittest's protocol)
+        self.raised.append((_describe(err[1]), "".join(traceback.format_exception(*err))))
+        super().addError(test, err)
 
 
 def _component(subtest: unittest.TestCase) -> str:
@@ -135,10 +147,9 @@ def run_method(test_class: type, method: str, origin: Path | None = None) -> Che
     for name, status, message, details in result.subtests:
         if status == "failed":
             return CheckoutVerdict(Status.FAILED, message, details, component=name, **common)
-    for _, err in result.failures + result.errors:  # outside any subTest: the test itself
-        first = err.strip().splitlines()[-1] if err.strip() else "the test failed"
-        return CheckoutVerdict(Status.FAILED, first, err, **common)
-    if result.skipped and not components:
+    for message, details in result.raised:  # outside any subTest: the test itself
+        return CheckoutVerdict(Status.FAILED, message, details, **common)
+    if result.skipped and not any(status != "skipped" for _, status, _ in components):
         return CheckoutVerdict(Status.SKIPPED, result.skipped[0][1], **common)
     return CheckoutVerdict(Status.PASSED, **common)
 

@@ -71,6 +71,14 @@ class _Synthetic(unittest.TestCase):
     def test_torch_export_dynamic(self):
         raise RuntimeError("the tester could not prepare inputs")
 
+    def test_executorch_export_static_xnnpack(self):
+        for model_class in self.all_model_classes:
+            with self.subTest(f"{model_class.__name__}/decode"):
+                self.skipTest("runtime limit 0x20")
+
+    def test_onnx_export_dynamic(self):
+        self.assertEqual(1, 2, "count")
+
 
 def test_a_failing_subtest_is_the_failing_component_with_its_assertion():
     verdict = run_method(narrowed(_Synthetic, _Gadget, generate=False), "test_torch_export_static")
@@ -101,6 +109,14 @@ def test_an_error_outside_any_subtest_fails_the_cell_with_its_traceback():
     assert verdict.status is Status.FAILED and verdict.component is None
     assert verdict.message == "RuntimeError: the tester could not prepare inputs"
     assert "Traceback" in verdict.details
+
+
+def test_a_skip_inside_a_subtest_is_that_component_and_an_assertion_outside_one_is_the_tests():
+    limited = run_method(narrowed(_Synthetic, _Widget, generate=False), "test_executorch_export_static_xnnpack")
+    assert (limited.status, limited.message) == (Status.SKIPPED, "runtime limit 0x20")
+    assert limited.components == (("_Widget/decode", "skipped", "runtime limit 0x20"),)
+    failed = run_method(narrowed(_Synthetic, _Widget, generate=False), "test_onnx_export_dynamic")
+    assert (failed.status, failed.component, failed.message) == (Status.FAILED, None, "AssertionError: 1 != 2 : count")
 
 
 def test_the_toml_skiplists_replace_every_table_of_the_module_in_place(tmp_path):
