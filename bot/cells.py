@@ -124,7 +124,10 @@ class Cell:
             raise CellIdError(f"{classname!r}: the classname must be a model class name such as `BertModel`")
         match = _NAME.fullmatch(name or "")
         if match is None or (match["target"] and match["target"] not in TARGETS):
-            match = _LOOSE.fullmatch(name or "") or match
+            loose = _LOOSE.fullmatch(name or "")
+            # An ExecuTorch name needs its target: `…_static_coreml` stays an unknown target, not an axis.
+            if loose and (loose["target"] or loose["fn"] != _FN["executorch"]):
+                match = loose
         if not match:
             raise CellIdError(
                 f"{name!r}: not a cell name; expected `test_<torch|onnx|openvino|executorch>_export"
