@@ -14,20 +14,25 @@ Prints cells, agreements, each difference with both verdicts, and wall / CPU tim
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import re
-import resource
-import subprocess
 import sys
-import tempfile
-import time
-import xml.etree.ElementTree as ET
-from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+# Run as a script, this folder comes first on sys.path, and its select.py would shadow the stdlib's.
+sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != HERE]
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import re  # noqa: E402
+import resource  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import xml.etree.ElementTree as ET  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+
 REPORTER = "export_bot_parity_reporter"
 REPORTER_SOURCE = '''"""Records every test report (subTests included) as one JSON line in $PARITY_OUT; decides nothing."""
 import json
