@@ -55,6 +55,8 @@ def headline(causes: tuple[SetupCause, ...]) -> str:
 
 
 def nothing_built(statuses: Iterable[tuple[Status, str | None]]) -> bool:
-    """Every cell that was attempted (not skipped) is a build error: the run could build nothing."""
+    """Every cell that was attempted (not skipped) is a build error or not buildable: the run could build nothing."""
     attempted = [(status, kind) for status, kind in statuses if status is not Status.SKIPPED]
-    return bool(attempted) and all(status is Status.ERROR and kind == "build" for status, kind in attempted)
+    return bool(attempted) and all(
+        status is Status.NOT_BUILDABLE or (status is Status.ERROR and kind == "build") for status, kind in attempted
+    )

@@ -53,7 +53,7 @@ def refuse_when_nothing_built(junit: Path) -> None:
     if not nothing_built((r.status, r.kind) for r in results):
         return
     causes = setup_causes((dict(r.properties), r.message) for r in results)
-    why = headline(causes) if causes else "every cell is a build error (see its message in the JUnit)"
+    why = headline(causes) if causes else "every cell is a build error or not buildable (see its message in the JUnit)"
     raise BotError(f"{junit}: nothing could be built; {why}. Fix the checkout's test setup, then run again")
 
 

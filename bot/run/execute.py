@@ -16,12 +16,14 @@ from bot.cells import Cell
 from bot.models.sources.base import BuildError, ModelSource, NotBuildable, SetupProblem
 from bot.outcomes import Status
 from bot.run import gates
+from bot.run.profile import RULES_PROFILE
 from bot.skiplist.model import Skiplists
 
 # torch, transformers and the backends are imported inside the functions that need them, so the
 # harness can import these result types (and select cells) without paying for them.
 
 logger = logging.getLogger(__name__)
+RULES_JUDGE = f"rules:{RULES_PROFILE}"
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,11 @@ class CellRun:
     compared: str | None = None
     setup_module: str | None = None  # a test module that does not import (the source's setup problem)
     setup_origin: str | None = None  # the file that raised while importing it
+    # Who judged: the checkout's own export test (`checkout:tests/exporters/test_export.py`), else
+    # the bot's rules profile (`rules:<profile>`, bot/run/profile.py).
+    judge: str | None = None
+    warnings: tuple[str, ...] = ()  # the checkout's test's own warnings, one line each
+    failed_component: str | None = None  # the subTest that failed, when the checkout's test judged
 
 
 class _Clock:
@@ -88,9 +95,16 @@ def _traceback(exc: BaseException) -> str:
 
 def execute_cell(cell: Cell, source: ModelSource, skiplists: Skiplists, *, probe: bool = False) -> CellRun:
     """Run `cell` as the seed's test would; never raises for anything the cell itself does."""
+    if cell.axes:  # an axis the seed's rules do not know: only the checkout's own test can judge it
+        reason = (
+            f"the bot's rules ({RULES_PROFILE}) have no `{cell.axes}` axis; only a checkout's own export test runs it"
+        )
+        return CellRun(cell, Status.NOT_BUILDABLE, message=reason, judge=RULES_JUDGE)
     explanation = skiplists.explain(cell)
     if explanation.skipped and not probe:
-        return CellRun(cell, Status.SKIPPED, message=explanation.reason or "", skip_scope=explanation.scope)
+        return CellRun(
+            cell, Status.SKIPPED, message=explanation.reason or "", skip_scope=explanation.scope, judge=RULES_JUDGE
+        )
     base = CellRun(
         cell,
         Status.PASSED,
@@ -98,6 +112,7 @@ def execute_cell(cell: Cell, source: ModelSource, skiplists: Skiplists, *, probe
         exactness_scope=explanation.exactness_scope,
         probe=explanation.skipped,
         onnx_optimize=explanation.onnx_optimize,
+        judge=RULES_JUDGE,
     )
     clock = _Clock()
     with _hub_kernels_disabled():
@@ -136,7 +151,7 @@ def _execute(run: CellRun, source: ModelSource, clock: _Clock, *, optimize: bool
             # Not a failure of the class or the run: the reason, without a traceback (docs/outcomes.md).
             return _with(run, status=Status.NOT_BUILDABLE, message=_first_line(exc))
         except Exception as exc:  # a source that cannot build a class is an error, never a drop
-            return _build_error(run, source, exc)
+            return build_error(run, source, exc)
     # A source without `target` is gated now; one with it may still learn in setUp() that the
     # tester turns test_torch_exportable off.
     gate = gates.model_gate(cell, built.model_class, exportable=built.exportable) if target is None else None
@@ -162,7 +177,7 @@ def _target(source: ModelSource, cell: Cell):
     return target(cell.model_class, generate=cell.generate) if callable(target) else None
 
 
-def _build_error(run: CellRun, source: ModelSource, exc: BaseException) -> CellRun:
+def build_error(run: CellRun, source: ModelSource, exc: BaseException) -> CellRun:
     if not isinstance(exc, BuildError):
         logger.warning(
             "%s: %s building %s (not a BuildError)", source.spec, describe(exc), run.cell.model_class, exc_info=True

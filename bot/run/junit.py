@@ -66,7 +66,17 @@ def run_properties(run: CellRun) -> Properties:
         props.append(("kind", run.kind))
     if run.onnx_optimize is not None:
         props.append(("onnx_optimize", _flag(run.onnx_optimize)))
+    props.extend(judge_properties(run))
     props.extend(timing_properties(run.timings))
+    return props
+
+
+def judge_properties(run: CellRun) -> Properties:
+    """Who judged the cell (the checkout's test, or the bot's rules profile), its failing subTest, its warnings."""
+    props: Properties = [("judge", run.judge)] if run.judge else []
+    if run.failed_component and run.status is Status.FAILED:
+        props.append(("failed_component", run.failed_component))
+    props.extend((f"warning.{index}", text) for index, text in enumerate(run.warnings, 1))
     return props
 
 

@@ -89,9 +89,13 @@ class CellRunner:
     def load(self):
         if self._loaded is None:
             from bot.models.sources import get_source
+            from bot.run.checkout_tests import judged_by_checkout, prepare_environment
             from bot.skiplist.model import load_skiplists
 
-            self._loaded = (get_source(self.plan.source), load_skiplists(self.plan.skiplists))
+            source = get_source(self.plan.source)
+            if judged_by_checkout(source):  # before any of the checkout's test modules is imported
+                prepare_environment()
+            self._loaded = (source, load_skiplists(self.plan.skiplists))
         return self._loaded
 
     def warm_up(self) -> None:
@@ -114,9 +118,12 @@ class CellRunner:
             logger.warning("warming up the model source failed (each cell will report it): %s", exc)
 
     def execute(self, cell: Cell):
+        from bot.run.checkout_tests import execute_by_checkout, judged_by_checkout
         from bot.run.execute import execute_cell
 
         source, skiplists = self.load()
+        if judged_by_checkout(source):  # the checkout's own export test judges, not the bot's rules
+            return execute_by_checkout(cell, source, self.plan.skiplists, probe=self.plan.probe)
         return execute_cell(cell, source, skiplists, probe=self.plan.probe)
 
 

@@ -9,8 +9,9 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from bot.cells import BACKENDS, SHAPES, Cell, cells_for
+from bot.cells import BACKENDS, SHAPES, Cell, CellIdError, cells_for
 from bot.errors import BotError
 from bot.models.sources.base import ClassInfo, ModelSource
 
@@ -72,9 +73,9 @@ def select_cells(selection: Selection, classes: Sequence[ClassInfo], presets: di
     for name in model_classes(selection, classes, presets):
         info = known.get(name)
         if info is None:
-            # Not silently dropped: the forward row is kept so the runner reports each cell as an
-            # `error` at stage `build` naming what the source lacks (we cannot know if it generates).
-            logger.warning("the model source has no class %s: its cells will be build errors", name)
+            # Not silently dropped: the forward row is kept so the runner reports each cell as not
+            # buildable by this source, naming what the source lacks (we cannot know if it generates).
+            logger.warning("the model source has no class %s: its cells will be reported not buildable", name)
         generative = bool(info and info.generative and selection.generate)
         cells.extend(
             cells_for(name, generative=generative, backends=backends, shapes=shapes, targets=selection.targets)
@@ -83,8 +84,55 @@ def select_cells(selection: Selection, classes: Sequence[ClassInfo], presets: di
 
 
 def select_from_source(selection: Selection, source: ModelSource) -> list[Cell]:
-    """`select_cells` on what `source` lists."""
-    return select_cells(selection, source.classes(), source.presets())
+    """`select_cells` on what `source` lists; the checkout's own test methods where its tests judge (docs/runner.md)."""
+    from bot.run.checkout_tests import judged_by_checkout
+
+    classes, presets = source.classes(), source.presets()
+    if not judged_by_checkout(source):
+        return select_cells(selection, classes, presets)
+    cells: list[Cell] = []
+    for cell_class, seed_cells in _rows(select_cells(selection, classes, presets)).items():
+        cells.extend(_checkout_row(selection, source, cell_class, seed_cells))
+    return cells
+
+
+def _rows(cells: Sequence[Cell]) -> dict[str, list[Cell]]:
+    rows: dict[str, list[Cell]] = {}
+    for cell in cells:
+        rows.setdefault(cell.model_class, []).append(cell)
+    return rows
+
+
+def _checkout_row(selection: Selection, source: Any, model_class: str, seed_cells: list[Cell]) -> list[Cell]:
+    """The cells of one class as the checkout's test methods name them, filtered as the options ask.
+
+    A class whose test module does not import, or that no test class lists, keeps the seed's row:
+    its cells then report why (a setup problem, not buildable).
+    """
+    try:
+        names = source.test_methods(model_class)
+    except Exception:
+        return seed_cells
+    found = []
+    for name in names:
+        try:
+            cell = Cell.from_testcase(model_class, name)
+        except CellIdError:
+            logger.info("%s: %s is not a cell name the bot can place; not selected", model_class, name)
+            continue
+        if _wanted(selection, cell):
+            found.append(cell)
+    seed_order = {cell: index for index, cell in enumerate(seed_cells)}
+    return sorted(found, key=lambda cell: (cell not in seed_order, seed_order.get(cell, 0), cell.name)) or seed_cells
+
+
+def _wanted(selection: Selection, cell: Cell) -> bool:
+    return (
+        cell.backend in selection.backends
+        and cell.shape in selection.shapes
+        and (selection.generate or not cell.generate)
+        and (cell.target is None or cell.target in selection.targets)
+    )
 
 
 def executorch_targets(cache_dir: Path | None = None) -> tuple[str, ...]:

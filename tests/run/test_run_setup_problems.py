@@ -63,6 +63,9 @@ def test_nothing_built_means_every_attempted_cell_is_a_build_error():
     assert nothing_built([build, passed]) is False
     assert nothing_built([skipped]) is False  # nothing attempted is not a broken setup
     assert nothing_built([(Status.ERROR, "crash")]) is False
+    not_buildable = (Status.NOT_BUILDABLE, None)
+    assert nothing_built([not_buildable, build]) is True  # no cell was built, whatever the reason
+    assert nothing_built([not_buildable, passed]) is False
 
 
 def test_check_on_a_broken_checkout_writes_its_files_and_exits_2(tmp_path):

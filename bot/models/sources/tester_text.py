@@ -35,6 +35,14 @@ _TESTER_ATTR = re.compile(
     r"\n[ \t]+(base_model_class|causal_lm_class|sequence_classification_class|token_classification_class"
     r"|question_answering_class)[ \t]*=[ \t]*"
 )
+# Upstream's CausalLMModelTester infers each of these its tester leaves unset from the base class's
+# name (`LlamaModel` → `LlamaForCausalLM`), among the classes the base class's module defines.
+INFERRED_SUFFIXES = {
+    "causal_lm_class": "ForCausalLM",
+    "sequence_classification_class": "ForSequenceClassification",
+    "question_answering_class": "ForQuestionAnswering",
+    "token_classification_class": "ForTokenClassification",
+}
 _FAMILY_INPUTS = ("pixel_values", "input_ids", "input_values", "input_features", "decoder_input_ids")
 
 
@@ -47,6 +55,10 @@ class TestClassText:
     listed: tuple[str, ...]  # all_model_classes
     generative: tuple[str, ...] | None  # all_generative_model_classes when the class spells it out
     exportable: bool | None  # test_torch_exportable when set to a literal
+    # A tester that spells `base_model_class` but leaves siblings unset: the base class's name and
+    # the suffixes of the classes to look for next to it (`INFERRED_SUFFIXES`).
+    infer_from: str | None = None
+    infer_suffixes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -118,9 +130,10 @@ def _classes(text: str) -> tuple[TestClassText, ...]:
     for header, body in out:
         attrs = _attributes(body)
         listed = attrs.get("all_model_classes")
+        inferred: tuple[str | None, tuple[str, ...]] = (None, ())
         if listed is None and "model_tester_class" in attrs:
             tester = attrs["model_tester_class"]
-            listed = _tester_classes(bodies.get(tester[0], "")) if tester else ()
+            listed, inferred = _tester_classes(bodies.get(tester[0], "")) if tester else ((), inferred)
         generative = attrs.get("all_generative_model_classes")
         exportable = attrs.get("test_torch_exportable")
         classes.append(
@@ -130,6 +143,7 @@ def _classes(text: str) -> tuple[TestClassText, ...]:
                 tuple(listed or ()),
                 None if generative is None else tuple(generative),
                 exportable if isinstance(exportable, bool) else None,
+                *inferred,
             )
         )
     return tuple(classes)
@@ -192,15 +206,22 @@ def _names(node: ast.expr) -> tuple[str, ...]:
     return ()
 
 
-def _tester_classes(tester_body: str) -> tuple[str, ...]:
-    names = []
+def _tester_classes(tester_body: str) -> tuple[tuple[str, ...], tuple[str | None, tuple[str, ...]]]:
+    """The classes a tester spells out, and what is left to infer from its base class (`INFERRED_SUFFIXES`)."""
+    names: list[str] = []
+    spelled: dict[str, tuple[str, ...]] = {}
     for match in _TESTER_ATTR.finditer(tester_body):
         try:
             node = ast.parse(_expression(tester_body, match.end()).strip(), mode="eval").body
         except SyntaxError:
             continue
-        names += [n for n in _names(node) if n not in names]
-    return tuple(names)
+        spelled[match.group(1)] = _names(node)
+        names += [n for n in spelled[match.group(1)] if n not in names]
+    base = spelled.get("base_model_class")
+    if not base:
+        return tuple(names), (None, ())
+    unset = tuple(suffix for attribute, suffix in INFERRED_SUFFIXES.items() if attribute not in spelled)
+    return tuple(names), (base[0], unset) if unset else (None, ())
 
 
 def generate_eligible(ancestors: set[str] | frozenset[str]) -> bool:

@@ -23,9 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from bot.models.catalog import PRESETS as ZOO_PRESETS
+from bot.models.index import installed_models_dir, read_all
 from bot.models.sources.base import BuildError, Built, ClassInfo, NotBuildable, SetupProblem, SourceError, Target
 from bot.models.sources.tester_text import (
     CheckoutText,
+    TestClassText,
     dotted,
     family_from_text,
     generate_eligible,
@@ -126,6 +128,8 @@ class TransformersTestsSource:
         self._failed: dict[Path, SetupProblem] = {}  # test module → why it does not import
         self._said: set[tuple[str, str]] = set()  # (file that raised, error) already logged
         self._checked: CheckoutCheck | None = None
+        self._exports: dict[str, frozenset[str]] = {}  # model type → the names its modeling modules export
+        self._covered: dict[type, tuple[tuple[type, ...], tuple[type, ...]]] = {}  # test class → after setUp
 
     def check(self) -> CheckoutCheck:
         """What the checkout and the importable transformers are; said once in the log."""
@@ -162,8 +166,9 @@ class TransformersTestsSource:
                     continue
                 eligible = generate_eligible(self._text.ancestors(path, test_class.name))
                 # A decoder-only stack: its test class lists a generative head and no `is_decoder` switch.
-                decoder_stack = any(looks_generative(n) for n in test_class.listed) and not module.decoder_switch
-                for name in test_class.listed:
+                listed = test_class.listed + self._inferred(path, test_class)
+                decoder_stack = any(looks_generative(n) for n in listed) and not module.decoder_switch
+                for name in listed:
                     listed_generative = (
                         name in test_class.generative if test_class.generative is not None else looks_generative(name)
                     )
@@ -175,11 +180,40 @@ class TransformersTestsSource:
         self._listing, self._infos = listing, list(infos.values())
         return listing
 
+    def _inferred(self, path: Path, test_class: TestClassText) -> tuple[str, ...]:
+        """The classes a causal-LM tester leaves to inference, as its base class's module defines them."""
+        if not test_class.infer_from:
+            return ()
+        prefix = test_class.infer_from.removesuffix("Model")
+        defined = self._defined(path.parent.name)
+        return tuple(
+            prefix + suffix
+            for suffix in test_class.infer_suffixes
+            if prefix + suffix in defined and prefix + suffix not in test_class.listed
+        )
+
+    def _defined(self, model_type: str) -> frozenset[str]:
+        """The names `models/<type>/modeling_*.py` exports: the checkout's source first, else the installed one's."""
+        if model_type not in self._exports:
+            roots = [self.root / "src" / "transformers" / "models", installed_models_dir()]
+            names: set[str] = set()
+            for models in roots:
+                files = sorted((models / model_type).glob("modeling_*.py")) if models else []
+                for file in files:
+                    try:
+                        names.update(read_all(file.read_text(encoding="utf-8")))
+                    except (OSError, UnicodeDecodeError):
+                        continue
+                if files:
+                    break
+            self._exports[model_type] = frozenset(names)
+        return self._exports[model_type]
+
     # ---- building (imports the one module needed) ----
 
     def target(self, model_class: str, *, generate: bool) -> Target:
         test_class, cls = self._resolve(model_class, generate)
-        first = next(iter(_model_classes(test_class)), cls)
+        first = next(iter(self._classes_of(test_class)[0]), cls)
         return Target(cls, bool(getattr(test_class, "test_torch_exportable", True)), first)
 
     def build(self, model_class: str, *, generate: bool) -> Built:
@@ -222,6 +256,34 @@ class TransformersTestsSource:
             except SetupProblem:
                 pass  # said once by _import; each cell reports it
 
+    def checkout_modules(self) -> dict[str, Any]:
+        """The checkout's `tests.*` modules imported so far, by dotted name (kept out of `sys.modules`)."""
+        return dict(self._modules)
+
+    def test_methods(self, model_class: str) -> tuple[str, ...]:
+        """The export test methods the checkout runs for this class: its forward test class's, then its generate one's.
+
+        Imports the class's test module; raises SetupProblem when it does not import.
+        """
+        names: list[str] = []
+        for generate in (False, True):
+            try:
+                test_class, _ = self._resolve(model_class, generate)
+            except SetupProblem:
+                raise
+            except NotBuildable:
+                continue
+            names += [
+                name
+                for name in dir(test_class)
+                if name.startswith("test_") and "_export" in name and ("_generate" in name) == generate
+            ]
+        return tuple(dict.fromkeys(names))
+
+    def test_class_for(self, model_class: str, *, generate: bool) -> tuple[type, type]:
+        """The test class that serves this class on this path, and the model class object (imports its module)."""
+        return self._resolve(model_class, generate)
+
     def _resolve(self, model_class: str, generate: bool) -> tuple[type, type]:
         """The test class that serves this class on this path, and the model class object.
 
@@ -242,13 +304,14 @@ class TransformersTestsSource:
                 problem = problem or exc
                 continue
             for test_class in _test_classes(module, entry.test_class):
-                cls = next((c for c in _model_classes(test_class) if c.__name__ == model_class), None)
+                covered, generative = self._classes_of(test_class)
+                cls = next((c for c in covered if c.__name__ == model_class), None)
                 if cls is None:
                     continue
                 if not generate:
                     return test_class, cls
                 eligible = generate_eligible(frozenset(k.__name__ for k in test_class.__mro__))
-                if eligible and cls in _generative_classes(test_class):
+                if eligible and cls in generative:
                     return test_class, cls
         if problem is not None:
             raise problem
@@ -258,6 +321,13 @@ class TransformersTestsSource:
                 f"lists {model_class} in all_generative_model_classes"
             )
         raise NotBuildable(f"{model_class} is listed in the test modules' text, but no imported test class lists it")
+
+    def _classes_of(self, test_class: type) -> tuple[tuple[type, ...], tuple[type, ...]]:
+        """The classes a test class covers once set up; once per test class, from a seeded setUp."""
+        if test_class not in self._covered:
+            _seed_testers(self._modules.values())
+            self._covered[test_class] = _covered(test_class)
+        return self._covered[test_class]
 
     def _import(self, path: Path):
         name = dotted(self.root, path)
@@ -334,27 +404,42 @@ def _test_classes(module, preferred: str) -> list[type]:
     return found
 
 
-def _instance(test_class: type) -> unittest.TestCase | None:
+def _covered(test_class: type) -> tuple[tuple[type, ...], tuple[type, ...]]:
+    """`all_model_classes` and `all_generative_model_classes` as a test sees them: after `setUp()`.
+
+    Upstream's causal-LM test classes leave `all_model_classes` None until `setUp()` copies the
+    tester's (inferred) classes, so the class attribute alone would list nothing. `setUp()` runs
+    only then (an integration test class, without the attribute, is never set up), and one that
+    raises leaves the declared classes; the build then reports the error.
+    """
+    if not hasattr(test_class, "all_model_classes"):
+        return (), ()
     try:
-        return test_class()
+        test = test_class()
     except Exception:
-        return None
-
-
-def _model_classes(test_class: type) -> tuple[type, ...]:
-    test = _instance(test_class)
+        return _read_classes(test_class)
+    declared = _read_classes(test)
+    if declared[0]:
+        return declared
     try:
-        return tuple(getattr(test if test is not None else test_class, "all_model_classes", ()) or ())
-    except Exception:  # a property that needs setUp
-        return ()
-
-
-def _generative_classes(test_class: type) -> tuple[type, ...]:
-    test = _instance(test_class)
+        test.setUp()
+    except Exception as exc:
+        logger.debug("%s.setUp() raised %s; reading its declared classes", test_class.__name__, exc)
+        return _read_classes(test)
     try:
-        return tuple(getattr(test if test is not None else test_class, "all_generative_model_classes", ()) or ())
-    except Exception:
-        return ()
+        return _read_classes(test)
+    finally:
+        _tear_down(test)
+
+
+def _read_classes(holder: Any) -> tuple[tuple[type, ...], tuple[type, ...]]:
+    found = []
+    for name in ("all_model_classes", "all_generative_model_classes"):
+        try:
+            found.append(tuple(getattr(holder, name, ()) or ()))
+        except Exception:  # a property that needs what setUp makes
+            found.append(())
+    return found[0], found[1]
 
 
 @contextmanager

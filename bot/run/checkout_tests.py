@@ -1,0 +1,272 @@
+"""A cell judged by the checkout's own export test: its test method for the cell's variant, narrowed to one model class.
+
+When `--source transformers-tests:PATH` names a checkout that holds `tests/exporters/test_export.py`,
+no judging rule of the bot's applies (docs/runner.md, the checkout judges): the cell's test
+method (`ModelClass::test_name` is the method's own name) runs under the unittest protocol on
+the test class that covers the model class, with `all_model_classes` (and, on the generate
+path, `all_generative_model_classes`) narrowed to that one class. Each `subTest` is a component;
+the outcome is the method's. The module's skip tables are replaced by the repository's TOML
+skiplists before any test runs, so the checkout's own scope walk decides.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+import unittest
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bot.cells import Cell
+from bot.models.sources.base import NotBuildable
+from bot.outcomes import Status
+from bot.skiplist.model import load_skiplist
+
+EXPORT_MODULE = Path("tests") / "exporters" / "test_export.py"
+JUDGE_PREFIX = "checkout:"  # the `judge` property of a cell the checkout's test judged
+MAX_WARNINGS = 5  # warnings kept per cell, each on one line
+
+
+def judged_by_checkout(source: Any) -> bool:
+    """A transformers-tests source whose checkout holds the export test module."""
+    root = getattr(source, "root", None)
+    return str(getattr(source, "spec", "")).startswith("transformers-tests:") and bool(
+        root and (Path(root) / EXPORT_MODULE).is_file()
+    )
+
+
+def prepare_environment() -> None:
+    """Upstream marks its export tests `@slow`: they run only with RUN_SLOW, read when the test module is imported."""
+    os.environ["RUN_SLOW"] = "1"
+    testing_utils = sys.modules.get("transformers.testing_utils")
+    if testing_utils is not None and hasattr(testing_utils, "_run_slow_tests"):
+        testing_utils._run_slow_tests = True
+
+
+class _Result(unittest.TestResult):
+    """Records what the unittest protocol reports: each subTest, the test's skip, failure or error."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.subtests: list[tuple[str, str, str, str]] = []  # (component, status, message, details)
+        self.raised: list[tuple[str, str]] = []  # outside any subTest: (`Type: first line`, traceback)
+
+    def addSubTest(self, test, subtest, err):  # noqa: N802 (unittest's protocol)
+        name = _component(subtest)
+        if err is None:
+            self.subtests.append((name, "passed", "", ""))
+        else:
+            self.subtests.append((name, "failed", _describe(err[1]), "".join(traceback.format_exception(*err))))
+        super().addSubTest(test, subtest, err)
+
+    def addSkip(self, test, reason):  # noqa: N802 (unittest's protocol)
+        if getattr(test, "test_case", None) is not None:  # a skip inside a subTest: that component only
+            self.subtests.append((_component(test), "skipped", reason, ""))
+        super().addSkip(test, reason)
+
+    def addFailure(self, test, err):  # noqa: N802 (unittest's protocol)
+        self.raised.append((_describe(err[1]), "".join(traceback.format_exception(*err))))
+        super().addFailure(test, err)
+
+    def addError(self, test, err):  # noqa: N802 (unittest's protocol)
+        self.raised.append((_describe(err[1]), "".join(traceback.format_exception(*err))))
+        super().addError(test, err)
+
+
+def _component(subtest: unittest.TestCase) -> str:
+    """The subTest's own label (`LlamaForCausalLM/prefill`), or its parameters when it has none."""
+    message = getattr(subtest, "_message", None)
+    if isinstance(message, str) and message:
+        return message
+    params = getattr(subtest, "params", None) or {}
+    return ",".join(f"{key}={value}" for key, value in params.items()) or subtest.id()
+
+
+def _inside(filename: str, folder: Path) -> bool:
+    try:
+        return Path(filename).resolve().is_relative_to(folder)
+    except (OSError, ValueError):
+        return False
+
+
+def _describe(exc: BaseException) -> str:
+    lines = [line for line in str(exc).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[0].strip()}" if lines else type(exc).__name__
+
+
+@dataclass(frozen=True)
+class CheckoutVerdict:
+    """What the checkout's test said about one cell, before it becomes a CellRun."""
+
+    status: Status
+    message: str = ""
+    details: str = ""
+    component: str | None = None  # the failing subTest
+    components: tuple[tuple[str, str, str], ...] = ()  # (name, status, message) per subTest
+    warnings: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+
+def narrowed(test_class: type, model_class: type, *, generate: bool) -> type:
+    """The test class covering only `model_class`, as its own `all_model_classes` / `all_generative_model_classes`."""
+    attributes = {
+        "all_model_classes": (model_class,),
+        "all_generative_model_classes": (model_class,) if generate else (),
+        "__module__": test_class.__module__,
+        "__qualname__": test_class.__qualname__,
+    }
+    return type(test_class.__name__, (test_class,), attributes)
+
+
+def run_method(test_class: type, method: str, origin: Path | None = None) -> CheckoutVerdict:
+    """Run one test method under the unittest protocol and read its outcome, components and warnings.
+
+    With `origin` (the checkout's tests folder), only the warnings the checkout's own code raised
+    are kept: the test's word, not the libraries' deprecation notices.
+    """
+    result = _Result()
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        test_class(method).run(result)
+    seconds = time.perf_counter() - start
+    said = tuple(
+        dict.fromkeys(
+            f"{w.category.__name__}: {str(w.message).splitlines()[0]}"
+            for w in caught
+            if str(w.message) and (origin is None or _inside(w.filename, origin))
+        )
+    )
+    components = tuple((name, status, message) for name, status, message, _ in result.subtests)
+    common = {"components": components, "warnings": said[:MAX_WARNINGS], "seconds": seconds}
+    for name, status, message, details in result.subtests:
+        if status == "failed":
+            return CheckoutVerdict(Status.FAILED, message, details, component=name, **common)
+    for message, details in result.raised:  # outside any subTest: the test itself
+        return CheckoutVerdict(Status.FAILED, message, details, **common)
+    if result.skipped and not any(status != "skipped" for _, status, _ in components):
+        return CheckoutVerdict(Status.SKIPPED, result.skipped[0][1], **common)
+    return CheckoutVerdict(Status.PASSED, **common)
+
+
+def install_tables(namespace: Mapping[str, Any], skiplists_dir: Path | str) -> dict[str, str]:
+    """Replace each skip table of the checkout's export module by the TOML skiplist of the same name, in place.
+
+    `EXPORT_SKIPS` ← `export_skips.toml`, `ONNX_DISABLE_OPTIMIZE` ← `onnx_disable_optimize.toml`, and
+    any other module-level table (an upper-case dict) whose lower-case name has a TOML file. In
+    place, so every function of the module (and whoever imported the table) sees the same tables.
+    `namespace` is the module's globals. Returns table name → the file that now drives it.
+    """
+    folder = Path(skiplists_dir)
+    installed = {}
+    for name, table in list(namespace.items()):
+        if not (name.isupper() and isinstance(table, dict)):
+            continue
+        path = folder / f"{name.lower()}.toml"
+        if not path.is_file():
+            continue
+        scopes = load_skiplist(path).scopes
+        table.clear()
+        table.update({scope: dict(classes) for scope, classes in scopes.items()})
+        installed[name] = path.name
+    return installed
+
+
+def tables_of(namespace: Mapping[str, Any]) -> dict[str, Mapping[str, Mapping[str, str]]]:
+    """The module's skip tables: upper-case dicts of scope → {model class: reason}."""
+    return {
+        name: value
+        for name, value in namespace.items()
+        if name.isupper()
+        and isinstance(value, dict)
+        and all(isinstance(k, str) and isinstance(v, dict) for k, v in value.items())
+    }
+
+
+def skip_reason(namespace: Mapping[str, Any], model_class: str) -> str:
+    """Where the checkout's tables list a class that its test passed over (said, never decided, here)."""
+    found = [
+        f"{name}[{scope!r}]: {classes[model_class]}"
+        for name, table in tables_of(namespace).items()
+        for scope, classes in table.items()
+        if model_class in classes
+    ]
+    return "; ".join(found[:3])
+
+
+def method_globals(test_class: type, method: str, modules: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The globals of the module that defines the test method: the tables it reads.
+
+    Decorators keep the method's `__module__` (parameterized's expansion does not keep `__wrapped__`);
+    `modules` are the checkout's modules the source imported (set aside from `sys.modules`).
+    """
+    name = getattr(getattr(test_class, method), "__module__", "")
+    module = modules.get(name) or sys.modules.get(name)
+    return vars(module) if module is not None else None
+
+
+def judge_cell(
+    cell: Cell,
+    test_class: type,
+    model_class: type,
+    skiplists_dir: Path | str,
+    modules: Mapping[str, Any],
+    *,
+    probe: bool = False,
+) -> tuple[CheckoutVerdict, bool]:
+    """The cell's test method on the narrowed class, the module's tables replaced first; and whether it was a probe.
+
+    A probe (`--probe`) runs a class its skip table lists: the class is left out of `EXPORT_SKIPS`
+    for this run only, so the checkout's own test says whether the entry is still needed.
+    """
+    module = method_globals(test_class, cell.name, modules)
+    probed = False
+    if module is not None:
+        install_tables(module, skiplists_dir)
+        skips = module.get("EXPORT_SKIPS")
+        if probe and isinstance(skips, dict):
+            for classes in skips.values():
+                probed = classes.pop(cell.model_class, None) is not None or probed
+    origin = Path(module["__file__"]).resolve().parents[1] if module and module.get("__file__") else None
+    verdict = run_method(narrowed(test_class, model_class, generate=cell.generate), cell.name, origin)
+    if verdict.status is Status.PASSED and not verdict.components and module is not None:
+        # The method covered the class and exported nothing: the checkout's scope walk passed over it.
+        reason = skip_reason(module, cell.model_class) or "the checkout's test ran no component for this class"
+        return CheckoutVerdict(Status.SKIPPED, reason, warnings=verdict.warnings, seconds=verdict.seconds), probed
+    return verdict, probed
+
+
+def execute_by_checkout(cell: Cell, source: Any, skiplists_dir: Path | str, *, probe: bool = False):
+    """The cell as a CellRun (bot/run/execute.py): what the checkout's test said, with the bot's bookkeeping only."""
+    from bot.run.execute import CellRun, ComponentRun, build_error
+
+    base = CellRun(cell, Status.PASSED, judge=JUDGE_PREFIX + EXPORT_MODULE.as_posix())
+    start = time.perf_counter()
+    try:
+        test_class, model_class = source.test_class_for(cell.model_class, generate=cell.generate)
+    except NotBuildable as exc:
+        return CellRun(cell, Status.NOT_BUILDABLE, message=str(exc).splitlines()[0], judge=base.judge)
+    except Exception as exc:  # the test module does not import: the source's setup problem
+        return build_error(base, source, exc)
+    if not callable(getattr(test_class, cell.name, None)):
+        where = f"{test_class.__module__}.{test_class.__name__}"
+        return CellRun(cell, Status.NOT_BUILDABLE, message=f"{where} has no test method {cell.name}", judge=base.judge)
+    found = time.perf_counter() - start
+    verdict, probed = judge_cell(cell, test_class, model_class, skiplists_dir, source.checkout_modules(), probe=probe)
+    return CellRun(
+        cell,
+        verdict.status,
+        message=verdict.message,
+        details=verdict.details,
+        components=tuple(ComponentRun(name, status, message) for name, status, message in verdict.components),
+        timings={"build": found, "test": verdict.seconds},
+        judge=base.judge,
+        warnings=verdict.warnings,
+        failed_component=verdict.component,
+        probe=probed,
+    )

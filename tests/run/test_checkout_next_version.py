@@ -1,0 +1,102 @@
+"""A synthetic next version of the checkout's export test module: the bot follows it with no change of its own.
+
+tests/fixtures/transformers_checkout_next changes what upstream's module changes between releases:
+a new axis (`…_generate_dynamic_multi_token`), a changed comparison (forward exports compare
+shapes, not values) and renamed scopes (`dynamo.dynamic`, `dynamo.generate`).
+"""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from bot.cells import Cell
+from bot.models.sources import get_source
+from bot.outcomes import Status
+from bot.run.checkout_tests import execute_by_checkout, prepare_environment
+from bot.run.selection import Selection, select_from_source
+from tests.run.plugin_helpers import write_skiplists
+from tests.run.test_checkout_judge import FIXTURES, export_checkout
+
+DRIFT = '''
+"""A BERT whose outputs drift between calls: the previous version's value comparison fails it."""
+import unittest
+import torch
+from transformers import BertModel
+from ...test_modeling_common import ModelTesterMixin
+from ..bert.test_modeling_bert import BertModelTester
+
+class DriftModel(BertModel):
+    def forward(self, **inputs):
+        return {"hidden": super().forward(**inputs).last_hidden_state + torch.rand(1)}
+
+class DriftModelTest(ModelTesterMixin, unittest.TestCase):
+    all_model_classes = (DriftModel,)
+    def setUp(self):
+        self.model_tester = BertModelTester(self)
+'''
+
+
+def _checkout(root: Path, *, next_version: bool) -> Path:
+    export_checkout(root)
+    if next_version:
+        shutil.copytree(FIXTURES / "transformers_checkout_next", root, dirs_exist_ok=True)
+    (root / "tests/models/drift").mkdir()
+    (root / "tests/models/drift/__init__.py").write_text("")
+    (root / "tests/models/drift/test_modeling_drift.py").write_text(textwrap.dedent(DRIFT))
+    return root
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory):
+    prepare_environment()
+    return get_source(f"transformers-tests:{_checkout(tmp_path_factory.mktemp('next') / 'c', next_version=True)}")
+
+
+def test_the_new_axis_is_listed_under_its_new_name(source):
+    cells = select_from_source(Selection(models=("LlamaForCausalLM",), backends=("dynamo",)), source)
+    names = [cell.name for cell in cells]
+    assert "test_torch_export_generate_dynamic_multi_token" in names
+    assert "test_torch_export_generate_static_static_cache" not in names  # not a test of this version
+    [multi] = [cell for cell in cells if cell.axes]
+    assert (multi.backend, multi.shape, multi.path, multi.axes) == ("dynamo", "dynamic", "generate", "multi_token")
+    assert Cell.parse(multi.id) == multi
+
+
+def test_the_bots_own_rules_refuse_an_axis_they_do_not_know(tmp_path):
+    from bot.run.execute import execute_cell
+    from bot.skiplist.model import load_skiplists
+
+    cell = Cell.parse("LlamaForCausalLM::test_torch_export_generate_dynamic_multi_token")
+    folder = write_skiplists(tmp_path / "skiplists")
+    run = execute_cell(cell, get_source("zoo"), load_skiplists(folder))
+    assert run.status is Status.NOT_BUILDABLE and "multi_token" in run.message
+
+
+def test_a_renamed_scope_is_the_checkouts_walk_and_the_old_name_is_ignored(source, tmp_path):
+    renamed = write_skiplists(tmp_path / "new", '[dynamo.dynamic]\nBertModel = "Dynamic pooler."\n')
+    run = execute_by_checkout(Cell.parse("BertModel::test_torch_export_dynamic"), source, renamed)
+    assert (run.status, run.message) == (Status.SKIPPED, "EXPORT_SKIPS['dynamo.dynamic']: Dynamic pooler.")
+    old = write_skiplists(tmp_path / "old", '[generate]\nLlamaForCausalLM = "A scope this version has not."\n')
+    run = execute_by_checkout(Cell.parse("LlamaForCausalLM::test_torch_export_generate_static"), source, old)
+    assert run.status is not Status.SKIPPED  # the checkout's walk never reads `generate` any more
+
+
+@pytest.mark.export
+def test_new_cells_are_judged_by_the_new_rule(source, tmp_path):
+    empty = write_skiplists(tmp_path / "empty")
+    multi = execute_by_checkout(
+        Cell.parse("LlamaForCausalLM::test_torch_export_generate_dynamic_multi_token"), source, empty
+    )
+    assert multi.status is Status.PASSED, multi.message
+    assert [c.name for c in multi.components] == ["LlamaForCausalLM/model", "LlamaForCausalLM/decode_multi_token"]
+    # Shapes, not values: the drifting model passes this version, and fails the previous one.
+    assert (
+        execute_by_checkout(Cell.parse("DriftModel::test_torch_export_static"), source, empty).status is Status.PASSED
+    )
+    previous = get_source(f"transformers-tests:{_checkout(tmp_path / 'previous', next_version=False)}")
+    failed = execute_by_checkout(Cell.parse("DriftModel::test_torch_export_static"), previous, empty)
+    assert (failed.status, failed.failed_component) == (Status.FAILED, "DriftModel/model")
