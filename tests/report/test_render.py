@@ -45,7 +45,7 @@ def test_comment_opens_with_the_marker_and_the_verdict(tmp_path):
     assert "```diff\n" + PATCH.rstrip("\n") + "\n```" in text
     assert "<details><summary>Pre-existing failures" in text
     # Error text in tables never pings anyone (inside the ```diff block GitHub does not link mentions).
-    assert "> `BertModel::test_onnx_export_dynamic`: RuntimeError: boom \\| pipe &#64;someone &lt;b&gt;\n" in text
+    assert "> `BertModel::test_onnx_export_dynamic`: RuntimeError: boom \\| pipe @\u200bsomeone &lt;b&gt;\n" in text
 
 
 def test_neutral_comment_names_every_problem(tmp_path):
@@ -81,6 +81,7 @@ def worst_case(count: int = 30_000) -> Report:
         base_sha="a" * 40,
         head_sha="b" * 40,
         run_url="https://github.com/o/r/actions/runs/1",
+        repository_url="https://github.com/o/r",
         proposal={"patch": patch, "entries": [{"scope": "onnx"}] * 3000},
     )
 
