@@ -64,24 +64,24 @@ def weak_passes(report: Report) -> str | None:
 # Report strings come from code the pull request controls (docs/reports.md): each reaches the
 # markdown through `escape` (text) or `code` (a code span), never raw.
 _ZWSP = "\u200b"  # invisible: breaks a mention, a reference or an autolink without changing what a reader sees
-_TEXT = str.maketrans(
-    {
-        "\\": "\\\\",
-        "&": "&amp;",
-        "<": "&lt;",
-        ">": "&gt;",
-        "|": "\\|",
-        "`": "\\`",
-        "[": "\\[",
-        "]": "\\]",
-        "@": "@" + _ZWSP,
-        "\n": " ",
-        "\r": " ",
-    }
+# Backslash and ampersand first: the escapes below add both. Chained `replace` is several times
+# faster than `translate` with a mapping, and a full sweep's summary escapes 100,000 strings.
+_TEXT = (
+    ("\\", "\\\\"),
+    ("&", "&amp;"),
+    ("<", "&lt;"),
+    (">", "&gt;"),
+    ("|", "\\|"),
+    ("`", "\\`"),
+    ("[", "\\["),
+    ("]", "\\]"),
+    ("@", "@" + _ZWSP),
+    ("\n", " "),
+    ("\r", " "),
 )
 # What GitHub links inside plain text: bare URLs, www. hosts, and issue references (#12, owner/repo#12).
 _AUTOLINK = re.compile(r"(?i)(?<=:)(?=//)|(?<=www)(?=\.)|(?<=#)(?=\d)")
-_CODE = str.maketrans({"`": "'", "\n": " ", "\r": " "})
+_SPECIAL = re.compile("[" + re.escape("".join(old for old, _ in _TEXT)) + "]")
 # An HTML comment's delimiters, even inside a code span: the run marker is a comment, and a
 # reader of the raw body must never find one the bot did not write.
 _COMMENT = re.compile(r"<(?=!--)|-(?=->)")
@@ -92,7 +92,11 @@ _LINK_TARGET = re.compile(r"https://[A-Za-z0-9.-]+(?::\d+)?/[A-Za-z0-9._~/?#=&+,
 
 def escape(text: str) -> str:
     """Any string from a report as inert text: no mention, HTML, link, image, code span, table cell or new line."""
-    return _AUTOLINK.sub(_ZWSP, str(text).translate(_TEXT))
+    text = str(text)
+    if _SPECIAL.search(text):
+        for old, new in _TEXT:
+            text = text.replace(old, new)
+    return _AUTOLINK.sub(_ZWSP, text)
 
 
 def code(text: str, *, table: bool = False) -> str:
@@ -100,7 +104,10 @@ def code(text: str, *, table: bool = False) -> str:
 
     A backtick inside would end the span, so it becomes a quote; a new line, a space.
     """
-    inner = defuse(str(text).translate(_CODE)) or " "
+    inner = str(text).replace("`", "'").replace("\n", " ").replace("\r", " ")
+    if "<!" in inner or "->" in inner:
+        inner = defuse(inner)
+    inner = inner or " "
     if table:
         inner = inner.replace("|", "\\|")  # GitHub splits table cells before it parses code spans
     return f"`{inner}`"

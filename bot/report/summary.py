@@ -45,14 +45,17 @@ def render_summary(report: Report, *, max_chars: int = SUMMARY_LIMIT, repository
     """
     grid = _grid(report)  # built once: the attempts below only cut it
     repository = repository_of(report, repository_url)
+    items_of = _ItemLines(report)
     for items, rows in ((100_000, 100_000), (1_000, 100_000), (1_000, 2_000), (100, 500), (0, 0)):
-        text = _compose(report, grid, items, rows, repository)
+        text = _compose(report, grid, items, rows, repository, items_of)
         if len(text) <= max_chars:
             return text
     return text[: max_chars - 80] + "\n\n_Cut at the job summary limit; see report.json._\n"
 
 
-def _compose(report: Report, grid: tuple[list[str], list[str]], items: int, rows: int, repository: str | None) -> str:
+def _compose(
+    report: Report, grid: tuple[list[str], list[str]], items: int, rows: int, repository: str | None, items_of
+) -> str:
     icon = VERDICT_ICON.get(report.verdict, "")
     out = [
         f"# {icon} Export conformance: {report.verdict}",
@@ -80,7 +83,7 @@ def _compose(report: Report, grid: tuple[list[str], list[str]], items: int, rows
             out += ["", "</details>", ""]
             continue
         out += [f"<details><summary>{TITLES[name]} ({len(lines):,})</summary>", ""]
-        out += [_item(line) for line in lines[:items]]
+        out += items_of(name, items)
         if len(lines) > items:
             out.append(f"- …and {n(len(lines) - items, 'more cell')} in report.json")
         out += ["", "</details>", ""]
@@ -109,6 +112,19 @@ def _causes(report: Report, items: int, repository: str | None) -> list[str]:
     if len(report.groups) > max(items, 20):
         out += [f"…and {n(len(report.groups) - max(items, 20), 'more cause')} in report.json.", ""]
     return out
+
+
+class _ItemLines:
+    """A category's list lines, escaped once for all the attempts of one render."""
+
+    def __init__(self, report: Report) -> None:
+        self.report, self.done = report, {}
+
+    def __call__(self, name: str, items: int) -> list[str]:
+        done = self.done.setdefault(name, [])
+        lines = self.report.category(name)
+        done += [_item(line) for line in lines[len(done) : items]]
+        return done[:items]
 
 
 def _item(line: CellLine) -> str:
