@@ -81,8 +81,8 @@ def _read_history(path: Path):
     from bot.report.model import load_report
     from bot.results import read_results
 
-    if not path.exists():
-        raise BotError(f"{path}: history file not found; pass earlier report.json or JUnit files")
+    if not (path.is_file() or path.is_dir()):  # a FIFO or a device would block the read
+        raise BotError(f"{path}: history file not found (or not a file); pass earlier report.json or JUnit files")
     if path.is_file() and path.read_bytes()[:512].lstrip().startswith(b"{"):
         return load_report(path)
     results = read_results([path])
