@@ -113,10 +113,9 @@ class _Fixed:
         return cls(weak_passes(report), grouped, category, repository, where)
 
 
-def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
-    left_out: list[str] = []
+def _opening(report: Report, budget: _Budget, fixed: _Fixed, left_out: list[str]) -> list[str]:
+    """The verdict, why, what could not be read, the counts, and the one-line notes below them."""
     where = fixed.where
-    pending = set(report.needs_rerun)
     out = [COMMENT_MARKER, f"## {VERDICT_ICON.get(report.verdict, '')} Export conformance: **{report.verdict}**", ""]
     out.append(sentence(report.headline))
     if report.selection:
@@ -142,6 +141,14 @@ def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
         )
     if report.not_buildable:
         out += ["", *not_buildable_lines(report, classes=5, reasons=max(min(budget.items, 10), 1))]
+    return out
+
+
+def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
+    left_out: list[str] = []
+    where = fixed.where
+    pending = set(report.needs_rerun)
+    out = _opening(report, budget, fixed, left_out)
     grouped = fixed.grouped
     for name in MAIN_LISTS:
         lines = report.category(name)
