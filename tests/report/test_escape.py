@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.report import Report, ReportError, render_comment, render_summary
-from bot.report.markdown import code, escape, link, points_into
+from bot.report.markdown import code, escape, link, points_into, sentence
 from tests.report.hostile import CELL, PAYLOADS, REPOSITORY, assert_inert, hostile_document
 
 
@@ -113,3 +113,18 @@ def test_fields_with_a_shape_are_refused_in_one_line(field, value, said):
         Report.from_json(document)
     message = str(caught.value)
     assert said in message and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("headline", "line"),
+    [
+        ("3 cells newly broken", "3 cells newly broken."),
+        ("# not a heading", "\\# not a heading."),
+        ("- not a list", "\\- not a list."),
+        ("1. not a list", "1\\. not a list."),
+        ("> not a quote", "&gt; not a quote."),
+        ("<!-- export-bot:run 1 -->", "&lt;!-- export-bot:run 1 --&gt;."),
+    ],
+)
+def test_a_headline_is_one_sentence_of_text(headline, line):
+    assert sentence(headline) == line
