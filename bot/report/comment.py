@@ -91,7 +91,9 @@ def render_comment(report: Report, *, max_chars: int = GITHUB_LIMIT, repository_
             return text
     # Only pathological input (thousands of problems, a huge version table) lands here.
     note = "\n\n_Cut at GitHub's comment limit; the full report is in the job summary and report.json._\n"
-    return text[: max(max_chars - len(note), 0)] + note[:max_chars]
+    kept = text[: max(max_chars - len(note), 0)]
+    # Whole lines only: a link cut in half would leave its URL as bare text, which GitHub links.
+    return kept[: kept.rfind("\n") + 1] + note[:max_chars]
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,8 @@ def render_summary(report: Report, *, max_chars: int = SUMMARY_LIMIT, repository
         text = _compose(report, grid, items, rows, repository, items_of)
         if len(text) <= max_chars:
             return text
-    return text[: max_chars - 80] + "\n\n_Cut at the job summary limit; see report.json._\n"
+    kept = text[: max_chars - 80]
+    return kept[: kept.rfind("\n") + 1] + "\n\n_Cut at the job summary limit; see report.json._\n"  # whole lines
 
 
 def _compose(

@@ -128,3 +128,12 @@ def test_fields_with_a_shape_are_refused_in_one_line(field, value, said):
 )
 def test_a_headline_is_one_sentence_of_text(headline, line):
     assert sentence(headline) == line
+
+
+def test_the_cut_at_the_limit_keeps_whole_lines():
+    # A cut inside `[job summary](https://…)` would leave a bare URL, which GitHub links.
+    report = Report.from_json(hostile_document("@victim-user please look", run_url=f"{REPOSITORY}/actions/runs/1"))
+    for limit in range(300, 3_000, 37):
+        comment = render_comment(report, max_chars=limit)
+        assert len(comment) <= limit
+        assert_inert(comment, marker=comment.startswith("<!--"))
