@@ -101,7 +101,12 @@ def hostile_document(payload: str, *, run_url: str | None = None) -> dict:
         "run_url": run_url or p,
         "repository_url": REPOSITORY,
         "versions": {p: p, "torch": p},
-        "provenance": {"transformers_version": p, "transformers_location": p, "transformers_sha": p},
+        "provenance": {
+            "transformers_version": p,
+            "transformers_location": p,
+            "transformers_sha": p,
+            "shards_disagree": [p],
+        },
         "problems": [{"file": p, "line": 3, "what": p, "todo": p}],
         "counts": {f"{b}/{s}": {"failed": 1, "passed": 2} for b in BACKENDS for s in SHAPES},
         "categories": categories,
