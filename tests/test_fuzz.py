@@ -1,7 +1,8 @@
 """Fuzzing every input the bot reads: valid input keeps its meaning, anything else is exit 2 (or a reported problem), never a traceback.
 
-Inputs: JUnit files, TOML skiplists, pyproject settings, report.json, selection.json, webhook
-payloads, `/export-check` comment bodies and command-line values. Each test drives the real
+Inputs: JUnit files, TOML skiplists, pyproject settings, report.json (its shape, and hostile
+strings in every field: they reach the comment, the summary and the dashboard inert),
+selection.json, webhook payloads, `/export-check` comment bodies and command-line values. Each test drives the real
 readers, and the command line in-process through click's CliRunner. Every test counts the cases
 it tried; tests/conftest.py adds them up in the terminal summary (also under pytest-xdist).
 `FUZZ_EXAMPLES=N` scales the number of cases (default: about 40 s for all on two cores).
@@ -25,15 +26,18 @@ from bot.diff.model import Report, load_report, write_report
 from bot.errors import BotError
 from bot.publish.command import Invalid, Request, parse_command
 from bot.publish.events import CommentEvent, RunEvent
+from bot.report import render_comment, render_summary
 from bot.results import read_results
 from bot.run.shard import ShardError, parse_shard
 from bot.select.request import parse_request
 from bot.select.selection_file import read_selection, read_selection_document, write_selection
 from bot.settings import SCHEMA, Settings, load_settings
+from bot.site import Run, build_data
 from bot.skiplist.document import SkiplistDocument
 from bot.skiplist.importer import ImportedScope, to_toml
 from bot.skiplist.model import load_skiplists
 from tests.conftest import NPM, SKIPLISTS
+from tests.report.hostile import PAYLOADS, REPOSITORY, assert_inert, hostile_document, within_proposal_schema
 from tests.results.factory import Case, junit
 
 SCALE = float(os.environ.get("FUZZ_EXAMPLES", "1"))
@@ -362,6 +366,53 @@ def test_report_any_other_file_is_exit_2_in_one_line(tmp_path, count, head, data
     # The comment job renders the job summary from the report before it needs GitHub.
     env = {"GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"), "GITHUB_OUTPUT": str(tmp_path / "out.txt")}
     assert_clean(invoke("github", "comment", "--report", path, "--pr", "1", env=env), allowed=(2,))
+
+
+# ── hostile report strings ─────────────────────────────────────────────────────────────────
+
+# Pieces of markup an attacker combines: every string field of a report gets its own mix.
+MARKUP = st.sampled_from(
+    ["@", "@victim", "@org/team", "<", ">", "<!--", "-->", "<!-- export-bot:run 99999999999 -->", "<img src=x>"]
+    + ["[", "]", "(", ")", "![", "](", "`", "``", "```", "|", "\n", "\r\n", "\\", "&", "&#64;", "&lt;", "#", "#12"]
+    + ["javascript:alert(1)", "https://evil.example/", "http://", "www.evil.example", "o/r#3", " ", "x", "-", "*"]
+)
+HOSTILE = st.lists(MARKUP | LINE, max_size=10).map("".join) | st.sampled_from(PAYLOADS)
+RUN_URLS = st.sampled_from(
+    ["javascript:alert(1)", "https://evil.example/o/r/actions/runs/1", f"{REPOSITORY}/actions/runs/1"]
+    + [f"{REPOSITORY}/../evil", f"{REPOSITORY}/x) [y](https://evil.example", "data:text/html,<b>"]
+)
+_MARK = "\x00field\x00"
+
+
+def _seeded(value, pool: list[str], turn: list[int]):
+    """`value` with the fields that held the mark given the pool's strings in turn (neighbours differ)."""
+    if isinstance(value, dict):
+        return {_seeded(k, pool, turn): _seeded(v, pool, turn) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_seeded(v, pool, turn) for v in value]
+    if isinstance(value, str) and _MARK in value:
+        turn[0] += 1
+        return value.replace(_MARK, pool[turn[0] % len(pool)])
+    return value
+
+
+@fuzz(100)
+@given(
+    pool=st.lists(HOSTILE, min_size=1, max_size=7),
+    run_url=RUN_URLS,
+    limit=st.sampled_from((65_536, 8_000, 1_500, 300)),
+)
+def test_report_hostile_strings_never_reach_the_markdown(count, pool, run_url, limit):
+    count()
+    document = within_proposal_schema(_seeded(hostile_document(_MARK, run_url=run_url), pool, [0]))
+    document["run_url"] = run_url
+    report = Report.from_json(document)
+    comment = render_comment(report, max_chars=limit)
+    assert len(comment) <= limit
+    assert_inert(comment, marker=comment.startswith("<!-- export-bot:conformance -->"))
+    assert_inert(render_summary(report))
+    page = build_data([Run(report, "report.json")])
+    assert page["runs"][0]["url"] is None or page["runs"][0]["url"].startswith("https://")
 
 
 # ── selection.json ───────────────────────────────────────────────────────────────────────────

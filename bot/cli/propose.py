@@ -96,7 +96,8 @@ def _read_history(path: Path):
         raise BotError(f"{path}: history file not found; pass earlier report.json or JUnit files")
     from bot.files import read_bytes
 
-    if path.is_file() and read_bytes(path)[:512].lstrip().startswith(b"{"):
+    # read_bytes refuses a FIFO or a device before opening it: it would block the command.
+    if not path.is_dir() and read_bytes(path)[:512].lstrip().startswith(b"{"):
         return results_from_report(load_report(path))
     results = read_results([path])
     if results.problems:

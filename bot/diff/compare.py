@@ -75,6 +75,7 @@ def diff(
         },
         setup_problems=_setup_problems(head),
         groups=groups,
+        repository_url=repository_url,
     )
 
 

@@ -57,3 +57,8 @@ def hint_for(stage: str, signature: str, rules: tuple[HintRule, ...] | None = No
         if rule.matches(text):
             return rule.hint
     return None
+
+
+def known_hint(hint_id: str) -> Hint | None:
+    """The hint the bot ships under this id: a report only names a hint, its text and link are the bot's."""
+    return next((rule.hint for rule in default_hints() if rule.hint.id == hint_id), None)

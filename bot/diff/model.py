@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from bot.cells import Cell, CellIdError
+from bot.cells import BACKENDS, SHAPES, Cell, CellIdError
 from bot.diff.errors import ReportError
 from bot.diff.groups import Group
 from bot.diff.proposal import Proposal
-from bot.files import NotText, read_text, write_text
+from bot.files import NotAFile, NotText, read_text, write_text
+from bot.outcomes import Status
 from bot.results.model import Problem, Provenance
 
 SCHEMA = "export-bot/report@1"
@@ -31,6 +33,14 @@ CATEGORIES = (
     "not_buildable",  # the model source has no way to build the class: no verdict, never proposed
 )
 EXCERPT = 300  # characters of a message kept per cell
+# Bounds a reader holds a report to: the writer stays far below them, a hostile file does not.
+MAX_TEXT = 100_000  # characters of one string
+MAX_BYTES = 512 * 2**20  # a full sweep's report is a few MB
+# `counts` keys: the matrix's backend/shape pairs; its statuses: the outcomes' (bot/outcomes.py).
+COUNT_KEYS = tuple(f"{backend}/{shape}" for backend in BACKENDS for shape in SHAPES)
+COUNT_STATUSES = tuple(status.value for status in Status)
+_SHA = re.compile(r"[0-9a-fA-F]{1,64}")
+_REPOSITORY = re.compile(r"https://[A-Za-z0-9.-]+(?::\d+)?/[A-Za-z0-9_-][A-Za-z0-9_.-]*/[A-Za-z0-9_-][A-Za-z0-9_.-]*")
 
 
 class CellLine(NamedTuple):
@@ -117,6 +127,8 @@ class Report:
     created: str | None = None
     # model class → family (text-encoder, decoder, …) when the writer knew it; the dashboard filters on it.
     families: Mapping[str, str] = field(default_factory=dict)
+    # The repository under test's web address (https://github.com/OWNER/REPO): links in the comment point only into it.
+    repository_url: str | None = None
     schema: str = SCHEMA
 
     def category(self, name: str) -> tuple[CellLine, ...]:
@@ -175,6 +187,7 @@ class Report:
             "groups": [group.to_json() for group in self.groups],
             "created": self.created,
             "families": dict(self.families),
+            "repository_url": self.repository_url,
             "cells": [line.to_json() for line in self.cells],
         }
 
@@ -194,15 +207,18 @@ class Report:
             verdict=verdict,
             headline=f.get("headline", str, ""),
             baseline=f.get("baseline", bool, False),
-            categories={name: f.lines(lines, f"categories.{name}") for name, lines in categories.items()},
+            # A category this version does not know is a newer writer's: left out, like an unknown field.
+            categories={
+                name: f.lines(lines, f"categories.{name}") for name, lines in categories.items() if name in CATEGORIES
+            },
             infrastructure=f.strings("infrastructure"),
             needs_rerun=f.cell_ids("needs_rerun"),
-            counts={key: f.counts(value, f"counts.{key}") for key, value in f.get("counts", dict, {}).items()},
+            counts=f.counts(f.get("counts", dict, {})),
             problems=tuple(f.problem(p, f"problems[{i}]") for i, p in enumerate(f.get("problems", list, []))),
             versions={k: f.check(v, str, f"versions.{k}") for k, v in f.get("versions", dict, {}).items()},
-            base_sha=f.get("base_sha", (str, type(None)), None),
-            head_sha=f.get("head_sha", (str, type(None)), None),
-            tested_sha=f.get("tested_sha", (str, type(None)), None),
+            base_sha=f.matching("base_sha", _SHA, "a commit SHA (hexadecimal)"),
+            head_sha=f.matching("head_sha", _SHA, "a commit SHA (hexadecimal)"),
+            tested_sha=f.matching("tested_sha", _SHA, "a commit SHA (hexadecimal)"),
             run_url=f.get("run_url", (str, type(None)), None),
             cells=f.lines(data.get("cells", []), "cells"),
             non_cells=f.count(data.get("non_cells", 0), "non_cells"),
@@ -217,6 +233,7 @@ class Report:
             groups=tuple(f.group(g, f"groups[{i}]") for i, g in enumerate(f.get("groups", list, []))),
             created=f.get("created", (str, type(None)), None),
             families={k: f.check(v, str, f"families.{k}") for k, v in f.get("families", dict, {}).items()},
+            repository_url=f.matching("repository_url", _REPOSITORY, "https://HOST/OWNER/REPO"),
         )
 
 
@@ -254,9 +271,11 @@ class _Fields:
     def __init__(self, data: Mapping, where: str) -> None:
         self.data, self.where = data, where
 
-    def fail(self, path: str, expected: str, value: object):
-        found = _JSON_KINDS.get(type(value), type(value).__name__)
-        if value is None:
+    def fail(self, path: str, expected: str, value: object, *, said: str | None = None):
+        found = said or _JSON_KINDS.get(type(value), type(value).__name__)
+        if said:
+            pass
+        elif value is None:
             found = "null (or missing)"
         elif isinstance(value, str) and len(value) <= 40:
             found = f"{value!r}"
@@ -268,6 +287,15 @@ class _Fields:
         types = types if isinstance(types, tuple) else (types,)
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             self.fail(path, " or ".join(_JSON_KINDS[t] for t in types), value)
+        if isinstance(value, str) and len(value) > MAX_TEXT:
+            self.fail(path, f"at most {MAX_TEXT:,} characters", value, said=f"{len(value):,}")
+        return value
+
+    def matching(self, key: str, pattern: re.Pattern, expected: str) -> str | None:
+        """An optional string field that must match `pattern` whole."""
+        value = self.get(key, (str, type(None)), None)
+        if value is not None and not pattern.fullmatch(value):
+            self.fail(key, f"null or {expected}", value)
         return value
 
     def get(self, key: str, types, default):
@@ -295,8 +323,22 @@ class _Fields:
             self.fail(path, "zero or more", value)
         return value
 
-    def counts(self, value, path: str) -> dict[str, int]:
-        return {k: self.count(n, f"{path}.{k}") for k, n in self.check(value, dict, path).items()}
+    def counts(self, value: Mapping) -> dict[str, dict[str, int]]:
+        """`backend/shape` → status → n, with the matrix's keys only: the comment's table is drawn from them."""
+        found = {}
+        for key, by_status in value.items():
+            if key not in COUNT_KEYS:
+                self.fail(
+                    f"counts.{cut_key(key)}", f"a key of the form backend/shape ({', '.join(COUNT_KEYS[:2])}, …)", key
+                )
+            for status, n in self.check(by_status, dict, f"counts.{key}").items():
+                if status not in COUNT_STATUSES:
+                    self.fail(
+                        f"counts.{key}.{cut_key(status)}", f"keyed by a status ({', '.join(COUNT_STATUSES)})", status
+                    )
+                self.count(n, f"counts.{key}.{status}")
+            found[key] = dict(by_status)
+        return found
 
     def group(self, value, path: str) -> Group:
         item = self.shaped(value, _GROUP, path)
@@ -343,6 +385,10 @@ class _Fields:
             for name, value_, types in zip(CellLine._fields[2:], line[2:], _LINE_TYPES):
                 if not isinstance(value_, types):
                     self.fail(f"{path}[{i}].{name}", " or ".join(_JSON_KINDS[t] for t in types), value_)
+            if len(line.cell) > MAX_TEXT or len(line.message) > MAX_TEXT:
+                self.fail(
+                    f"{path}[{i}]", f"a cell with strings of at most {MAX_TEXT:,} characters", line, said="longer"
+                )
             lines.append(line)
         return tuple(lines)
 
@@ -353,7 +399,12 @@ def write_report(report: Report, path: Path | str) -> None:
 
 def load_report(path: Path | str) -> Report:
     try:
-        data = json.loads(read_text(path))
+        # bot.files refuses a FIFO or a device before opening it, and reads at most MAX_BYTES.
+        data = json.loads(read_text(path, limit=MAX_BYTES))
+    except NotAFile as exc:
+        raise ReportError(
+            f"{str(exc).removesuffix('; pass a file')}; pass the report.json `export-bot diff` wrote"
+        ) from None
     except (OSError, NotText, ValueError, RecursionError) as exc:
         # ValueError: not JSON; RecursionError: JSON nested deeper than the parser follows.
         reason = (exc.strerror or exc) if isinstance(exc, OSError) else str(exc).removeprefix(f"{path}:")
@@ -361,3 +412,8 @@ def load_report(path: Path | str) -> Report:
             f"{path}: cannot read the report ({reason}); pass the report.json `export-bot diff` wrote"
         ) from None
     return Report.from_json(data, where=str(path))
+
+
+def cut_key(key: str) -> str:
+    """A key from a report, short enough for a one-line error."""
+    return key if len(key) <= 40 else key[:39] + "…"

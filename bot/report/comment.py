@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from bot.diff.model import CATEGORIES, CellLine, Report
@@ -11,13 +12,18 @@ from bot.report.markdown import (
     VERDICT_ICON,
     cause_heading,
     cause_lines,
+    code,
     counts_table,
     cut,
+    defuse,
     escape,
     footer,
     n,
     not_buildable_lines,
     overview,
+    points_into,
+    repository_of,
+    sentence,
     the_cells,
     totals,
     weak_passes,
@@ -67,12 +73,18 @@ _NOUNS = {
 }
 
 
-def render_comment(report: Report, *, max_chars: int = GITHUB_LIMIT) -> str:
-    """The comment body; never longer than `max_chars`, and it says what it left out."""
+def render_comment(report: Report, *, max_chars: int = GITHUB_LIMIT, repository_url: str | None = None) -> str:
+    """The comment body; never longer than `max_chars`, and it says what it left out.
+
+    Links are kept only into `repository_url` (the publisher's own, when it knows it; else the
+    report's): every other URL a report carries is shown as text (docs/reports.md).
+    """
     # A list line takes at least 30 characters, so more than max_chars // 30 lines never fit:
     # capping there keeps the first attempts cheap at 30,000 cells.
     cap = max(max_chars // 30, 1)
-    fixed = _Fixed.of(report)  # what every attempt shares: computed once, not once per budget
+    fixed = _Fixed.of(
+        report, repository_of(report, repository_url)
+    )  # what every attempt shares: computed once, not once per budget
     for budget in _BUDGETS:
         budget = _Budget(min(budget.items, cap), min(budget.details, cap), budget.excerpt, min(budget.patch, cap))
         text = _compose(report, budget, fixed)
@@ -80,7 +92,9 @@ def render_comment(report: Report, *, max_chars: int = GITHUB_LIMIT) -> str:
             return text
     # Only pathological input (thousands of problems, a huge version table) lands here.
     note = "\n\n_Cut at GitHub's comment limit; the full report is in the job summary and report.json._\n"
-    return text[: max(max_chars - len(note), 0)] + note[:max_chars]
+    kept = text[: max(max_chars - len(note), 0)]
+    # Whole lines only: a link cut in half would leave its URL as bare text, which GitHub links.
+    return kept[: kept.rfind("\n") + 1] + note[:max_chars]
 
 
 @dataclass(frozen=True)
@@ -90,22 +104,25 @@ class _Fixed:
     weak: str
     grouped: frozenset[str]  # cells the groups list
     category: dict  # a grouped list's cell id → (list name, its line)
+    repository: str | None  # links point only into it
+    where: str  # the job summary, linked when the run is the repository's
 
     @classmethod
-    def of(cls, report: Report) -> _Fixed:
+    def of(cls, report: Report, repository: str | None) -> _Fixed:
         category = {line.cell: (name, line) for name in GROUPED_LISTS for line in report.category(name)}
         grouped = frozenset(cell for group in report.groups for cell in group.cells)
-        return cls(weak_passes(report), grouped, category)
+        linked = points_into(report.run_url, repository)
+        where = f"[job summary]({report.run_url})" if linked else "job summary"
+        return cls(weak_passes(report), grouped, category, repository, where)
 
 
-def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
-    left_out: list[str] = []
-    where = f"[job summary]({report.run_url})" if report.run_url else "job summary"
-    pending = set(report.needs_rerun)
+def _opening(report: Report, budget: _Budget, fixed: _Fixed, left_out: list[str]) -> list[str]:
+    """The verdict, why, what could not be read, the counts, and the one-line notes below them."""
+    where = fixed.where
     out = [COMMENT_MARKER, f"## {VERDICT_ICON.get(report.verdict, '')} Export conformance: **{report.verdict}**", ""]
-    out.append(report.headline[:1].upper() + report.headline[1:] + ".")
+    out.append(sentence(report.headline))
     if report.selection:
-        out.append(f"Selected: {escape(report.selection)}.")
+        out.append(f"Selected: {escape(cut(report.selection, 1000))}.")
     if not report.baseline:
         out.append("No baseline: judged against the head's skiplists alone.")
     if report.problems:
@@ -127,12 +144,20 @@ def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
         )
     if report.not_buildable:
         out += ["", *not_buildable_lines(report, classes=5, reasons=max(min(budget.items, 10), 1))]
+    return out
+
+
+def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
+    left_out: list[str] = []
+    where = fixed.where
+    pending = set(report.needs_rerun)
+    out = _opening(report, budget, fixed, left_out)
     grouped = fixed.grouped
     for name in MAIN_LISTS:
         lines = report.category(name)
         if name in GROUPED_LISTS and grouped:
             if name == GROUPED_LISTS[0]:
-                out += _causes(report, budget, fixed.category, pending, where, left_out)
+                out += _causes(report, budget, fixed, pending, left_out)
             lines = tuple(line for line in lines if line.cell not in grouped)  # a report's groups cover them all
         if lines:
             out += ["", f"### {TITLES[name]} ({len(lines):,})", ""]
@@ -144,7 +169,7 @@ def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
             out += ["", f"<details><summary>{TITLES[name]} ({len(lines):,})</summary>", ""]
             out += _list(name, lines, budget.details, min(budget.excerpt, 120), pending, where, left_out)
             out += ["", "</details>"]
-    out += ["", *footer(report)]
+    out += ["", *footer(report, fixed.repository)]
     if left_out:
         out += [
             "",
@@ -163,7 +188,7 @@ def _list(name, lines, limit, excerpt, pending, where, left_out) -> list[str]:
             out += ["| cell | stage | error |", "|---|---|---|"]
             for line in shown:
                 out.append(
-                    f"| {_cell(line, pending)} | {line.stage or line.kind or ''} | "
+                    f"| {_cell(line, pending, table=True)} | {escape(cut(line.stage or line.kind or '', 40))} | "
                     f"{escape(cut(line.message, excerpt)) if excerpt else ''} |"
                 )
         else:
@@ -177,26 +202,31 @@ def _list(name, lines, limit, excerpt, pending, where, left_out) -> list[str]:
     return out
 
 
-def _causes(
-    report: Report, budget: _Budget, category: dict, pending: set[str], where: str, left_out: list[str]
-) -> list[str]:
-    """Newly broken and new failing cells as causes: one block per group, its cells folded."""
+def _causes(report: Report, budget: _Budget, fixed: _Fixed, pending: set[str], left_out: list[str]) -> list[str]:
+    """Newly broken and new failing cells as causes: one block per group, its cells folded.
+
+    The cells named across all groups share one budget: many groups of many cells stay linear.
+    """
+    category, where = fixed.category, fixed.where
     present = [name for name in GROUPED_LISTS if report.category(name)]
     title = TITLES[present[0]] if len(present) == 1 else "Newly broken and new failing"
     groups = report.groups
     cells = sum(len(group.cells) for group in groups)
     out = ["", f"### {title}, by cause ({n(cells, 'cell')}, {n(len(groups), 'cause')})"]
     shown = groups[: budget.items]
-    unlisted = 0
+    unlisted, room = 0, budget.items
     for index, group in enumerate(shown, 1):
-        out += ["", cause_heading(index, group), "", *cause_lines(group, budget.excerpt)]
-        listed = group.cells[: budget.items]  # the cells of the main lists they replace
+        out += ["", cause_heading(index, group), "", *cause_lines(group, budget.excerpt, fixed.repository)]
+        listed = group.cells[: max(room, 0)]  # the cells of the main lists they replace
+        room -= len(listed)
         if listed:
             out += ["", f"<details><summary>{the_cells(len(group.cells))}</summary>", ""]
             for cell_id in listed:
                 name, line = category.get(cell_id, ("", None))
                 label = name.replace("_", " ")
-                out.append(f"- {_cell(line, pending) if line else f'`{cell_id}`'}" + (f" — {label}" if label else ""))
+                out.append(
+                    f"- {_cell(line, pending) if line else code(cut(cell_id, 200))}" + (f" — {label}" if label else "")
+                )
             if len(listed) < len(group.cells):
                 out.append(f"- …and {n(len(group.cells) - len(listed), 'more cell')}: see the {where}")
             out += ["", "</details>"]
@@ -211,10 +241,10 @@ def _causes(
     return out
 
 
-def _cell(line: CellLine, pending: set[str]) -> str:
-    text = f"`{line.cell}`"
+def _cell(line: CellLine, pending: set[str], *, table: bool = False) -> str:
+    text = code(cut(line.cell, 200), table=table)
     if line.covered_by:
-        text += f" (skiplisted: `{line.covered_by}`)"
+        text += f" (skiplisted: {code(cut(line.covered_by, 100), table=table)})"
     if line.cell in pending:
         text += " (not yet re-run)"
     if line.kind in ("crash", "timeout"):
@@ -224,11 +254,11 @@ def _cell(line: CellLine, pending: set[str]) -> str:
 
 def _aside(name: str, line: CellLine) -> str:
     if name == "obsolete_skip" and line.skip_scope:
-        return f" — skip scope `{line.skip_scope}`"
+        return f" — skip scope {code(cut(line.skip_scope, 100))}"
     if name in ("newly_passing", "not_run") and line.base_status:
-        return f" (was {line.base_status})"
+        return f" (was {escape(cut(line.base_status, 40))})"
     if name == "newly_skipped" and line.skip_scope:
-        return f" — `{line.skip_scope}`"
+        return f" — {code(cut(line.skip_scope, 100))}"
     return ""
 
 
@@ -237,13 +267,13 @@ def _proposal(typed: Proposal | None, budget: _Budget, left_out: list[str]) -> l
     if not proposal or not (proposal.get("entries") or proposal.get("uncoverable") or proposal.get("patch")):
         return []  # an empty proposal (nothing to add or remove) gets no heading
     out = ["", "### Proposed skiplist change", ""]
-    entries = proposal.get("entries") or []
+    entries = _listed(proposal.get("entries"))
     for entry in entries[: max(budget.items, 0)]:
         out.append(f"- {_entry(entry)}")
     if len(entries) > budget.items:
         out.append(f"- …and {n(len(entries) - budget.items, 'more entry', 'more entries')} (see report.json)")
         left_out.append(n(len(entries) - budget.items, "proposed entry", "proposed entries"))
-    uncoverable = proposal.get("uncoverable") or []
+    uncoverable = _listed(proposal.get("uncoverable"))
     if uncoverable:
         out += [
             "",
@@ -253,17 +283,19 @@ def _proposal(typed: Proposal | None, budget: _Budget, left_out: list[str]) -> l
         for item in uncoverable[: budget.items]:
             cell = item.get("cell", "?") if isinstance(item, dict) else str(item)
             finest = item.get("finest_scope") if isinstance(item, dict) else None
-            out.append(f"- `{cell}`" + (f" (finest scope `{finest}`)" if finest else ""))
+            out.append(
+                f"- {code(cut(str(cell), 200))}" + (f" (finest scope {code(cut(str(finest), 100))})" if finest else "")
+            )
         if len(uncoverable) > budget.items:
             left_out.append(n(len(uncoverable) - budget.items, "uncoverable cell"))
-    patch = (proposal.get("patch") or "").rstrip("\n")
+    patch = str(proposal.get("patch") or "").rstrip("\n")
     if patch:
         lines = patch.split("\n")
         shown = lines[: budget.patch]
         # A fence longer than any backtick run inside the patch keeps it one block.
         fence = "`" * max(3, max((len(r) for r in _backtick_runs(patch)), default=0) + 1)
         if shown:
-            out += ["", f"{fence}diff", *shown, fence]
+            out += ["", f"{fence}diff", *(defuse(line) for line in shown), fence]
         if len(shown) < len(lines):
             out.append(
                 f"…{n(len(lines) - len(shown), 'more patch line')}: run `export-bot propose` or see report.json."
@@ -277,16 +309,18 @@ def _entry(entry) -> str:
     if not isinstance(entry, dict):
         return escape(cut(str(entry), 300))
     action, scope, model_class = entry.get("action", "change"), entry.get("scope", "?"), entry.get("model_class", "?")
-    evidence = entry.get("evidence") or ()
+    evidence = _listed(entry.get("evidence"))
     if action == "add":
-        text = f"**add** `{model_class}` to `{scope}`"
+        text = f"**add** {code(cut(str(model_class), 100))} to {code(cut(str(scope), 100))}"
         if entry.get("reason"):
-            text += f": {escape(cut(entry['reason'], 200))}"
+            text += f": {escape(cut(str(entry['reason']), 200))}"
     elif action == "narrow":
-        targets = ", ".join(f"`{s}`" for s in entry.get("new_scopes", ())) or "narrower scopes"
-        text = f"**narrow** `{model_class}` from `{scope}` to {targets}"
+        targets = ", ".join(code(cut(str(s), 100)) for s in _listed(entry.get("new_scopes"))[:20]) or "narrower scopes"
+        text = f"**narrow** {code(cut(str(model_class), 100))} from {code(cut(str(scope), 100))} to {targets}"
     else:
-        text = f"**{escape(str(action))}** `{model_class}` from `{scope}`"
+        text = (
+            f"**{escape(cut(str(action), 40))}** {code(cut(str(model_class), 100))} from {code(cut(str(scope), 100))}"
+        )
     if evidence:
         text += (
             f" ({n(len(evidence), 'failing cell')})"
@@ -296,12 +330,10 @@ def _entry(entry) -> str:
     return text
 
 
+def _listed(value) -> list:
+    """A proposal's list, or none: the proposal is the proposer's, and a report may hold any JSON there."""
+    return value if isinstance(value, list) else []
+
+
 def _backtick_runs(text: str) -> list[str]:
-    runs, current = [], ""
-    for char in text:
-        if char == "`":
-            current += char
-        elif current:
-            runs.append(current)
-            current = ""
-    return runs + ([current] if current else [])
+    return re.findall("`+", text)

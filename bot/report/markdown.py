@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 
-from bot.diff.groups import Group
+from bot.cells import BACKENDS, SHAPES
+from bot.diff.groups import Group, Hint
+from bot.diff.hints import known_hint
 from bot.diff.model import CellLine, Report
 from bot.outcomes import STAGES
 from bot.report.groups import extent
 
+VERSIONS = 20  # versions the footer names; a report may carry more
 VERDICT_ICON = {"success": "✅", "failure": "❌", "neutral": "⚠️"}
 STATUS_ORDER = ("passed", "passed-uncompared", "failed", "error", "skipped", "not-buildable")
 # Marks per outcome; `error` splits by kind below (crash and timeout are infrastructure).
@@ -58,16 +62,90 @@ def weak_passes(report: Report) -> str | None:
     return f"{WEAK_MARK} {n(total, 'pass', 'passes')} on a weak check, compared " + ", ".join(parts) + "."
 
 
+# Report strings come from code the pull request controls (docs/reports.md): each reaches the
+# markdown through `escape` (text) or `code` (a code span), never raw.
+_ZWSP = "\u200b"  # invisible: breaks a mention, a reference or an autolink without changing what a reader sees
+# Backslash and ampersand first: the escapes below add both. Chained `replace` is several times
+# faster than `translate` with a mapping, and a full sweep's summary escapes 100,000 strings.
+_TEXT = (
+    ("\\", "\\\\"),
+    ("&", "&amp;"),
+    ("<", "&lt;"),
+    (">", "&gt;"),
+    ("|", "\\|"),
+    ("`", "\\`"),
+    ("[", "\\["),
+    ("]", "\\]"),
+    ("@", "@" + _ZWSP),
+    ("\n", " "),
+    ("\r", " "),
+)
+# What GitHub links inside plain text: bare URLs, www. hosts, and issue references (#12, owner/repo#12).
+_AUTOLINK = re.compile(r"(?i)(?<=:)(?=//)|(?<=www)(?=\.)|(?<=#)(?=\d)")
+_SPECIAL = re.compile("[" + re.escape("".join(old for old, _ in _TEXT)) + "]")
+# An HTML comment's delimiters, even inside a code span: the run marker is a comment, and a
+# reader of the raw body must never find one the bot did not write.
+_COMMENT = re.compile(r"<(?=!--)|-(?=->)")
+# What makes a line a heading, quote, list or rule when it starts it: escaped at a sentence's start.
+_BLOCK_START = re.compile(r"^[#>+=*~_-]|^\d{1,9}(?=[.)])")
+_LINK_TARGET = re.compile(r"https://[A-Za-z0-9.-]+(?::\d+)?/[A-Za-z0-9._~/?#=&+,:-]*")
+
+
 def escape(text: str) -> str:
-    """Text from an error message made safe inside a table cell, without pinging anyone."""
-    return (
-        text.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("|", "\\|")
-        .replace("@", "&#64;")
-        .replace("`", "&#96;")
-    )
+    """Any string from a report as inert text: no mention, HTML, link, image, code span, table cell or new line."""
+    text = str(text)
+    if _SPECIAL.search(text):
+        for old, new in _TEXT:
+            text = text.replace(old, new)
+    return _AUTOLINK.sub(_ZWSP, text)
+
+
+def code(text: str, *, table: bool = False) -> str:
+    """A string from a report as one code span (nothing inside is markup); `table`: its pipes stay in the cell.
+
+    A backtick inside would end the span, so it becomes a quote; a new line, a space.
+    """
+    inner = str(text).replace("`", "'").replace("\n", " ").replace("\r", " ")
+    if "<!" in inner or "->" in inner:
+        inner = defuse(inner)
+    inner = inner or " "
+    if table:
+        inner = inner.replace("|", "\\|")  # GitHub splits table cells before it parses code spans
+    return f"`{inner}`"
+
+
+def defuse(text: str) -> str:
+    """Literal text (a code span's, a code block's) with every HTML comment delimiter broken by an invisible space."""
+    return _COMMENT.sub(lambda m: m.group() + _ZWSP, text)
+
+
+def link(text: str, url: str | None, within: str | None) -> str:
+    """`[text](url)` when the URL points under `within` (the repository's or the docs' address); else text and the URL as code.
+
+    `text` is markdown the caller made safe; the URL is a report's, so it may be anything.
+    """
+    if not url:
+        return text
+    if points_into(url, within):
+        return f"[{text}]({url})"
+    return f"{text} ({code(cut(url, 200))})"
+
+
+def repository_of(report: Report, given: str | None) -> str | None:
+    """Where links may point: the publisher's own repository address, else the report's when it is on github.com."""
+    if given:
+        return given
+    found = report.repository_url
+    return found if found and found.startswith("https://github.com/") else None
+
+
+def points_into(url: str | None, within: str | None) -> bool:
+    """The URL is plain (no space, quote, parenthesis or escape) and stays under `within/` (no `.` or `..` step)."""
+    prefix = within.rstrip("/") + "/" if within else ""
+    if not (url and prefix and url.startswith(prefix) and _LINK_TARGET.fullmatch(url)):
+        return False
+    path = url[len(prefix) :].partition("#")[0].partition("?")[0]
+    return not any(step in (".", "..") for step in path.split("/"))
 
 
 def cut(text: str, limit: int) -> str:
@@ -79,11 +157,15 @@ def n(count: int, noun: str, plural: str | None = None) -> str:
 
 
 def counts_table(counts: Mapping[str, Mapping[str, int]]) -> list[str]:
-    """Backend rows × shape columns, each cell a short tally of marks."""
-    if not counts:
+    """Backend rows × shape columns, each cell a short tally of marks.
+
+    The table's size comes from the matrix (bot/cells.py), never from the report's keys: a
+    report's own keys are only looked up, so a hostile one cannot make the table grow.
+    """
+    backends = [b for b in BACKENDS if any(f"{b}/{s}" in counts for s in SHAPES)]
+    shapes = [s for s in SHAPES if any(f"{b}/{s}" in counts for b in BACKENDS)]
+    if not backends:
         return ["_No cells ran._"]
-    backends = list(dict.fromkeys(key.partition("/")[0] for key in counts))
-    shapes = list(dict.fromkeys(key.partition("/")[2] for key in counts))
     rows = ["| backend | " + " | ".join(shapes) + " |", "|---|" + "---|" * len(shapes)]
     for backend in backends:
         tallies = [tally(counts.get(f"{backend}/{shape}", {})) for shape in shapes]
@@ -131,7 +213,7 @@ def not_buildable_lines(report: Report, classes: int = 5, reasons: int | None = 
     ]
     shown = groups if reasons is None else groups[:reasons]
     for group in shown:
-        names = ", ".join(f"`{c}`" for c in group.classes[:classes])
+        names = ", ".join(code(c) for c in group.classes[:classes])
         if len(group.classes) > classes:
             names += f" and {len(group.classes) - classes:,} more"
         out.append(f"- {escape(cut(group.reason, 200))} ({n(group.cells, 'cell')}): {names}")
@@ -141,7 +223,15 @@ def not_buildable_lines(report: Report, classes: int = 5, reasons: int | None = 
 
 
 def short_sha(sha: str | None) -> str:
-    return f"`{sha[:12]}`" if sha else "unknown"
+    return code(sha[:12]) if sha else "unknown"
+
+
+def sentence(text: str) -> str:
+    """A report's one-line reason as a sentence of its own: capitalized, escaped, never a heading or a list."""
+    text = escape(cut(text, 1000))
+    text = text[:1].upper() + text[1:]
+    # `#`, `-`, `>`, `1.` … (escaped after the digits) would make the line a heading, list, quote or rule.
+    return _BLOCK_START.sub(lambda m: m.group() + "\\" if m.group()[0].isdigit() else "\\" + m.group(), text) + "."
 
 
 def tested_line(report: Report) -> str | None:
@@ -149,22 +239,22 @@ def tested_line(report: Report) -> str | None:
     p = report.provenance
     if not p.known:
         return None
-    text = f"Tested transformers {p.transformers_version or '(version unknown)'}"
+    text = f"Tested transformers {escape(cut(p.transformers_version or '(version unknown)', 100))}"
     if p.transformers_location:
-        text += f" from {escape(p.transformers_location)}"
+        text += f" from {escape(cut(p.transformers_location, 300))}"
     if p.transformers_sha:
-        shas = " / ".join(sha[:7] for sha in p.transformers_sha.split(" / "))
+        shas = escape(" / ".join(sha[:7] for sha in p.transformers_sha.split(" / ")[:5]))
         text += f" (checkout {shas})"
     elif p.transformers_location:
         text += " (not a git checkout)"
     text += "."
     if p.disagree:
-        fields = ", ".join(name.replace("transformers_", "") for name in p.disagree)
+        fields = escape(", ".join(name.replace("transformers_", "") for name in p.disagree[:5]))
         text += f" ⚠️ The shards disagree on the {fields}."
     return text
 
 
-def footer(report: Report) -> list[str]:
+def footer(report: Report, repository: str | None) -> list[str]:
     base = short_sha(report.base_sha) if report.baseline else "none (no baseline)"
     lines = [f"Base {base} → head {short_sha(report.head_sha)}."]
     if report.tested_sha and report.tested_sha != report.head_sha:
@@ -176,15 +266,11 @@ def footer(report: Report) -> list[str]:
     if tested:
         lines.append(tested)
     if report.versions:
-        lines.append("Versions: " + ", ".join(f"{k} {v}" for k, v in report.versions.items()) + ".")
+        shown = list(report.versions.items())[:VERSIONS]
+        lines.append("Versions: " + ", ".join(f"{escape(cut(k, 60))} {escape(cut(v, 60))}" for k, v in shown) + ".")
     if report.run_url:
-        lines.append(f"[Run and job summary]({report.run_url}).")
+        lines.append(link("Run and job summary", report.run_url, repository) + ".")
     return lines
-
-
-def code(text: str) -> str:
-    """Inline code that survives any text: backticks inside become quotes (a code span cannot escape them)."""
-    return "`" + text.replace("`", "'").replace("\n", " ") + "`"
 
 
 def the_cells(count: int) -> str:
@@ -194,30 +280,38 @@ def the_cells(count: int) -> str:
 
 def cause_heading(index: int, group: Group) -> str:
     """`**1. `Signature`** at stage `export`: 4 cells, 1 class × torch static, dynamic`."""
-    where = f"at stage `{group.stage}`" if group.stage in STAGES else f"(`{group.stage or 'unknown'}`)"
-    return f"**{index}. {code(group.signature)}** {where}: {n(len(group.cells), 'cell')}, {extent(group.cells)}"
+    where = f"at stage `{group.stage}`" if group.stage in STAGES else f"({code(cut(group.stage or 'unknown', 40))})"
+    return (
+        f"**{index}. {code(cut(group.signature, 300))}** {where}: {n(len(group.cells), 'cell')}, {extent(group.cells)}"
+    )
 
 
-def cause_lines(group: Group, excerpt: int) -> list[str]:
+def cause_lines(group: Group, excerpt: int, repository: str | None) -> list[str]:
     """The representative excerpt, the culprit line (or that there is none), the hint and the repro."""
     out = []
     if excerpt and group.excerpt:
-        out.append(f"> {code(group.representative)}: {escape(cut(group.excerpt, excerpt))}")
+        out.append(f"> {code(cut(group.representative, 200))}: {escape(cut(group.excerpt, excerpt))}")
         out.append("")
     culprit = group.culprit
     if culprit is None:
         out.append("- 📍 No frame of the repository under test (`src/transformers/`) in the traceback.")
     else:
-        where = f"[{code(culprit.where)}]({culprit.url})" if culprit.url else code(culprit.where)
-        text = f"- 📍 {where}"
+        text = f"- 📍 {link(code(cut(culprit.where, 200)), culprit.url, repository)}"
         if culprit.changed:
             text += " **changed in this PR**"
         if culprit.source:
             text += f": {code(cut(culprit.source, 160))}"
         out.append(text)
     if group.hint is not None:
-        link = f" ([docs]({group.hint.link}))" if group.hint.link else ""
-        out.append(f"- 💡 {group.hint.text}{link}")
+        out.append(f"- 💡 {hint_line(group.hint)}")
     if group.repro:
-        out.append(f"- 🔁 Reproduce: {code(group.repro)}")
+        out.append(f"- 🔁 Reproduce: {code(cut(group.repro, 300))}")
     return out
+
+
+def hint_line(hint: Hint) -> str:
+    """The bot's own hint (its markdown and docs link from hints.toml) when the id is one it ships; else inert text."""
+    own = known_hint(hint.id)
+    if own is None:
+        return escape(cut(hint.text, 300))
+    return own.text + (f" ([docs]({own.link}))" if own.link else "")

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 
-from bot.cells import BACKENDS, Cell
+from bot.cells import BACKENDS, Cell, CellIdError
 from bot.diff.model import CATEGORIES, CellLine, Report
 from bot.report.markdown import (
     TITLES,
     VERDICT_ICON,
     cause_heading,
     cause_lines,
+    code,
     counts_table,
     cut,
     escape,
@@ -19,6 +20,8 @@ from bot.report.markdown import (
     n,
     not_buildable_lines,
     overview,
+    repository_of,
+    sentence,
     the_cells,
     totals,
     weak_passes,
@@ -35,34 +38,42 @@ LEGEND = (
 )
 
 
-def render_summary(report: Report, *, max_chars: int = SUMMARY_LIMIT) -> str:
-    """The full report for `$GITHUB_STEP_SUMMARY`; lists then grid rows shrink only past `max_chars`."""
+def render_summary(report: Report, *, max_chars: int = SUMMARY_LIMIT, repository_url: str | None = None) -> str:
+    """The full report for `$GITHUB_STEP_SUMMARY`; lists then grid rows shrink only past `max_chars`.
+
+    Links are kept only into `repository_url` (else the report's): see `render_comment`.
+    """
     grid = _grid(report)  # built once: the attempts below only cut it
+    repository = repository_of(report, repository_url)
+    items_of = _ItemLines(report)
     for items, rows in ((100_000, 100_000), (1_000, 100_000), (1_000, 2_000), (100, 500), (0, 0)):
-        text = _compose(report, grid, items, rows)
+        text = _compose(report, grid, items, rows, repository, items_of)
         if len(text) <= max_chars:
             return text
-    return text[: max_chars - 80] + "\n\n_Cut at the job summary limit; see report.json._\n"
+    kept = text[: max_chars - 80]
+    return kept[: kept.rfind("\n") + 1] + "\n\n_Cut at the job summary limit; see report.json._\n"  # whole lines
 
 
-def _compose(report: Report, grid: tuple[list[str], list[str]], items: int, rows: int) -> str:
+def _compose(
+    report: Report, grid: tuple[list[str], list[str]], items: int, rows: int, repository: str | None, items_of
+) -> str:
     icon = VERDICT_ICON.get(report.verdict, "")
     out = [
         f"# {icon} Export conformance: {report.verdict}",
         "",
-        report.headline[:1].upper() + report.headline[1:] + ".",
+        sentence(report.headline),
     ]
     if not report.baseline:
         out.append("No baseline: judged against the head's skiplists alone.")
-    for problem in report.problems:
-        out.append(f"- ⚠️ {escape(str(problem))}")
+    for problem in report.problems[: max(items, 100)]:
+        out.append(f"- ⚠️ {escape(cut(str(problem), 1000))}")
     out += ["", totals(report), "", *counts_table(report.counts), "", overview(report, CATEGORIES)]
     if report.setup_headline:
-        out.append(f"\n⚠️ {escape(report.setup_headline)}; fix the checkout's test setup.")
+        out.append(f"\n⚠️ {escape(cut(report.setup_headline, 2000))}; fix the checkout's test setup.")
     if weak_passes(report):
         out.append(f"\n{weak_passes(report)}")
     out.append("")
-    out += _causes(report, items)
+    out += _causes(report, items, repository)
     for name in CATEGORIES:
         lines = report.category(name)
         if not lines or name == "new_passing":
@@ -73,7 +84,7 @@ def _compose(report: Report, grid: tuple[list[str], list[str]], items: int, rows
             out += ["", "</details>", ""]
             continue
         out += [f"<details><summary>{TITLES[name]} ({len(lines):,})</summary>", ""]
-        out += [_item(line) for line in lines[:items]]
+        out += items_of(name, items)
         if len(lines) > items:
             out.append(f"- …and {n(len(lines) - items, 'more cell')} in report.json")
         out += ["", "</details>", ""]
@@ -82,20 +93,20 @@ def _compose(report: Report, grid: tuple[list[str], list[str]], items: int, rows
         out += head + body[:rows]
         if len(body) > rows:
             out.append(f"\n…and {n(len(body) - rows, 'more model class', 'more model classes')} in report.json.")
-    out += ["", *footer(report)]
+    out += ["", *footer(report, repository)]
     return "\n".join(out) + "\n"
 
 
-def _causes(report: Report, items: int) -> list[str]:
+def _causes(report: Report, items: int, repository: str | None) -> list[str]:
     """The comment's causes (the same groups, from report.json), each with all its cells up to `items`."""
     if not report.groups:
         return []
     cells = sum(len(group.cells) for group in report.groups)
     out = [f"## Failing cells by cause ({n(cells, 'cell')}, {n(len(report.groups), 'cause')})", ""]
     for index, group in enumerate(report.groups[: max(items, 20)], 1):
-        out += [cause_heading(index, group), "", *cause_lines(group, 300), ""]
+        out += [cause_heading(index, group), "", *cause_lines(group, 300, repository), ""]
         out += [f"<details><summary>{the_cells(len(group.cells))}</summary>", ""]
-        out += [f"- `{cell}`" for cell in group.cells[:items]]
+        out += [f"- {code(cut(cell, 200))}" for cell in group.cells[:items]]
         if len(group.cells) > items:
             out.append(f"- …and {n(len(group.cells) - items, 'more cell')} in report.json")
         out += ["", "</details>", ""]
@@ -104,12 +115,25 @@ def _causes(report: Report, items: int) -> list[str]:
     return out
 
 
+class _ItemLines:
+    """A category's list lines, escaped once for all the attempts of one render."""
+
+    def __init__(self, report: Report) -> None:
+        self.report, self.done = report, {}
+
+    def __call__(self, name: str, items: int) -> list[str]:
+        done = self.done.setdefault(name, [])
+        lines = self.report.category(name)
+        done += [_item(line) for line in lines[len(done) : items]]
+        return done[:items]
+
+
 def _item(line: CellLine) -> str:
-    text = f"- `{line.cell}`"
+    text = f"- {code(cut(line.cell, 200))}"
     if line.stage or line.kind:
-        text += f" [{line.stage or line.kind}]"
+        text += f" [{escape(cut(line.stage or line.kind, 40))}]"
     if line.covered_by:
-        text += f" (skiplisted: `{line.covered_by}`)"
+        text += f" (skiplisted: {code(cut(line.covered_by, 100))})"
     if line.message:
         text += f": {escape(cut(line.message, 200))}"
     return text
@@ -123,6 +147,8 @@ def _grid(report: Report) -> tuple[list[str], list[str]]:
     table: dict[str, dict[str, str]] = {}
     for line in report.cells:
         model_class, _, name = line.cell.partition("::")
+        if _variant(name) is None:
+            continue  # not a cell of the matrix: the grid has no column for it
         marks = table.get(model_class)
         if marks is None:
             marks = table[model_class] = {}
@@ -130,13 +156,19 @@ def _grid(report: Report) -> tuple[list[str], list[str]]:
     names = sorted({name for marks in table.values() for name in marks}, key=_column_key)
     labels = [_label(_variant(name)) for name in names]
     head = ["## Grid", "", LEGEND, "", "| model class | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
-    body = [f"| {cls} | " + " | ".join(table[cls].get(name, "") for name in names) + " |" for cls in sorted(table)]
+    body = [
+        f"| {escape(cut(cls, 100))} | " + " | ".join(table[cls].get(name, "") for name in names) + " |"
+        for cls in sorted(table)
+    ]
     return head, body
 
 
-@cache
-def _variant(name: str) -> Cell:
-    return Cell.from_testcase("_", name)
+@lru_cache(maxsize=4096)  # a report may name any test: the cache stays bounded
+def _variant(name: str) -> Cell | None:
+    try:
+        return Cell.from_testcase("_", name)
+    except CellIdError:
+        return None
 
 
 def _label(cell: Cell) -> str:

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from urllib.parse import urlsplit
 
 from bot.cells import BACKENDS, Cell, CellIdError
 from bot.diff.model import CellLine, Report
@@ -162,8 +163,8 @@ def build_data(
     return {
         "schema": SCHEMA,
         "generated": generated,
-        "repo_url": repo_url,
-        "skiplist_url": skiplist_url,
+        "repo_url": https_url(repo_url),
+        "skiplist_url": https_url(skiplist_url),
         "codes": {letter: list(value) for letter, value in CODES.items()},
         "backends": list(BACKENDS),
         "columns": [{k: v for k, v in c.items() if k != "key"} for c in columns],
@@ -221,12 +222,23 @@ def _run_meta(report: Report, source: str) -> dict:
     return {
         "created": report.created,
         "sha": report.head_sha,
-        "url": report.run_url,
+        "url": https_url(report.run_url),
         "verdict": report.verdict,
         "headline": report.headline,
         "versions": dict(report.versions),
         "source": source,
     }
+
+
+def https_url(url: str | None) -> str | None:
+    """The URL when it is an https: address with a host; else None (a report's `javascript:` never becomes a link)."""
+    if not url or any(c.isspace() or ord(c) < 32 for c in url):
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # an unclosed IPv6 bracket
+        return None
+    return url if parts.scheme == "https" and parts.netloc else None
 
 
 def _rates(current: list[int], letters: list[str], backend_of: list[str | None]) -> dict:

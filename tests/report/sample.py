@@ -87,7 +87,14 @@ def failure_report(folder: Path):
         tested_sha="2222222222222222abcdefabcdefabcdefabcdef",
     )
     rerun = result_set(r("LlamaForCausalLM::test_torch_export_generate_static", "passed"))
-    report = diff(base, head, skiplists(folder), rerun, run_url="https://github.com/o/r/actions/runs/42")
+    report = diff(
+        base,
+        head,
+        skiplists(folder),
+        rerun,
+        run_url="https://github.com/o/r/actions/runs/42",
+        repository_url="https://github.com/o/r",
+    )
     return report.with_proposal(
         Proposal.from_json(
             {

@@ -47,7 +47,7 @@ def test_comment_opens_with_the_marker_and_the_verdict(tmp_path):
     assert "```diff\n" + PATCH.rstrip("\n") + "\n```" in text
     assert "<details><summary>Pre-existing failures" in text
     # Error text in tables never pings anyone (inside the ```diff block GitHub does not link mentions).
-    assert "> `BertModel::test_onnx_export_dynamic`: RuntimeError: boom \\| pipe &#64;someone &lt;b&gt;\n" in text
+    assert "> `BertModel::test_onnx_export_dynamic`: RuntimeError: boom \\| pipe @\u200bsomeone &lt;b&gt;\n" in text
 
 
 def test_neutral_comment_names_every_problem(tmp_path):
@@ -65,9 +65,9 @@ def test_no_baseline_is_said_and_not_shown_as_no_changes(tmp_path):
 def test_the_comment_names_the_merge_it_tested_and_the_field_round_trips(tmp_path):
     from dataclasses import replace
 
-    report = replace(no_baseline_report(tmp_path), base_sha="b" * 40, head_sha="4" * 40, tested_sha="m" * 40)
-    assert "Tested the merge `mmmmmmmmmmmm` = base@`bbbbbbbbbbbb` + head@`444444444444`." in render_comment(report)
-    assert Report.from_json(report.to_json()).tested_sha == "m" * 40
+    report = replace(no_baseline_report(tmp_path), base_sha="b" * 40, head_sha="4" * 40, tested_sha="d" * 40)
+    assert "Tested the merge `dddddddddddd` = base@`bbbbbbbbbbbb` + head@`444444444444`." in render_comment(report)
+    assert Report.from_json(report.to_json()).tested_sha == "d" * 40
     assert "Tested the merge" not in render_comment(replace(report, tested_sha=None))
 
 
@@ -92,6 +92,7 @@ def worst_case(count: int = 30_000) -> Report:
         base_sha="a" * 40,
         head_sha="b" * 40,
         run_url="https://github.com/o/r/actions/runs/1",
+        repository_url="https://github.com/o/r",
         proposal=Proposal(patch=patch, entries=(ProposedEdit("remove", "export_skips.toml", "onnx", "M"),) * 3000),
     )
 

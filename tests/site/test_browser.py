@@ -247,3 +247,34 @@ def test_the_dashboard_in_chromium(site):
         # data.js is a script, not fetched JSON: the page also works opened from disk.
         driver.base_url = (site / "index.html").as_uri()
         check_the_grid_renders_a_window_of_rows(driver)
+
+
+def test_the_page_links_no_url_that_is_not_https(tmp_path):
+    # data.js written by a tampered builder: the page itself refuses every other scheme.
+    from bot.diff.model import CellLine, Report, write_report
+
+    for night, status in enumerate(("passed", "failed")):
+        lines = (CellLine("BertModel::test_onnx_export_static", status),)
+        sha = ("a", "b")[night] * 40
+        report = Report(verdict="success", headline="", baseline=False, cells=lines, head_sha=sha)
+        (tmp_path / f"n{night}").mkdir()
+        write_report(report, tmp_path / f"n{night}" / "report.json")
+    out = tmp_path / "site"
+    result = CliRunner().invoke(main, ["site", "--reports", str(tmp_path), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    data = out / "data.js"
+    hostile = (
+        data.read_text(encoding="utf-8")
+        .replace('"repo_url":null', '"repo_url":"javascript:alert(1)//"')
+        .replace('"url":null', '"url":"javascript:alert(2)"')
+    )
+    assert hostile.count("javascript:") == 3
+    data.write_text(hostile, encoding="utf-8")
+    with browser.serve(out) as url, browser.chromium() as driver:
+        driver.base_url = url
+        load(driver)
+        driver.find_element("css selector", "#grid-rows .c[data-c]").click()
+        hrefs = js(driver, "return [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'))")
+        assert "workflow run" not in driver.find_element("id", "panel").text
+        assert all(h.startswith(("https:", "#")) for h in hrefs), hrefs
+        assert browser.console_errors(driver) == []

@@ -6,6 +6,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from bot.cli import main
@@ -229,3 +230,25 @@ def test_cli_refuses_bad_input(tmp_path):
     result = runner.invoke(main, ["site", "--reports", str(tmp_path), "--out", str(tmp_path / "s")])
     assert result.exit_code == 2 and "is not 'export-bot/report@1'" in result.output
     assert find_reports([tmp_path, tmp_path / "report.json"]) == [tmp_path / "report.json"]
+
+
+HOSTILE_URLS = [
+    "javascript:alert(1)",
+    "JavaScript:alert(1)",
+    " javascript:alert(1)",
+    "data:text/html,<script>alert(1)</script>",
+    "http://example.com/run",
+    "//evil.example/run",
+    "https:alert(1)",
+    "https://[::1",
+    "vbscript:msgbox(1)",
+]
+
+
+@pytest.mark.parametrize("url", HOSTILE_URLS)
+def test_only_https_urls_reach_the_page_data(url):
+    hostile = replace(report(CellLine(A, "passed")), run_url=url)
+    data = build_data([Run(hostile, "n0")], repo_url=url, skiplist_url=url)
+    assert data["runs"][0]["url"] is None and data["repo_url"] is None and data["skiplist_url"] is None
+    kept = replace(hostile, run_url="https://github.com/o/r/actions/runs/1")
+    assert build_data([Run(kept, "n0")])["runs"][0]["url"] == "https://github.com/o/r/actions/runs/1"

@@ -5,6 +5,12 @@
   const ROW = 26, OVERSCAN = 8, STRIP = 14;
   const $ = (id) => document.getElementById(id);
   const esc = (s) => String(s == null ? "" : s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  // A report's URL is written by the run that produced it: only an https: address becomes a link.
+  const https = (u) => {
+    if (typeof u !== "string") return null;
+    try { return new URL(u).protocol === "https:" ? u : null; } catch (e) { return null; }
+  };
+  const REPO = https(D.repo_url), SKIPLISTS = https(D.skiplist_url);
   const cls = (letter) => (letter === "-" ? "N" : letter);
   const COLORS = { dynamo: "#0969da", onnx: "#cf222e", openvino: "#8250df", executorch: "#1a7f37" };
   const FAILING = new Set(["F", "X", "H", "K"]), PASSING = new Set(["P", "U", "W"]);
@@ -211,20 +217,20 @@
     const found = D.skip_lines[`${scope}|${D.classes[D.cell_class[cell]]}`];
     if (!found) return esc(scope);
     const where = `${S(found[0])}:${found[1]}`;
-    if (!D.skiplist_url) return `${esc(scope)} (<code>${esc(where)}</code>)`;
-    return `${esc(scope)} (<a href="${esc(D.skiplist_url.replace(/\/$/, ""))}/${esc(S(found[0]))}#L${found[1]}" target="_blank" rel="noopener">${esc(where)}</a>)`;
+    if (!SKIPLISTS) return `${esc(scope)} (<code>${esc(where)}</code>)`;
+    return `${esc(scope)} (<a href="${esc(SKIPLISTS.replace(/\/$/, ""))}/${esc(S(found[0]))}#L${Number(found[1])}" target="_blank" rel="noopener">${esc(where)}</a>)`;
   }
 
   function commitLink(sha) {
     if (!sha) return "unknown";
     const short = esc(sha.slice(0, 10));
-    return D.repo_url ? `<a href="${esc(D.repo_url)}/commit/${esc(sha)}" target="_blank" rel="noopener"><code>${short}</code></a>` : `<code>${short}</code>`;
+    return REPO ? `<a href="${esc(REPO)}/commit/${esc(encodeURIComponent(sha))}" target="_blank" rel="noopener"><code>${short}</code></a>` : `<code>${short}</code>`;
   }
 
   function changeLink(r) {
     const sha = D.runs[r].sha, before = r > 0 ? D.runs[r - 1].sha : null;
-    if (D.repo_url && sha && before && sha !== before) {
-      return `${commitLink(sha)} (<a href="${esc(D.repo_url)}/compare/${esc(before)}...${esc(sha)}" target="_blank" rel="noopener">since ${esc(before.slice(0, 8))}</a>)`;
+    if (REPO && sha && before && sha !== before) {
+      return `${commitLink(sha)} (<a href="${esc(REPO)}/compare/${esc(encodeURIComponent(before))}...${esc(encodeURIComponent(sha))}" target="_blank" rel="noopener">since ${esc(before.slice(0, 8))}</a>)`;
     }
     return commitLink(sha);
   }
@@ -244,7 +250,7 @@
     if (S(exact)) rows.push(`<dt>not compared</dt><dd>${skipLink(S(exact), c)}</dd>`);
     if (S(compared)) rows.push(`<dt>compared</dt><dd>${esc(S(compared))}</dd>`);
     const run = D.runs[state.run];
-    rows.push(`<dt>run</dt><dd>${esc(runLabel(run, state.run))}${run.url ? ` · <a href="${esc(run.url)}" target="_blank" rel="noopener">workflow run</a>` : ""}</dd>`);
+    rows.push(`<dt>run</dt><dd>${esc(runLabel(run, state.run))}${https(run.url) ? ` · <a href="${esc(https(run.url))}" target="_blank" rel="noopener">workflow run</a>` : ""}</dd>`);
     const reason = (letter === "S" && !probe) || letter === "B" ? "reason" : "error";
     const big = [], changes = [];
     for (let r = 0; r <= state.run; r++) {
@@ -273,7 +279,7 @@
     for (const b in rate) { passing += rate[b][0]; ran += rate[b][1]; }
     const pct = ran ? `${(passing / ran * 100).toFixed(1)}% passing outside the skiplists` : "no cell ran";
     $("latest").innerHTML = `${R} nightly runs · ${C.toLocaleString("en")} cells · ${NCLS.toLocaleString("en")} model classes · latest ${esc(runLabel(run, R - 1))}: ${esc(run.verdict)}, ${pct}`
-      + (run.url ? ` · <a href="${esc(run.url)}" target="_blank" rel="noopener">run</a>` : "");
+      + (https(run.url) ? ` · <a href="${esc(https(run.url))}" target="_blank" rel="noopener">run</a>` : "");
     $("legend").innerHTML = Object.entries(D.codes).map(([l, [text, mark]]) => `<span><span class="sw ${cls(l)}"></span> ${mark} ${esc(text)}</span>`).join("")
       + `<span>strip: the last ${STRIP} runs, oldest left</span>`;
   }
