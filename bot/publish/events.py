@@ -175,7 +175,7 @@ class RunEvent:
             command_pr_of(title),
             owner,
             branch,
-            run_id=_typed(run["id"], int, "workflow_run.id"),
+            run_id=_typed(run.get("id"), (int, type(None)), "workflow_run.id"),
             event_name=name,
             head_repo=full_name,
             path=_typed(run.get("path") or "", str, "workflow_run.path"),
