@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from bot.errors import BotError
-from bot.publish.github_api import GitHubClient, WorkflowRun
+from bot.publish.github_api import ArtifactTooLarge, GitHubClient, WorkflowRun
 
 log = logging.getLogger(__name__)
 
@@ -55,13 +55,15 @@ def fetch_artifacts(
     limit: int = 1,
     scan: int = 60,
     caps: Caps = Caps(),
+    skip_oversized: bool = False,
 ) -> list[Fetched]:
     """Artifact `name` of the newest `limit` runs of `workflow` that `accept` takes and that have it, newest first.
 
     `accept` decides from GitHub's record of the run (bot/publish/trust.py): the listing's filters
     (`branch` matches a branch *name*, which a fork chooses) only narrow the search. Runs whose
     artifact expired or was never uploaded (a failed sweep) are passed over; at most `scan` runs
-    are looked at, so a flood of other runs ends the search instead of hanging it.
+    are looked at, so a flood of other runs ends the search instead of hanging it. An artifact over
+    the cap is an error, or with `skip_oversized` (a PR's runs) passed over like a missing one.
     """
     found = []
     for run in client.workflow_runs(workflow, branch=branch, head_sha=head_sha, status=status, limit=limit + scan):
@@ -72,7 +74,13 @@ def fetch_artifacts(
         if artifact is None:
             log.info("run %s of %s has no artifact %s", run.id, workflow, name)
             continue
-        found.append(Fetched(run, client.download(artifact, max_bytes=caps.archive)))
+        try:
+            found.append(Fetched(run, client.download(artifact, max_bytes=caps.archive)))
+        except ArtifactTooLarge as exc:
+            if not skip_oversized:
+                raise
+            log.warning("run %s: %s", run.id, exc)
+            continue
         if len(found) >= limit:
             break
     return found

@@ -640,7 +640,7 @@ def _check_api_url(url: str) -> None:
     except ValueError:
         ok = False
     if not ok:
-        raise GitHubError(f"--api-url {url!r} is not an http(s) URL; pass GitHub's API URL (GITHUB_API_URL)")
+        raise BotError(f"--api-url {url!r} is not an http(s) URL; pass GitHub's API URL (GITHUB_API_URL)")
 
 
 def _run(run) -> WorkflowRun:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import logging
 import re
 import tempfile
@@ -195,10 +196,11 @@ def latest_proposal(
 
     # Runs started by `pull_request` carry the head SHA; dispatched ones carry the default
     # branch's, so look at recent runs too.
-    candidates = fetch_artifacts(
-        client, workflow, artifact, accept=accept, head_sha=pull.head_sha, status="completed", limit=3, caps=caps
+    fetch = functools.partial(
+        fetch_artifacts, client, workflow, artifact, accept=accept, caps=caps, skip_oversized=True
     )
-    candidates += fetch_artifacts(client, workflow, artifact, accept=accept, status="completed", limit=5, caps=caps)
+    candidates = fetch(head_sha=pull.head_sha, status="completed", limit=3)
+    candidates += fetch(status="completed", limit=5)
     for fetched in sorted(candidates, key=lambda f: f.run.id, reverse=True):
         try:
             data = read_json_member(fetched.data, caps=caps)

@@ -32,6 +32,7 @@ class Fault:
     seconds: float = 0.0
     barrier: threading.Barrier | None = None
     after: bool = False  # "status": the request was processed, then the answer was lost (a proxy's 502)
+    action: object = None  # "hook": called with the fake before the request is processed (someone else acts)
 
 
 @dataclass
@@ -127,6 +128,11 @@ class FakeGitHub:
         """
         barrier = threading.Barrier(parties, timeout=120)
         self.faults.append(Fault("gate", method, re.compile(path), parties, barrier=barrier))
+
+    def before(self, *, method: str, path: str, action, times: int = 1) -> None:
+        """Run `action(fake)` just before the next `times` matching requests are processed: another
+        actor (a user deleting a comment, a push) acting between two of the bot's requests."""
+        self.faults.append(Fault("hook", method, re.compile(path), times, action=action))
 
     def _take_fault(self, method: str, path: str) -> Fault | None:
         with self.lock:
@@ -482,6 +488,9 @@ def _handler(fake: FakeGitHub):
                 return
             if fault and fault.kind == "slow":
                 time.sleep(fault.seconds)
+            if fault and fault.kind == "hook":
+                with fake.lock:
+                    fault.action(fake)
             refused = fault is not None and fault.kind in ("status", "rate_limit") and not fault.after
             if self.headers.get("Authorization", "").split()[-1:] != [fake.token] and not split.path.startswith(
                 "/_blobs/"
