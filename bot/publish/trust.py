@@ -35,8 +35,8 @@ class ProposalSource:
 def proposal_source(run: WorkflowRun, pull: PullRequest, repository: str) -> ProposalSource | None:
     """The run as a source of `pull`'s proposal, or None when GitHub's record ties it to something else.
 
-    Accepted: the PR's own `pull_request` run (head repository and head SHA are the PR's), or a
-    run dispatched in this repository whose title (the default branch's `run-name`) names this PR,
+    Accepted: the PR's own `pull_request` run (head repository and head SHA are the PR's), a push
+    run of this repository on the PR's branch at its head, or a run dispatched in this repository whose title (the default branch's `run-name`) names this PR,
     for the PR's current head. A fork's run is never a source for a same-repository PR, whatever
     its report claims.
     """
@@ -45,6 +45,10 @@ def proposal_source(run: WorkflowRun, pull: PullRequest, repository: str) -> Pro
     if run.event == "pull_request":
         own = run.head_repo == pull.head_repo and run.head_sha == pull.head_sha
         return ProposalSource(run) if own else None
+    if run.event == "push":
+        # A push to the PR's own branch in this repository: the same commit from the same place.
+        own = run.head_repo == repository == pull.head_repo and run.head_branch == pull.head_ref
+        return ProposalSource(run) if own and run.head_sha == pull.head_sha else None
     if run.event == "workflow_dispatch":
         # `apply` commits to this repository's branches only: the dispatched run must be this
         # repository's, and so must the PR it names.
