@@ -131,7 +131,7 @@ def comment(obj: Context, report_path: Path, pr: int | None, run_id: int, bot_lo
     try:
         report = load_report(report_path)
     except ReportError as exc:
-        _finish(missing_report_job(obj.client(), event, str(exc)))
+        _finish(missing_report_job(obj.client, event, str(exc)))
         return
     # The summary first: it must be there even when GitHub refuses what follows.
     _actions().write_summary(render_summary(report))

@@ -174,13 +174,14 @@ def _finish(client: GitHubClient, event: RunEvent, *, reported: bool, why: str |
     return finish_command(client, event.command_comment, reported=reported, pulls=pulls, reply=reply)
 
 
-def missing_report_job(client: GitHubClient, event: RunEvent, problem: str) -> JobOutcome:
-    """A run that ended without a report: a dispatched command is finished with 😕 and a reply; the job fails."""
-    lines: tuple[str, ...] = ()
+def missing_report_job(client_for: Callable[[], GitHubClient], event: RunEvent, problem: str) -> JobOutcome:
+    """A run that ended without a report: a dispatched command is finished with 😕 and a reply, and the
+    job fails unless the run was cancelled. The client is made only when there is a command to answer."""
     if event.conclusion == "cancelled":
-        return _cancelled(client, event)
+        return _cancelled(client_for(), event) if event.command_comment else JobOutcome(("the run was cancelled",))
+    lines: tuple[str, ...] = ()
     if event.command_comment:
-        lines = (_finish(client, event, reported=False),)
+        lines = (_finish(client_for(), event, reported=False),)
     message = f"{problem}; the run's log says why it wrote none: {event.run_url or 'see the run'}"
     return JobOutcome((*lines, message), EXIT_USAGE, annotations=(("error", message),))
 
