@@ -50,6 +50,10 @@ class Settings:
     github_write_interval: float = 1.0
     github_rate_limit_wait: float = 60.0
     github_timeout: int = 30  # seconds one request may take before it is retried (PyGithub wants an int)
+    # Artifacts a run uploaded are written by the PR's code: their size is checked before they are
+    # downloaded (the archive) and before each member is inflated, in MB.
+    artifact_max_mb: float = 256.0
+    artifact_member_max_mb: float = 512.0
     # The keys the file set: a configured skiplist folder that is missing is an error, while
     # an unconfigured one falls back to the bot's own skiplists.
     configured: frozenset[str] = field(default=frozenset(), compare=False)
@@ -81,6 +85,8 @@ SCHEMA: dict[str, Key] = {
     "github_write_interval": Key("number", 0, 600),
     "github_rate_limit_wait": Key("number", 0, 3600),
     "github_timeout": Key("int", 1, 3600),
+    "artifact_max_mb": Key("number", 0, 1 << 20, above=True),
+    "artifact_member_max_mb": Key("number", 0, 1 << 20, above=True),
 }
 
 

@@ -6,12 +6,14 @@ import logging
 import re
 from dataclasses import dataclass
 
-from bot.publish.github_api import Comment, GitHubClient
+from bot.publish.github_api import Comment, GitHubClient, GitHubError
 
 log = logging.getLogger(__name__)
 
 MAX_COMMENT = 65536  # GitHub's limit on a comment body
-_RUN = re.compile(r"<!-- export-bot:run (\d+) -->")
+# Only the stamp the bot writes last counts: a report's text that holds the same marker earlier in the
+# body (a headline, a cell name) must not be read as the run id and freeze the comment.
+_RUN = re.compile(r"\n<!-- export-bot:run (\d+) -->\s*\Z")
 DEFAULT_BOT_LOGIN = "github-actions[bot]"
 
 
@@ -25,6 +27,7 @@ def stamp_length(run_id: int) -> int:
 
 
 def run_of(body: str) -> int:
+    """The run id of the trailing stamp `stamp` wrote, 0 when the body does not end with one."""
     match = _RUN.search(body)
     return int(match.group(1)) if match else 0
 
@@ -70,16 +73,22 @@ def upsert_sticky(
     body = stamp(body, run_id)
     found = stickies(client.list_comments(number), marker, bot_login)
     if not found:
-        created = client.create_comment(number, body)
-        # Two runs can both find none and both create one. Re-list: the oldest survives, and
-        # each run deletes the newer duplicates, so whichever order they interleave, one remains.
-        found = stickies(client.list_comments(number), marker, bot_login) or [created]
+        found = _create(client, number, body, marker, bot_login)
     plan = plan_sticky(found, body, run_id)
-    for duplicate in plan.delete:
-        if not client.delete_comment(number, duplicate.id):
-            log.info("duplicate comment %s was already deleted by a concurrent run", duplicate.id)
+    _delete(client, number, plan.delete)
     if plan.edit:
-        client.edit_comment(number, plan.keep.id, body)
+        try:
+            client.edit_comment(number, plan.keep.id, body)
+        except GitHubError as exc:
+            if exc.status != 404:
+                raise
+            # Deleted between the listing and the edit (by hand, or by a concurrent run): post anew.
+            log.info("comment %s was deleted before it was edited: posting a new one", plan.keep.id)
+            found = _create(client, number, body, marker, bot_login)
+            plan = plan_sticky(found, body, run_id)
+            _delete(client, number, plan.delete)
+            if plan.edit:
+                client.edit_comment(number, plan.keep.id, body)
     elif plan.keep.body != body:
         log.info(
             "comment %s already holds run %s's report (newer than %s): left as is",
@@ -89,6 +98,19 @@ def upsert_sticky(
         )
     held = run_id if plan.edit or plan.keep.body == body else run_of(plan.keep.body)
     return Sticky(plan.keep.id, held, held == run_id)
+
+
+def _create(client: GitHubClient, number: int, body: str, marker: str, bot_login: str) -> list[Comment]:
+    created = client.create_comment(number, body)
+    # Two runs can both find none and both create one. Re-list: the oldest survives, and each run
+    # deletes the newer duplicates, so whichever order they interleave, one remains.
+    return stickies(client.list_comments(number), marker, bot_login) or [created]
+
+
+def _delete(client: GitHubClient, number: int, duplicates: tuple[Comment, ...]) -> None:
+    for duplicate in duplicates:
+        if not client.delete_comment(number, duplicate.id):
+            log.info("duplicate comment %s was already deleted by a concurrent run", duplicate.id)
 
 
 def status_description(verdict: str, headline: str) -> str:

@@ -105,6 +105,31 @@ class RunEvent:
     # (a `workflow_run` event lists no pull request for a fork).
     head_owner: str | None = None
     head_branch: str | None = None
+    # GitHub's record of the run itself (a `workflow_run` event): what the trust decisions read.
+    run_id: int | None = None
+    event_name: str = ""
+    head_repo: str | None = None  # full name: a fork's for a fork PR's run
+    path: str = ""  # the workflow file the run ran
+    conclusion: str | None = None
+
+    def as_run(self):
+        """The run as GitHub recorded it (None for a direct `pull_request` run, which has no record here)."""
+        from bot.publish.github_api import WorkflowRun
+
+        if self.run_id is None:
+            return None
+        return WorkflowRun(
+            self.run_id,
+            self.head_sha or "",
+            self.head_branch,
+            "",
+            event=self.event_name,
+            url=self.run_url or "",
+            conclusion=self.conclusion,
+            head_repo=self.head_repo,
+            path=self.path,
+            pull_requests=self.pr_numbers,
+        )
 
     @classmethod
     def from_payload(cls, event: dict) -> RunEvent:
@@ -118,23 +143,44 @@ class RunEvent:
     def _read(cls, event: dict) -> RunEvent:
         run = event.get("workflow_run")
         if isinstance(run, dict):
-            pulls = run.get("pull_requests") or ()
-            numbers = tuple(_typed(p["number"], int, "pull_requests[].number") for p in pulls if "number" in p)
-            title = _typed(run.get("display_title") or "", str, "workflow_run.display_title")
-            if run.get("event") != "workflow_dispatch":
-                title = ""  # only a dispatched run's title is the bot's own (docs/github.md)
-            sha = _typed(run.get("head_sha"), (str, type(None)), "workflow_run.head_sha")
-            url = _typed(run.get("html_url"), (str, type(None)), "workflow_run.html_url")
-            head_repository = _typed(run.get("head_repository") or {}, dict, "workflow_run.head_repository")
-            owner = _typed(head_repository.get("owner") or {}, dict, "workflow_run.head_repository.owner").get("login")
-            owner = _typed(owner, (str, type(None)), "workflow_run.head_repository.owner.login")
-            branch = _typed(run.get("head_branch"), (str, type(None)), "workflow_run.head_branch")
-            return cls(sha, numbers, url, command_comment_of(title), command_pr_of(title), owner, branch)
+            return cls._run(run)
         pull = event.get("pull_request")
         if isinstance(pull, dict):
             sha = _typed((pull.get("head") or {}).get("sha"), (str, type(None)), "pull_request.head.sha")
             return cls(sha, (_typed(pull["number"], int, "pull_request.number"),), None)
         return cls(None, (), None)
+
+    @classmethod
+    def _run(cls, run: dict) -> RunEvent:
+        pulls = run.get("pull_requests") or ()
+        numbers = tuple(_typed(p["number"], int, "pull_requests[].number") for p in pulls if "number" in p)
+        title = _typed(run.get("display_title") or "", str, "workflow_run.display_title")
+        name = _typed(run.get("event") or "", str, "workflow_run.event")
+        if name != "workflow_dispatch":
+            title = ""  # only a dispatched run's title is the bot's own (docs/github.md)
+        sha = _typed(run.get("head_sha"), (str, type(None)), "workflow_run.head_sha")
+        url = _typed(run.get("html_url"), (str, type(None)), "workflow_run.html_url")
+        head_repository = _typed(run.get("head_repository") or {}, dict, "workflow_run.head_repository")
+        owner = _typed(head_repository.get("owner") or {}, dict, "workflow_run.head_repository.owner").get("login")
+        owner = _typed(owner, (str, type(None)), "workflow_run.head_repository.owner.login")
+        full_name = _typed(
+            head_repository.get("full_name"), (str, type(None)), "workflow_run.head_repository.full_name"
+        )
+        branch = _typed(run.get("head_branch"), (str, type(None)), "workflow_run.head_branch")
+        return cls(
+            sha,
+            numbers,
+            url,
+            command_comment_of(title),
+            command_pr_of(title),
+            owner,
+            branch,
+            run_id=_typed(run.get("id"), (int, type(None)), "workflow_run.id"),
+            event_name=name,
+            head_repo=full_name,
+            path=_typed(run.get("path") or "", str, "workflow_run.path"),
+            conclusion=_typed(run.get("conclusion"), (str, type(None)), "workflow_run.conclusion"),
+        )
 
 
 def _typed(value, types, field: str):

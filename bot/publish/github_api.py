@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import requests
 import urllib3
@@ -29,6 +29,10 @@ STATUS_CONTEXT = "export-conformance"
 # "pending" while a run works; "error" also says a run ended without a verdict (cancelled).
 STATUS_STATES = {"success": "success", "failure": "failure", "neutral": "error", "pending": "pending", "error": "error"}
 REACTIONS = frozenset({"eyes", "rocket", "confused", "+1", "-1"})
+
+
+class ArtifactTooLarge(BotError):
+    """An artifact over the configured size cap: written by a PR's code, so never read whole."""
 
 
 class GitHubError(BotError):
@@ -84,6 +88,17 @@ class RetryPolicy:
     request_interval: float = 0.0
     write_interval: float = 1.0  # GitHub asks integrations to space out content-creating requests
     timeout: int = 30
+
+    @classmethod
+    def from_settings(cls, settings) -> RetryPolicy:
+        """The policy `[tool.export-bot]` asks for (github-retries, -backoff, -write-interval, …)."""
+        return cls(
+            total=settings.github_retries,
+            backoff=settings.github_backoff,
+            write_interval=settings.github_write_interval,
+            secondary_rate_wait=settings.github_rate_limit_wait,
+            timeout=int(settings.github_timeout),
+        )
 
     def wait(self, attempt: int) -> float:
         """The pause before retry `attempt` (1-based), the same schedule urllib3 follows."""
@@ -160,6 +175,8 @@ class Permission:
 
 @dataclass(frozen=True)
 class WorkflowRun:
+    """GitHub's own record of a run: what the trust decisions (bot/publish/trust.py) read, never an artifact."""
+
     id: int
     head_sha: str
     head_branch: str | None
@@ -168,6 +185,11 @@ class WorkflowRun:
     event: str = ""
     url: str = ""  # the run's page on GitHub
     conclusion: str | None = None
+    head_repo: str | None = None  # full name of the repository the run's commit came from (a fork's for a fork PR)
+    path: str = ""  # the workflow file, `.github/workflows/…`: a name can be reused, a path in this repository not
+    # GitHub lists the PRs of a run only when their head is in this repository: a fork's run lists none.
+    pull_requests: tuple[int, ...] = ()
+    status: str | None = None
 
 
 @dataclass(frozen=True)
@@ -208,6 +230,13 @@ def _transient(exc: Exception) -> bool:
     return isinstance(exc, (requests.RequestException, urllib3.exceptions.HTTPError, OSError))
 
 
+def _timed_out(exc: Exception) -> bool:
+    """The request was sent and no answer came in time: it may still take effect."""
+    return isinstance(exc, (requests.Timeout, urllib3.exceptions.ReadTimeoutError)) or (
+        isinstance(exc, requests.ConnectionError) and "timed out" in str(exc)
+    )
+
+
 def _guard(what: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
     """Turn whatever PyGithub, requests or urllib3 raise into a `GitHubError` naming the call."""
 
@@ -238,6 +267,7 @@ class GitHubClient:
         self, repository: str, token: str, *, api_url: str = DEFAULT_API_URL, policy: RetryPolicy = RetryPolicy()
     ):
         self.repository = repository
+        _check_api_url(api_url)
         self._gh = Github(
             base_url=api_url.rstrip("/"),
             auth=Auth.Token(token),
@@ -282,11 +312,26 @@ class GitHubClient:
                 raise failure
             tries += 1
             time.sleep(self._pause(failure, tries))
-            found = find()
+            found = self._find_late(failure, find)
             if found is not None:
                 log.warning("a write answered %s had taken effect: not repeated", failure)
                 return found
             log.warning("a write answered %s had no effect: trying again (%d/%d)", failure, tries, self._policy.total)
+
+    def _find_late(self, failure: Exception, find: Callable[[], T | None]) -> T | None:
+        """`find`, and after a timed-out answer `find` again for up to one more timeout: a request that
+        reached GitHub but was slow to answer can take effect after the first look, and writing again
+        then would make it twice (two sticky comments)."""
+        found = find()
+        if found is not None or not _timed_out(failure):
+            return found
+        deadline = time.monotonic() + self._policy.timeout
+        poll = 0
+        while found is None and time.monotonic() < deadline:
+            poll += 1
+            time.sleep(min(self._policy.wait(poll), max(0.0, deadline - time.monotonic())))
+            found = find()
+        return found
 
     def _pause(self, failure: Exception, tries: int) -> float:
         seconds = self._policy.wait(tries)
@@ -446,21 +491,27 @@ class GitHubClient:
         filters = {k: v for k, v in given if v}
         runs = []
         for run in self._repo.get_workflow(workflow).get_runs(**filters):
-            runs.append(
-                WorkflowRun(
-                    run.id,
-                    run.head_sha,
-                    run.head_branch,
-                    run.created_at.isoformat(),
-                    run.display_title or "",
-                    run.event or "",
-                    run.html_url or "",
-                    run.conclusion,
-                )
-            )
+            runs.append(_run(run))
             if len(runs) >= limit:
                 break
         return runs
+
+    @_guard("read workflow run {0}")
+    def workflow_run(self, run_id: int) -> WorkflowRun:
+        return _run(self._repo.get_workflow_run(run_id))
+
+    @_guard("list the branches whose head is {0}")
+    def branches_at(self, sha: str) -> list[str]:
+        """This repository's branches whose head commit is `sha` (GitHub's `branches-where-head`)."""
+        try:
+            _, data = self._gh.requester.requestJsonAndCheck(
+                "GET", f"{self._repo.url}/commits/{quote(sha, safe='')}/branches-where-head"
+            )
+        except GithubException as exc:
+            if exc.status == 422:  # "No commit found for SHA": a commit unknown here heads no branch here
+                return []
+            raise
+        return [str(b.get("name")) for b in data or () if isinstance(b, dict)]
 
     @_guard("dispatch workflow {0}")
     def dispatch(
@@ -498,11 +549,30 @@ class GitHubClient:
         ]
 
     @_guard("download artifact {0.name}")
-    def download(self, artifact: Artifact) -> bytes:
+    def download(self, artifact: Artifact, *, max_bytes: int | None = None) -> bytes:
+        """The artifact's zip; one larger than `max_bytes` is refused before and while it is fetched.
+
+        GitHub's `size_in_bytes` is checked first; the stream is bounded too, since what arrives
+        need not be what the listing said.
+        """
+        if max_bytes is not None and artifact.size > max_bytes:
+            raise ArtifactTooLarge(
+                f"artifact {artifact.name} is {artifact.size} bytes, over the {max_bytes}-byte cap "
+                "(artifact-max-mb in [tool.export-bot]): not downloaded"
+            )
         # PyGithub has no artifact download; its requester follows GitHub's 302 to the blob
         # store (dropping the token for another host) and keeps our retries.
         _, _, chunks = self._gh.requester.getStream(artifact.download_url, chunk_size=1 << 16)
-        return b"".join(chunks)
+        data, total = [], 0
+        for chunk in chunks:
+            total += len(chunk)
+            if max_bytes is not None and total > max_bytes:
+                raise ArtifactTooLarge(
+                    f"artifact {artifact.name} sent more than the {max_bytes}-byte cap "
+                    "(artifact-max-mb in [tool.export-bot]): download stopped"
+                )
+            data.append(chunk)
+        return b"".join(data)
 
     # --- branches and commits ---------------------------------------------------------------
     def _ref(self, branch: str):
@@ -577,6 +647,34 @@ class GitHubClient:
             # A retried DELETE whose first answer was lost meets 422: done if the branch is gone.
             if exc.status != 422 or self._ref(branch) is not None:
                 raise
+
+
+def _check_api_url(url: str) -> None:
+    try:
+        parts = urlsplit(url)
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise BotError(f"--api-url {url!r} is not an http(s) URL; pass GitHub's API URL (GITHUB_API_URL)")
+
+
+def _run(run) -> WorkflowRun:
+    head = run.head_repository
+    return WorkflowRun(
+        run.id,
+        run.head_sha,
+        run.head_branch,
+        run.created_at.isoformat(),
+        run.display_title or "",
+        run.event or "",
+        run.html_url or "",
+        run.conclusion,
+        head.full_name if head is not None else None,
+        run.path or "",
+        tuple(p.number for p in run.pull_requests or ()),
+        run.status,
+    )
 
 
 def _comment(c) -> Comment:

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.errors import BotError
 from bot.publish.github_api import GitHubClient, PullRequest, WorkflowRun
 
 log = logging.getLogger(__name__)
@@ -111,7 +112,7 @@ def sync_pull_request(
             return f"#{declined.number} was closed for this same edit on the same evidence: not proposed again"
     base_sha = client.branch_sha(base)
     if base_sha is None:
-        raise ValueError(f"branch {base} does not exist")
+        raise BotError(f"branch {base} does not exist in {client.repository}: pass the default branch as --branch")
     sha = client.commit_files(base_sha, files, title)
     # Always rebuilt on the current main: the branch holds one bot commit, never anyone's work.
     client.set_branch(BRANCH, sha, force=True)
@@ -133,33 +134,46 @@ def _declined(client: GitHubClient, edit: str | None, base: str) -> PullRequest 
     return None
 
 
-def current_report_json(client: GitHubClient, run_id: int, artifact: str) -> dict:
+def current_report_json(client: GitHubClient, run_id: int, artifact: str, *, caps=None) -> dict:
     """This sweep's report.json, from the artifact an earlier job of the same run uploaded."""
-    from bot.publish.baseline import ArtifactError, read_json_member
+    from bot.publish.baseline import ArtifactError, Caps, read_json_member
 
+    caps = caps or Caps()
     found = next((a for a in client.artifacts(run_id) if a.name == artifact), None)
-    data = read_json_member(client.download(found)) if found else None
+    data = read_json_member(client.download(found, max_bytes=caps.archive), caps=caps) if found else None
     if data is None:
         raise ArtifactError(f"run {run_id} has no {artifact} artifact with a report.json; pass --report")
     return data
 
 
 def history_json(
-    client: GitHubClient, workflow: str, artifact: str, *, branch: str, count: int, exclude_run: int
+    client: GitHubClient, workflow: str, artifact: str, *, branch: str, count: int, exclude_run: int, caps=None
 ) -> list[tuple[WorkflowRun, dict]]:
     """(run, report.json) of the last `count` sweeps on `branch` before this one, oldest first.
 
-    A sweep counts when it uploaded its artifact, whatever became of its later jobs: a failed
-    obsolete-skip job (this one, another night) must not drop that night's probes.
+    Only this repository's own sweeps (trust.is_sweep): a fork's run on a branch it named like the
+    default one never becomes a night of history or a passing probe. A sweep counts when it uploaded
+    its artifact, whatever became of its later jobs: a failed obsolete-skip job (this one, another
+    night) must not drop that night's probes.
     """
-    from bot.publish.baseline import ArtifactError, fetch_artifacts, read_json_member
+    from bot.publish.baseline import ArtifactError, Caps, fetch_artifacts, read_json_member
+    from bot.publish.trust import is_sweep
 
+    caps = caps or Caps()
     reports = []
-    for fetched in fetch_artifacts(client, workflow, artifact, branch=branch, status=None, limit=count + 1):
-        if fetched.run.id == exclude_run or len(reports) >= count:
-            continue
+    fetched_runs = fetch_artifacts(
+        client,
+        workflow,
+        artifact,
+        accept=lambda run: run.id != exclude_run and is_sweep(run, client.repository, branch),
+        branch=branch,
+        status=None,
+        limit=count,
+        caps=caps,
+    )
+    for fetched in fetched_runs:
         try:
-            data = read_json_member(fetched.data)
+            data = read_json_member(fetched.data, caps=caps)
         except ArtifactError as exc:
             log.warning("run %s: %s; left out of the history", fetched.run.id, exc)
             continue

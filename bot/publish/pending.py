@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.publish.events import command_pr_of
+from bot.publish.events import EventError, command_pr_of
 from bot.publish.github_api import CommitStatus, GitHubClient
 
 _RUN_URL = re.compile(r"/actions/runs/(\d+)(?:/|$)")
@@ -37,12 +37,13 @@ class ConformanceRun:
     event: str  # what started it: pull_request, merge_group, workflow_dispatch
     head_sha: str
     title: str
+    head_repo: str | None = None  # the repository its head came from: a fork's, for a fork PR
 
     @classmethod
     def from_payload(cls, event: dict) -> ConformanceRun:
         run = event.get("workflow_run")
         if not isinstance(run, dict):
-            raise ValueError("not a workflow_run event: `export-bot github pending` runs on workflow_run")
+            raise EventError("not a workflow_run event: `export-bot github pending` runs on workflow_run")
         fields = {
             "id": (run.get("id"), int),
             "url": (run.get("html_url"), str),
@@ -52,10 +53,17 @@ class ConformanceRun:
         }
         for name, (value, kind) in fields.items():
             if not isinstance(value, kind) or isinstance(value, bool):
-                raise ValueError(f"the workflow_run event has no valid `{name}`")
+                raise EventError(f"the workflow_run event has no valid `{name}`")
         conclusion = run.get("conclusion") if isinstance(run.get("conclusion"), str) else None
         title = run.get("display_title") if isinstance(run.get("display_title"), str) else ""
-        return cls(**{name: value for name, (value, _) in fields.items()}, conclusion=conclusion, title=title or "")
+        head = run.get("head_repository")
+        head_repo = head.get("full_name") if isinstance(head, dict) else None
+        return cls(
+            **{name: value for name, (value, _) in fields.items()},
+            conclusion=conclusion,
+            title=title or "",
+            head_repo=head_repo if isinstance(head_repo, str) else None,
+        )
 
 
 def decide(run: ConformanceRun, current: CommitStatus | None) -> tuple[str, str] | None:
@@ -97,6 +105,12 @@ def update(client: GitHubClient, run: ConformanceRun) -> str:
     sha = commit_of(client, run)
     if sha is None:
         return f"run {run.id} ({run.event}) names no pull request: no status"
+    if run.head_repo != client.repository:
+        # A fork can push anyone's public commit to a branch of its own: its run's pending must not
+        # land on a commit that heads a branch here, where it would hold back that PR's own verdict.
+        branches = client.branches_at(sha)
+        if branches:
+            return f"{sha[:12]} also heads {', '.join(sorted(branches)[:3])} of {client.repository}: no status from a fork's run"
     decision = decide(run, client.current_status(sha))
     if decision is None:
         return f"run {run.id} {run.action}: the status on {sha[:12]} stays as it is"

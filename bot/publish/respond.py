@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import logging
 import re
 from dataclasses import dataclass, replace
 
 from bot.diff.proposal import Proposal
-from bot.publish.baseline import REPORT_ARTIFACT, ArtifactError, fetch_artifacts, read_json_member
+from bot.errors import BotError
+from bot.publish.baseline import REPORT_ARTIFACT, ArtifactError, Caps, fetch_artifacts, read_json_member
 from bot.publish.command import (
     ALLOWED_PERMISSIONS,
     HELP_TEXT,
@@ -21,6 +23,7 @@ from bot.publish.command import (
 )
 from bot.publish.events import CommentEvent, command_comment_of
 from bot.publish.github_api import GitHubClient, GitHubError, PullRequest
+from bot.publish.trust import ProposalSource, proposal_source
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +64,7 @@ def handle_command(
     model_types: frozenset[str],
     dispatch: str | None = None,
     reports: str | None = None,
+    caps: Caps = Caps(),
 ) -> Outcome:
     """Accept or refuse one comment; an accepted run request carries the PR head SHA pinned now.
 
@@ -89,7 +93,7 @@ def handle_command(
     if pull.state != "open":
         return _refuse(client, event, closed_refusal(event.number), f"refused: #{event.number} is {pull.state}")
     if parsed.kind == "apply" and pull.is_fork:
-        patch = fork_patch(client, reports or dispatch or "export-conformance.yml", pull)
+        patch = fork_patch(client, reports or dispatch or "export-conformance.yml", pull, caps=caps)
         reply = fork_apply_reply(pull.head_repo or "a deleted fork", patch)
         return _refuse(client, event, reply, "answered apply on a fork with the patch")
     client.react(event.number, event.comment_id, "eyes")
@@ -130,11 +134,20 @@ def _dispatch(client: GitHubClient, event: CommentEvent, workflow: str, request:
         raise
 
 
-def finish_command(client: GitHubClient, comment_id: int, *, reported: bool, pulls: tuple[int, ...] = ()) -> str:
-    """React 🚀 (the run reported) or 😕 (it left no report) to the `/export-check` comment a run answered.
+def finish_command(
+    client: GitHubClient,
+    comment_id: int,
+    *,
+    reported: bool,
+    pulls: tuple[int, ...] = (),
+    reply: str | None = None,
+) -> str:
+    """React 🚀 (the run reported) or 😕 (it left no report, with `reply` saying why) to the
+    `/export-check` comment a run answered.
 
     The id comes from the dispatched run's title, so it is checked before any reaction: the
-    comment must still exist, be a command, and be on one of `pulls` when they are known.
+    comment must still exist, be a command, and be on one of `pulls` when they are known. The
+    reply is posted once: a re-run of this job finds it by its marker.
     """
     found = client.issue_comment(comment_id)
     if found is None:
@@ -144,6 +157,8 @@ def finish_command(client: GitHubClient, comment_id: int, *, reported: bool, pul
         return f"comment {comment_id} is on #{number}, not on #{', #'.join(map(str, pulls))}: no reaction"
     if not comment.body.lstrip().startswith("/export-check"):
         return f"comment {comment_id} is not an /export-check command: no reaction"
+    if reply and not any(reply_marker(comment_id) in c.body for c in client.list_comments(number)):
+        client.create_comment(number, f"{reply.rstrip()}\n\n{reply_marker(comment_id)}\n")
     reaction = "rocket" if reported else "confused"
     client.react(number, comment_id, reaction)
     return f"#{number}: {reaction} on command comment {comment_id}"
@@ -161,26 +176,42 @@ def head_moved(client: GitHubClient, number: int, pinned: str) -> str | None:
 
 
 def latest_proposal(
-    client: GitHubClient, workflow: str, head_sha: str, *, artifact: str = REPORT_ARTIFACT
+    client: GitHubClient, workflow: str, pull: PullRequest, *, artifact: str = REPORT_ARTIFACT, caps: Caps = Caps()
 ) -> Proposal | None:
-    """The proposal of the newest report made for `head_sha`, or None when no report is for that commit.
+    """The proposal of the newest report made for `pull`'s current head, or None when no run GitHub ties
+    to that PR and head left one.
 
-    The report is data written by a run of the PR's code: only its proposal's entries are used.
+    Which runs count is decided from GitHub's record of each run (trust.proposal_source): the PR's own
+    `pull_request` run, or a run dispatched for this PR. The report is data written by the PR's code:
+    only its proposal's entries are used, and a dispatched run's report must state the pinned head.
     """
+    sources: dict[int, ProposalSource] = {}
+
+    def accept(run) -> bool:
+        source = proposal_source(run, pull, client.repository)
+        if source is not None:
+            sources[run.id] = source
+        return source is not None
+
     # Runs started by `pull_request` carry the head SHA; dispatched ones carry the default
-    # branch's, so look at recent runs too and trust only a report stating this head.
-    candidates = fetch_artifacts(client, workflow, artifact, head_sha=head_sha, status="completed", limit=3)
-    candidates += fetch_artifacts(client, workflow, artifact, status="completed", limit=5)
-    for fetched in candidates:
+    # branch's, so look at recent runs too.
+    fetch = functools.partial(
+        fetch_artifacts, client, workflow, artifact, accept=accept, caps=caps, skip_oversized=True
+    )
+    candidates = fetch(head_sha=pull.head_sha, status="completed", limit=3)
+    candidates += fetch(status="completed", limit=5)
+    for fetched in sorted(candidates, key=lambda f: f.run.id, reverse=True):
         try:
-            data = read_json_member(fetched.data)
+            data = read_json_member(fetched.data, caps=caps)
         except ArtifactError as exc:
             log.warning("run %s: %s", fetched.run.id, exc)
             continue
-        if isinstance(data, dict) and data.get("head_sha") == head_sha:
-            raw = data.get("proposal")
-            # Checked field by field: a malformed proposal is a one-line error, never a traceback.
-            return Proposal() if raw is None else Proposal.from_json(raw, where=f"run {fetched.run.id}'s {artifact}")
+        pinned = sources[fetched.run.id].pinned
+        if not isinstance(data, dict) or (pinned is not None and data.get("head_sha") != pinned):
+            continue
+        raw = data.get("proposal")
+        # Checked field by field: a malformed proposal is a one-line error, never a traceback.
+        return Proposal() if raw is None else Proposal.from_json(raw, where=f"run {fetched.run.id}'s {artifact}")
     return None
 
 
@@ -189,13 +220,15 @@ def edited_skiplists(client: GitHubClient, proposal: Proposal, head_sha: str, sk
     return {path: new for path, (_, new) in skiplist_changes(client, proposal, head_sha, skiplists_path).items()}
 
 
-def fork_patch(client: GitHubClient, workflow: str, pull: PullRequest, skiplists_path: str = "skiplists") -> str | None:
+def fork_patch(
+    client: GitHubClient, workflow: str, pull: PullRequest, skiplists_path: str = "skiplists", *, caps: Caps = Caps()
+) -> str | None:
     """The unified diff of the latest report's proposal for a fork PR's head; None when no report is for it.
 
     The diff is made here from the entries and the head's files, like `apply`'s commit: the
     report's own `patch` text was written by the PR's code and is never echoed.
     """
-    proposal = latest_proposal(client, workflow, pull.head_sha)
+    proposal = latest_proposal(client, workflow, pull, caps=caps)
     if proposal is None:
         return None
     if not proposal.entries:
@@ -229,6 +262,26 @@ def skiplist_changes(
     return {f"{folder}/{name}": (before.get(name, ""), text) for name, text in after.items()}
 
 
+def apply_gate(client: GitHubClient, event: CommentEvent) -> Outcome | None:
+    """None when the apply job should act on this comment; else why it stays quiet.
+
+    The workflow runs the apply job only when the command job's parser said `apply`; this checks
+    again (a caller may wire the jobs differently) and says nothing on GitHub: `handle_command`
+    answered refusals, closed PRs and forks (with the patch) already, so a comment gets one reply.
+    """
+    from bot.publish.command import first_line
+
+    if event.ignored_because() or first_line(event.body).split() != ["/export-check", "apply"]:
+        return Outcome(False, "ignored: not an /export-check apply comment")
+    permission = client.permission(event.author)
+    if not permission.allows(ALLOWED_PERMISSIONS):
+        return Outcome(False, f"ignored: {event.author} has {permission.role} (refused by `github command`)")
+    pull = client.pull_request(event.number)
+    if pull.is_fork or pull.state != "open":
+        return Outcome(False, "ignored: a fork or closed PR (answered by `github command`)")
+    return None
+
+
 def apply_command(
     client: GitHubClient,
     event: CommentEvent,
@@ -237,21 +290,27 @@ def apply_command(
     workflow: str,
     skiplists_path: str = "skiplists",
     dispatch: str | None = None,
+    caps: Caps = Caps(),
 ) -> Outcome:
     """Commit the latest report's proposed skiplist patch to the PR branch (same repository only).
 
-    A fork PR or a closed one was answered by `handle_command` (the command job): nothing is said here.
+    The proposal comes only from a run GitHub ties to this PR and its current head (latest_proposal).
+    Every refusal is a reply and 😕: no report, an empty or unusable proposal, a lost push race.
     """
     if pull.is_fork or pull.state != "open":
         return Outcome(False, "ignored: a fork or closed PR, answered by `github command`")
-    proposal = latest_proposal(client, workflow, pull.head_sha)
+    proposal = latest_proposal(client, workflow, pull, caps=caps)
     if proposal is None:
         reply = (
             f"There is no conformance report for the current head {pull.head_sha[:12]} yet, so there "
             "is nothing to apply. Comment `/export-check` and try again when its report is posted."
         )
         return _refuse(client, event, reply, "refused: no report for head")
-    files = edited_skiplists(client, proposal, pull.head_sha, skiplists_path) if proposal.entries else {}
+    try:
+        files = edited_skiplists(client, proposal, pull.head_sha, skiplists_path) if proposal.entries else {}
+    except BotError as exc:
+        reply = f"The latest report's proposal cannot be applied: {exc}. Nothing was committed."
+        return _refuse(client, event, reply, f"refused: unusable proposal ({exc})")
     if not files:
         return _refuse(
             client,
@@ -259,10 +318,23 @@ def apply_command(
             "The latest report proposes no skiplist change for this head: nothing to apply.",
             "refused: empty proposal",
         )
+    return _commit(client, event, pull, files, dispatch)
+
+
+def _commit(client: GitHubClient, event: CommentEvent, pull: PullRequest, files: dict, dispatch: str | None) -> Outcome:
     message = f"Apply export-bot's proposed skiplist edits\n\nRequested in #{event.number} by @{event.author}."
     sha = client.commit_files(pull.head_sha, files, message)
-    # Fast-forward only: a push since the report would be clobbered; GitHub then says 422.
-    client.set_branch(pull.head_ref, sha, force=False)
+    try:
+        # Fast-forward only: a push since the report would be clobbered; GitHub then says 422.
+        client.set_branch(pull.head_ref, sha, force=False)
+    except GitHubError as exc:
+        if exc.status != 422:
+            raise
+        reply = (
+            f"Someone pushed to `{pull.head_ref}` while the proposed edits were being committed, so "
+            "nothing was committed. Comment `/export-check` to check the new head, then `apply` its proposal."
+        )
+        return _refuse(client, event, reply, f"refused: the push race was lost ({exc})")
     _reply(client, event, f"Committed the proposed skiplist edits as {sha} ({', '.join(sorted(files))}).")
     client.react(event.number, event.comment_id, "rocket")
     request = Request("rerun", pr=event.number, head_sha=sha, comment_id=event.comment_id)

@@ -32,6 +32,7 @@ class Fault:
     seconds: float = 0.0
     barrier: threading.Barrier | None = None
     after: bool = False  # "status": the request was processed, then the answer was lost (a proxy's 502)
+    action: object = None  # "hook": called with the fake before the request is processed (someone else acts)
 
 
 @dataclass
@@ -128,6 +129,11 @@ class FakeGitHub:
         barrier = threading.Barrier(parties, timeout=120)
         self.faults.append(Fault("gate", method, re.compile(path), parties, barrier=barrier))
 
+    def before(self, *, method: str, path: str, action, times: int = 1) -> None:
+        """Run `action(fake)` just before the next `times` matching requests are processed: another
+        actor (a user deleting a comment, a push) acting between two of the bot's requests."""
+        self.faults.append(Fault("hook", method, re.compile(path), times, action=action))
+
     def _take_fault(self, method: str, path: str) -> Fault | None:
         with self.lock:
             for fault in self.faults:
@@ -208,7 +214,11 @@ class FakeGitHub:
         event: str = "push",
         status: str = "completed",
         title: str = "export",
+        head_repo: str | None = None,
+        path: str | None = None,
     ) -> int:
+        """`head_repo`: the fork a fork PR's run came from (default: this repository); `path`: the
+        workflow file the run ran (default: `.github/workflows/<workflow>`)."""
         run_id = self.new_id()
         ids = []
         for name, data in (artifacts or {}).items():
@@ -228,6 +238,8 @@ class FakeGitHub:
                 "created": STAMP_NOW(),
                 "artifacts": ids,
                 "hidden_for": 0,
+                "head_repo": head_repo or self.full_name,
+                "path": path or f".github/workflows/{workflow}",
             }
         )
         return run_id
@@ -308,9 +320,36 @@ class FakeGitHub:
         )
         return obj
 
+    def run_pulls(self, run: dict) -> list[int]:
+        """The PRs GitHub lists on a run: open ones whose head is the run's branch *in this repository*
+        at the run's commit. A fork's run lists none, whatever its branch is called."""
+        if run.get("head_repo", self.full_name) != self.full_name:
+            return []
+        return [
+            n
+            for n, pr in sorted(self.state.pulls.items())
+            if not pr["fork"]
+            and pr["state"] == "open"
+            and pr["head_ref"] == run["branch"]
+            and self.pull_head_sha(pr) == run["head_sha"]
+        ]
+
     def run_obj(self, run: dict) -> dict:
         obj = P.example("workflow_run", "completed")["workflow_run"]
         rid = run["id"]
+        head_repo = run.get("head_repo", self.full_name)
+        head_repository = self.repo if head_repo == self.full_name else P.repository(head_repo, 4242, self.url)
+        base = {"id": self.repo["id"], "url": self.repo["url"], "name": self.repo["name"]}
+        pulls = [
+            {
+                "id": n + 10**6,
+                "number": n,
+                "url": self.api(f"/pulls/{n}"),
+                "head": {"ref": run["branch"], "sha": run["head_sha"], "repo": base},
+                "base": {"ref": "main", "sha": self.state.refs["heads/main"], "repo": base},
+            }
+            for n in self.run_pulls(run)
+        ]
         obj.update(
             id=rid,
             node_id=f"WR_{rid}",
@@ -318,16 +357,16 @@ class FakeGitHub:
             head_branch=run["branch"],
             run_number=rid,
             display_title=run["title"],
-            path=f".github/workflows/{run['workflow']}",
+            path=run.get("path", f".github/workflows/{run['workflow']}"),
             event=run["event"],
             status=run["status"],
             conclusion=run["conclusion"],
             url=self.api(f"/actions/runs/{rid}"),
             html_url=f"{self.repo['html_url']}/actions/runs/{rid}",
-            pull_requests=[],
+            pull_requests=pulls,
             artifacts_url=self.api(f"/actions/runs/{rid}/artifacts"),
             repository=self.repo,
-            head_repository=self.repo,
+            head_repository=head_repository,
             created_at=run["created"],
             updated_at=run["created"],
         )
@@ -449,6 +488,9 @@ def _handler(fake: FakeGitHub):
                 return
             if fault and fault.kind == "slow":
                 time.sleep(fault.seconds)
+            if fault and fault.kind == "hook":
+                with fake.lock:
+                    fault.action(fake)
             refused = fault is not None and fault.kind in ("status", "rate_limit") and not fault.after
             if self.headers.get("Authorization", "").split()[-1:] != [fake.token] and not split.path.startswith(
                 "/_blobs/"

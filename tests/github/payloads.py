@@ -87,8 +87,10 @@ def workflow_run_event(
     pr_numbers: list[int],
     head_branch: str = "feature",
     head_repo: dict | None = None,
+    path: str = ".github/workflows/export-conformance.yml",
 ) -> dict:
-    """`head_repo`: the fork a fork PR's run came from (GitHub then lists no pull request)."""
+    """`head_repo`: the fork a fork PR's run came from (GitHub then lists no pull request); `path`: the
+    workflow file of the run (a fork can reuse a workflow's name, not its path in this repository)."""
     event = example("workflow_run", "completed")
     event["repository"] = repo
     run = event["workflow_run"]
@@ -97,6 +99,7 @@ def workflow_run_event(
         head_sha=head_sha,
         head_branch=head_branch,
         head_repository=head_repo or repo,
+        path=path,
         html_url=f"{repo['html_url']}/actions/runs/{run_id}",
         pull_requests=[
             {

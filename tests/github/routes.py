@@ -459,3 +459,14 @@ def get_contents(fake, query, body, path):
 def get_run(fake, query, body, run_id):
     run = next((r for r in fake.state.runs if r["id"] == int(run_id)), None)
     return (200, fake.run_obj(run)) if run else not_found()
+
+
+@route("GET", R + "/commits/{commit_sha}/branches-where-head")
+def branches_where_head(fake, query, body, commit_sha):
+    names = sorted(ref.removeprefix("heads/") for ref, sha in fake.state.refs.items() if sha == commit_sha)
+    if commit_sha not in fake.state.commits and not names:
+        return 422, {"message": "No commit found for SHA", "documentation_url": "https://docs.github.com/rest"}
+    return 200, [
+        {"name": n, "commit": {"sha": commit_sha, "url": fake.api(f"/commits/{commit_sha}")}, "protected": False}
+        for n in names
+    ]

@@ -16,7 +16,7 @@ BAD = [
 ]
 
 
-def _forged_run(fake, head: str, entry: dict, branch: str) -> None:
+def _forged_run(fake, head: str, entry: dict, branch: str, head_repo: str | None = None) -> None:
     data = make_report(head_sha=head).to_json()
     data["proposal"] = {"entries": [entry], "patch": ""}
     fake.add_run(
@@ -25,6 +25,7 @@ def _forged_run(fake, head: str, entry: dict, branch: str) -> None:
         branch=branch,
         event="pull_request",
         artifacts={"export-report": zipped({"report.json": json.dumps(data)})},
+        head_repo=head_repo,
     )
 
 
@@ -48,7 +49,7 @@ def test_apply_on_a_malformed_proposal_exits_2_with_one_line_and_commits_nothing
 def test_a_fork_apply_on_a_malformed_proposal_exits_2_with_one_line(fake, gh, entry, field):
     fork_head = fake.commit({"src/x.py": "x = 3\n"}, (fake.state.refs["heads/main"],), "fork change")
     fake.open_pull(9, "patch-1", fork="someone/Hello-World", head_sha=fork_head)
-    _forged_run(fake, fork_head, entry, "patch-1")
+    _forged_run(fake, fork_head, entry, "patch-1", head_repo="someone/Hello-World")  # the fork's own run
     result = gh("command", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check apply", number=9))
     assert result.exit_code == 2, result.output
     _one_error_line(result.output, field)

@@ -141,7 +141,7 @@ def test_apply_without_a_report_for_the_head_says_so(fake, gh):
     report = make_report(head_sha="0" * 40, proposal={"entries": [ENTRY]})
     fake.add_run("export-conformance.yml", head_sha="0" * 40, artifacts={"export-report": report_zip(report)})
     result = gh("apply", event=_event(fake, "/export-check apply"))
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a refusal, not a failed verdict
     [reply] = fake.bot_comments(1)
     assert "no conformance report for the current head" in reply["body"]
 
@@ -156,6 +156,7 @@ def test_apply_on_a_fork_gets_one_reply_carrying_the_patch(fake, gh):
         head_sha=fork_head,
         branch="patch-1",
         event="pull_request",
+        head_repo="someone/Hello-World",
         artifacts={"export-report": report_zip(report)},
     )
     event = _event(fake, "/export-check apply", number=9)

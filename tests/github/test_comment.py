@@ -250,7 +250,10 @@ def test_a_dispatched_run_without_a_report_finishes_its_command_confused(fake, g
     result = gh("comment", "--report", str(tmp_path / "missing" / "report.json"), event=_dispatched(fake, 8, 901))
     assert result.exit_code == 2
     assert "cannot read the report" in result.output and "/actions/runs/8" in result.output
-    assert fake.state.reactions[901] == ["confused"] and fake.bot_comments(1) == []
+    # One reply saying so, beside the 😕: the command is answered, not left at 👀.
+    [reply] = fake.bot_comments(1)
+    assert fake.state.reactions[901] == ["confused"] and "left no report" in reply["body"]
+    assert "/actions/runs/8" in reply["body"] and not reply["body"].startswith(COMMENT_MARKER)
 
 
 def test_a_run_title_is_trusted_only_from_dispatched_runs_and_for_commands_on_the_pr(fake, gh, tmp_path):
@@ -280,4 +283,8 @@ def test_a_dispatched_run_whose_pr_moved_on_posts_nothing_and_stays_green(fake, 
     fake.state.refs["heads/feature"] = fake.commit({"src/x.py": "x = 9\n"}, (pinned,), "push")
     result = gh("comment", "--report", str(old), event=_dispatched(fake, 12, 905))
     assert result.exit_code == 0, result.output
-    assert "has a new head" in result.output and fake.bot_comments(1) == [] and fake.state.statuses == {}
+    assert "has a new head" in result.output and fake.state.statuses == {}
+    # No sticky: the command gets 😕 and one reply saying the head moved.
+    [reply] = fake.bot_comments(1)
+    assert "has a new head" in reply["body"] and not reply["body"].startswith(COMMENT_MARKER)
+    assert fake.state.reactions[905] == ["confused"]

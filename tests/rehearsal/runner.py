@@ -484,11 +484,20 @@ def _string(value: Any) -> str:
 
 
 def _read_output(path: Path) -> dict[str, str]:
-    outputs = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    """`$GITHUB_OUTPUT` as GitHub reads it: `name=value` lines and `name<<DELIMITER` heredocs."""
+    outputs, lines, i = {}, path.read_text(encoding="utf-8").splitlines(), 0
+    while i < len(lines):
+        line = lines[i]
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            key, _, delimiter = line.partition("<<")
+            end = lines.index(delimiter, i + 1)
+            outputs[key] = "\n".join(lines[i + 1 : end])
+            i = end + 1
+            continue
         if "=" in line:
             key, _, value = line.partition("=")
             outputs[key] = value
+        i += 1
     return outputs
 
 

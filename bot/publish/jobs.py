@@ -1,0 +1,390 @@
+"""The GitHub jobs the workflows run: client, event and inputs in, a frozen `JobOutcome` out (the CLI maps it)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, BotError
+from bot.publish.baseline import Caps
+from bot.publish.events import CommentEvent, RunEvent
+from bot.publish.github_api import GitHubClient, PullRequest, RetryPolicy, WorkflowRun
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """What a job did: lines for the log, step outputs, annotations, and the exit code (docs/diff.md:
+    1 is kept for a failed verdict, 2 for a refusal or bad input)."""
+
+    lines: tuple[str, ...] = ()
+    exit_code: int = EXIT_OK
+    outputs: tuple[tuple[str, str], ...] = ()
+    annotations: tuple[tuple[str, str], ...] = ()  # (level, message)
+
+
+def make_client(repository: str | None, token: str | None, api_url: str, settings) -> GitHubClient:
+    """The client for `repository`, with the retry policy the settings ask for."""
+    if not repository or not token:
+        raise BotError("no repository or token: set GITHUB_REPOSITORY and GITHUB_TOKEN (or pass --repo and --token)")
+    return GitHubClient(repository, token, api_url=api_url, policy=RetryPolicy.from_settings(settings))
+
+
+# --- the sticky comment and the status -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    """The PRs a finished run reported on, found from GitHub's records, and the commit it checked."""
+
+    sha: str | None
+    pulls: tuple[PullRequest, ...]
+    moved: str | None = None  # why nothing is posted: the PR a dispatched run named has a new head
+
+
+def pulls_of_run(client: GitHubClient, event: RunEvent, report_sha: str | None, pr: int | None) -> Target:
+    """The commit and PRs a finished run reported on: from the event (GitHub's record of the run), never
+    from the report alone. A dispatched run's report states its pinned head, checked against the PR's."""
+    from bot.publish.trust import own_pulls
+
+    run = event.as_run()
+    if pr:
+        return Target(event.head_sha or report_sha, (client.pull_request(pr),))
+    if run is None:  # a direct `pull_request` run
+        if not event.pr_numbers:
+            raise BotError(f"no pull request in the event for {report_sha}; pass --pr")
+        return Target(event.head_sha, tuple(client.pull_request(n) for n in event.pr_numbers))
+    if run.event == "workflow_dispatch" and run.head_repo == client.repository and event.command_pr:
+        # Its title (the default branch's `run-name`) names the PR; its commit is the default branch's.
+        pull = client.pull_request(event.command_pr)
+        if report_sha and pull.head_sha == report_sha:
+            return Target(report_sha, (pull,))
+        moved = (
+            f"#{pull.number} has a new head since this run checked {str(report_sha)[:12]}, so its report is not posted."
+        )
+        return Target(None, (), moved)
+    if run.pull_requests:
+        candidates = [client.pull_request(n) for n in run.pull_requests]
+    elif event.head_owner and event.head_branch:
+        # A fork PR's run lists no pull request: its head owner and branch find it in one request.
+        candidates = client.pulls_from(event.head_owner, event.head_branch)
+    else:
+        candidates = []
+    found = own_pulls(run, candidates, client.repository)
+    if not found:
+        raise BotError(f"no open pull request has head {run.head_sha} from {run.head_repo}; pass --pr")
+    return Target(run.head_sha, found)
+
+
+def comment_job(
+    client: GitHubClient,
+    event: RunEvent,
+    report,
+    *,
+    pr: int | None = None,
+    fallback_run_id: int = 0,
+    bot_login: str,
+    workflow: str = "export-conformance.yml",
+    repository_url: str | None = None,
+) -> JobOutcome:
+    """Post or update the sticky comment and the `export-conformance` status of the PRs a run reported on.
+
+    The sticky is ordered by the conformance run that produced the report (the event's run id; a
+    direct `pull_request` run is its own, `fallback_run_id`): a re-run of an old run keeps its id.
+    """
+    from bot.publish.trust import runs_workflow
+
+    run = event.as_run()
+    if run is not None and not runs_workflow(run.path, workflow):
+        return JobOutcome((f"ignored: a run of {run.path or 'an unknown workflow'}, not of {workflow}",))
+    if run is not None and run.conclusion == "cancelled":
+        return _cancelled(client, event)
+    if run is not None and run.event == "merge_group" and run.head_repo == client.repository:
+        return _queue_run(client, report, run, bot_login=bot_login, repository_url=repository_url)
+    target = pulls_of_run(client, event, report.head_sha, pr)
+    if not target.pulls:
+        lines = (target.moved or "nothing to post",)
+        if event.command_comment:
+            lines += (_finish(client, event, reported=False, why=target.moved),)
+        return JobOutcome(lines, annotations=(("notice", target.moved or ""),))
+    run_id = event.run_id if event.run_id is not None else fallback_run_id
+    body = _body(report, run_id, repository_url)
+    lines = _post(client, report, body, target, run_id=run_id, run_url=event.run_url, bot_login=bot_login)
+    if event.command_comment:
+        lines += (_finish(client, event, reported=True, pulls=tuple(p.number for p in target.pulls)),)
+    return JobOutcome(lines)
+
+
+def _body(report, run_id: int, repository_url: str | None) -> str:
+    """The sticky's text; links only into `repository_url` (the workflow's own repository)."""
+    from bot.publish.comment import MAX_COMMENT, stamp_length
+    from bot.report import render_comment
+
+    return render_comment(report, max_chars=MAX_COMMENT - stamp_length(run_id), repository_url=repository_url)
+
+
+def _post(client: GitHubClient, report, body: str, target: Target, *, run_id: int, run_url: str | None, bot_login: str):
+    from bot.publish.comment import upsert_sticky
+    from bot.report import COMMENT_MARKER
+
+    lines, settable = [], []
+    for pull in target.pulls:
+        sticky = upsert_sticky(client, pull.number, body, marker=COMMENT_MARKER, run_id=run_id, bot_login=bot_login)
+        lines.append(f"#{pull.number}: comment {sticky.id}")
+        if not sticky.ours:
+            # The status follows the comment: an older run finishing late (a re-run keeps its run id)
+            # must not put its verdict next to a newer run's report.
+            lines.append(
+                f"status left as set by run {sticky.holds_run}, whose report the comment holds (this is run {run_id})"
+            )
+            continue
+        why = _status_refusal(client, target.sha, pull)
+        if why:
+            lines.append(why)
+        else:
+            settable.append(pull)
+    if settable and target.sha:
+        lines.append(_set_verdict(client, target.sha, report, run_url))
+    return tuple(lines)
+
+
+def _set_verdict(client: GitHubClient, sha: str, report, run_url: str | None) -> str:
+    """The verdict on `sha`, unless a newer run set the status there (its link names the run)."""
+    from bot.publish.comment import status_description
+    from bot.publish.pending import may_set_verdict, run_of
+
+    this_run = run_of(run_url)
+    if this_run:
+        current = client.current_status(sha)
+        if not may_set_verdict(current, this_run):
+            return f"status on {sha} left as a newer run set it ({current.target_url})"
+    description = status_description(report.verdict, report.headline)
+    client.set_status(sha, report.verdict, description, run_url or report.run_url)
+    return f"status {report.verdict} on {sha}"
+
+
+def _queue_run(
+    client: GitHubClient, report, run: WorkflowRun, *, bot_login: str, repository_url: str | None
+) -> JobOutcome:
+    """A merge-queue run: the verdict on the queue's commit; its PR is told only when a cell broke."""
+    from bot.publish.comment import upsert_sticky
+    from bot.publish.pending import queue_pr
+    from bot.report import COMMENT_MARKER
+
+    lines = [_set_verdict(client, run.head_sha, report, run.url or None)]
+    number = queue_pr(run.head_branch) if report.verdict == "failure" else None
+    if number:
+        body = _body(report, run.id, repository_url)
+        sticky = upsert_sticky(client, number, body, marker=COMMENT_MARKER, run_id=run.id, bot_login=bot_login)
+        lines.append(f"#{number}: comment {sticky.id} (the merge queue's commit {run.head_sha[:12]} broke a cell)")
+    return JobOutcome(tuple(lines))
+
+
+def _status_refusal(client: GitHubClient, sha: str | None, pull: PullRequest) -> str | None:
+    from bot.publish.trust import status_refusal
+
+    if not sha:
+        return "no commit to set a status on"
+    # Only a fork PR's commit can head a branch here by someone else's doing: ask GitHub then.
+    branches = client.branches_at(sha) if pull.head_repo != client.repository else []
+    return status_refusal(sha, pull, client.repository, branches)
+
+
+def _cancelled(client: GitHubClient, event: RunEvent) -> JobOutcome:
+    lines = ("the run was cancelled: nothing posted",)
+    if event.command_comment:
+        why = "The conformance run for this command was cancelled, so there is no report."
+        lines += (_finish(client, event, reported=False, why=why),)
+    return JobOutcome(lines)
+
+
+def _finish(client: GitHubClient, event: RunEvent, *, reported: bool, why: str | None = None, pulls=()) -> str:
+    from bot.publish.respond import finish_command
+
+    reply = None
+    if not reported:
+        reply = (
+            f"{why or 'The conformance run for this command left no report.'} "
+            f"The run: {event.run_url or 'see the Actions tab'}. "
+            "Comment `/export-check` again to check the PR's current head."
+        )
+    return finish_command(client, event.command_comment, reported=reported, pulls=pulls, reply=reply)
+
+
+def missing_report_job(client_for: Callable[[], GitHubClient], event: RunEvent, problem: str) -> JobOutcome:
+    """A run that ended without a report: a dispatched command is finished with 😕 and a reply, and the
+    job fails unless the run was cancelled. The client is made only when there is a command to answer."""
+    if event.conclusion == "cancelled":
+        return _cancelled(client_for(), event) if event.command_comment else JobOutcome(("the run was cancelled",))
+    lines: tuple[str, ...] = ()
+    if event.command_comment:
+        lines = (_finish(client_for(), event, reported=False),)
+    message = f"{problem}; the run's log says why it wrote none: {event.run_url or 'see the run'}"
+    return JobOutcome((*lines, message), EXIT_USAGE, annotations=(("error", message),))
+
+
+# --- `/export-check` -------------------------------------------------------------------------
+
+
+def _request_outputs(outcome) -> tuple[tuple[str, str], ...]:
+    found = [("accepted", "true" if outcome.accepted else "false")]
+    if outcome.request is not None:
+        request = outcome.request
+        found += [
+            ("request", request.to_json()),
+            ("kind", request.kind),
+            ("pr", str(request.pr)),
+            ("sha", request.head_sha or ""),
+        ]
+    return tuple(found)
+
+
+def command_job(
+    client_for: Callable[[], GitHubClient],
+    event: CommentEvent,
+    *,
+    index: Callable[[], object],
+    dispatch: str | None,
+    reports: str | None,
+    caps: Caps = Caps(),
+) -> JobOutcome:
+    """Answer an `/export-check` comment: check, acknowledge, pin the head, dispatch. `kind` is the
+    output the apply job waits on, so a comment is answered by one job only."""
+    from bot.publish.respond import handle_command
+
+    why = event.ignored_because()
+    if why:  # no client needed: nothing is said on GitHub
+        return JobOutcome((f"ignored: {why}",), outputs=(("accepted", "false"),))
+    names = index()
+    outcome = handle_command(
+        client_for(),
+        event,
+        model_classes=names.classes,
+        model_types=frozenset(names.classes_by_type),
+        dispatch=dispatch,
+        reports=reports,
+        caps=caps,
+    )
+    return JobOutcome((outcome.note,), outputs=_request_outputs(outcome))
+
+
+def apply_job(
+    client: GitHubClient,
+    event: CommentEvent,
+    *,
+    workflow: str,
+    dispatch: str | None,
+    skiplists_path: str,
+    caps: Caps = Caps(),
+) -> JobOutcome:
+    """`/export-check apply`: commit the PR's proposed skiplist patch (same-repository PRs). A refusal exits 2."""
+    from bot.publish.respond import apply_command, apply_gate
+
+    ignored = apply_gate(client, event)
+    if ignored is not None:
+        return JobOutcome((ignored.note,), outputs=_request_outputs(ignored))
+    pull = client.pull_request(event.number)
+    outcome = apply_command(
+        client, event, pull, workflow=workflow, skiplists_path=skiplists_path, dispatch=dispatch, caps=caps
+    )
+    code = EXIT_OK if outcome.accepted or outcome.reply is None else EXIT_USAGE
+    return JobOutcome((outcome.note,), code, outputs=_request_outputs(outcome))
+
+
+def verify_sha_job(client: GitHubClient, pr: int, sha: str) -> JobOutcome:
+    """Stop (exit 1) when the PR head moved away from the pinned SHA."""
+    from bot.publish.respond import head_moved
+
+    moved = head_moved(client, pr, sha)
+    if moved:
+        return JobOutcome((moved,), EXIT_FAILURE, annotations=(("error", moved),))
+    return JobOutcome((f"#{pr} head is still {sha}",))
+
+
+# --- the sweep on the default branch ---------------------------------------------------------
+
+
+def baseline_job(client: GitHubClient, workflow: str, artifact: str, branch: str, out: Path, caps: Caps) -> JobOutcome:
+    """The baseline JUnit of the newest sweep of this repository on `branch`, unpacked into `out`."""
+    from bot.publish.baseline import download_baseline
+
+    run: WorkflowRun | None = download_baseline(client, workflow, out, name=artifact, branch=branch, caps=caps)
+    if run is None:
+        notice = f"no baseline yet: no {workflow} sweep of {client.repository} on {branch} has {artifact}"
+        return JobOutcome(("no baseline yet",), outputs=(("found", "false"),), annotations=(("notice", notice),))
+    return JobOutcome(
+        (f"baseline of {run.head_sha} (run {run.id}) in {out}",),
+        outputs=(("found", "true"), ("sha", run.head_sha)),
+    )
+
+
+def reports_job(
+    client: GitHubClient, workflow: str, artifact: str, *, branch: str, count: int, run_id: int, out: Path, caps: Caps
+) -> JobOutcome:
+    """The report.json of the last `count` sweeps before this one, into `out/sweep-NNN/` (oldest first)."""
+    from bot.files import write_text
+    from bot.publish.obsolete_skips import history_json
+
+    found = history_json(client, workflow, artifact, branch=branch, count=count, exclude_run=run_id, caps=caps)
+    # Folder names keep the order, for reports without `created`.
+    for index, (_run, data) in enumerate(found):
+        write_text(out / f"sweep-{index:03d}" / "report.json", json.dumps(data, ensure_ascii=False))
+    return JobOutcome((f"{len(found)} earlier {workflow} reports in {out}",))
+
+
+@dataclass(frozen=True)
+class ObsoleteInputs:
+    workflow: str
+    artifact: str
+    report_path: Path | None
+    run_id: int
+    min_passes: int
+    branch: str
+    skiplists_dir: Path
+    skiplists_path: str
+    run_url: str | None
+    server_url: str
+
+
+def obsolete_skips_job(client: GitHubClient, given: ObsoleteInputs, caps: Caps) -> JobOutcome:
+    """Propose with the probe history, then open, update or close the one obsolete-skip PR."""
+    from bot.diff.model import Report, load_report
+    from bot.publish.obsolete_skips import (
+        current_report_json,
+        history_json,
+        obsolete_files,
+        render_body,
+        sync_pull_request,
+        title_for,
+    )
+
+    k = given.min_passes
+    if given.report_path:
+        report = load_report(given.report_path)
+    else:
+        data = current_report_json(client, given.run_id, given.artifact, caps=caps)
+        report = Report.from_json(data, where=f"run {given.run_id}'s {given.artifact}")
+    earlier = history_json(
+        client, given.workflow, given.artifact, branch=given.branch, count=k - 1, exclude_run=given.run_id, caps=caps
+    )
+    history = [Report.from_json(d, where=f"{given.artifact} of run {run.id}") for run, d in earlier]
+    edits, files = obsolete_files(report, history, given.skiplists_dir, min_passes=k, repo_folder=given.skiplists_path)
+    entries = [e.to_json() for e in edits]
+    body = render_body(entries, min_passes=k, runs=evidence_runs(client, earlier, given, report.run_url))
+    return JobOutcome((sync_pull_request(client, files, body, title=title_for(entries), base=given.branch),))
+
+
+def evidence_runs(client: GitHubClient, earlier, given: ObsoleteInputs, report_url: str | None):
+    """The K runs that are the evidence: the earlier sweeps, then this one. This run's page comes from
+    its id (GITHUB_RUN_ID); the report's own URL only when there is no id (the report is data)."""
+    from bot.publish.obsolete_skips import Evidence
+
+    own = f"{given.server_url.rstrip('/')}/{client.repository}/actions/runs/{given.run_id}" if given.run_id else ""
+    this_url = given.run_url or own or report_url or ""
+    return [Evidence(run.id, run.url) for run, _ in earlier] + (
+        [Evidence(given.run_id, this_url)] if given.run_id else []
+    )
