@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from bot.publish.github_api import Comment, GitHubClient, GitHubError
@@ -114,5 +115,25 @@ def _delete(client: GitHubClient, number: int, duplicates: tuple[Comment, ...]) 
 
 
 def status_description(verdict: str, headline: str) -> str:
-    text = f"{verdict}: {headline}" if headline else verdict
-    return text if len(text) <= 140 else text[:139] + "…"
+    """`verdict: headline` as one line of plain text within GitHub's 140 characters.
+
+    The headline comes from the report, which the PR's code wrote: GitHub shows the description as
+    text, so nothing is escaped, but control and format characters (newlines, bidi overrides, lone
+    surrogates that would not even encode) are dropped and runs of whitespace become one space.
+    """
+    line = _plain(headline)  # linear: a headline is at most 100,000 characters (bot/diff/model.py)
+    text = f"{_plain(verdict)}: {line}" if line else _plain(verdict)
+    return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 1].rstrip() + "…"
+
+
+MAX_DESCRIPTION = 140  # GitHub refuses a longer commit status description
+
+
+def _plain(text: str) -> str:
+    # Cc: controls (newlines, tabs, escapes); Cf: format (bidi overrides, zero-width); Cs: lone
+    # surrogates; Zl/Zp: line and paragraph separators.
+    kept = "".join(" " if unicodedata.category(c) in _DROPPED else c for c in text)
+    return " ".join(kept.split())
+
+
+_DROPPED = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})

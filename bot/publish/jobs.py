@@ -282,17 +282,34 @@ def apply_job(
     caps: Caps = Caps(),
 ) -> JobOutcome:
     """`/export-check apply`: commit the PR's proposed skiplist patch (same-repository PRs). A refusal exits 2."""
-    from bot.publish.respond import apply_command, apply_gate
+    from bot.publish.respond import NotCommitted, apply_command, apply_gate
 
     ignored = apply_gate(client, event)
     if ignored is not None:
         return JobOutcome((ignored.note,), outputs=_request_outputs(ignored))
     pull = client.pull_request(event.number)
-    outcome = apply_command(
-        client, event, pull, workflow=workflow, skiplists_path=skiplists_path, dispatch=dispatch, caps=caps
-    )
+    try:
+        outcome = apply_command(
+            client, event, pull, workflow=workflow, skiplists_path=skiplists_path, dispatch=dispatch, caps=caps
+        )
+    except NotCommitted as exc:
+        return _not_committed(client, event, exc)
     code = EXIT_OK if outcome.accepted or outcome.reply is None else EXIT_USAGE
     return JobOutcome((outcome.note,), code, outputs=_request_outputs(outcome))
+
+
+def _not_committed(client: GitHubClient, event: CommentEvent, failure: BotError) -> JobOutcome:
+    """GitHub refused a write of `apply` before the branch moved: 😕 and one reply (a re-run of this
+    job finds it by its marker), then exit 2 with GitHub's words."""
+    from bot.publish.respond import finish_command
+
+    reply = (
+        f"GitHub refused a step of committing the proposed skiplist edits ({failure}), so nothing was "
+        "committed and the branch is unchanged. Comment `/export-check apply` to try again."
+    )
+    line = finish_command(client, event.comment_id, reported=False, pulls=(event.number,), reply=reply)
+    message = f"apply: nothing was committed: {failure}"
+    return JobOutcome((line, message), EXIT_USAGE, outputs=(("accepted", "false"),), annotations=(("error", message),))
 
 
 def verify_sha_job(client: GitHubClient, pr: int, sha: str) -> JobOutcome:

@@ -30,6 +30,11 @@ log = logging.getLogger(__name__)
 _SKIPLIST_NAME = re.compile(r"^[A-Za-z0-9_.-]+\.toml$")
 
 
+class NotCommitted(GitHubError):
+    """A GitHub call of `apply` failed before the PR branch moved: nothing was committed, and no one
+    has answered the command yet (the apply job does, with 😕 and one reply)."""
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What happened to a comment: `request` is set only when a run should start."""
@@ -323,18 +328,22 @@ def apply_command(
 
 def _commit(client: GitHubClient, event: CommentEvent, pull: PullRequest, files: dict, dispatch: str | None) -> Outcome:
     message = f"Apply export-bot's proposed skiplist edits\n\nRequested in #{event.number} by @{event.author}."
-    sha = client.commit_files(pull.head_sha, files, message)
+    try:
+        sha = client.commit_files(pull.head_sha, files, message)
+    except GitHubError as exc:  # blobs, tree or commit: the branch is untouched
+        raise NotCommitted(str(exc), exc.status) from exc
     try:
         # Fast-forward only: a push since the report would be clobbered; GitHub then says 422.
         client.set_branch(pull.head_ref, sha, force=False)
     except GitHubError as exc:
         if exc.status != 422:
-            raise
-        reply = (
-            f"Someone pushed to `{pull.head_ref}` while the proposed edits were being committed, so "
-            "nothing was committed. Comment `/export-check` to check the new head, then `apply` its proposal."
-        )
-        return _refuse(client, event, reply, f"refused: the push race was lost ({exc})")
+            _check_moved(client, pull.head_ref, sha, exc)
+        else:
+            reply = (
+                f"Someone pushed to `{pull.head_ref}` while the proposed edits were being committed, so "
+                "nothing was committed. Comment `/export-check` to check the new head, then `apply` its proposal."
+            )
+            return _refuse(client, event, reply, f"refused: the push race was lost ({exc})")
     _reply(client, event, f"Committed the proposed skiplist edits as {sha} ({', '.join(sorted(files))}).")
     client.react(event.number, event.comment_id, "rocket")
     request = Request("rerun", pr=event.number, head_sha=sha, comment_id=event.comment_id)
@@ -342,3 +351,14 @@ def _commit(client: GitHubClient, event: CommentEvent, pull: PullRequest, files:
         # Pushes made with the workflow token start no workflows, so the re-run is dispatched.
         _dispatch(client, event, dispatch, request)
     return Outcome(True, f"applied as {sha}", request=request)
+
+
+def _check_moved(client: GitHubClient, branch: str, sha: str, failure: GitHubError) -> None:
+    """Return when `branch` is at `sha` after all (the update's answer was lost); else NotCommitted."""
+    try:
+        moved = client.branch_sha(branch) == sha
+    except GitHubError as exc:
+        log.warning("could not read %s back after the failed update: %s", branch, exc)
+        moved = False
+    if not moved:
+        raise NotCommitted(str(failure), failure.status) from failure

@@ -33,6 +33,7 @@ class Fault:
     barrier: threading.Barrier | None = None
     after: bool = False  # "status": the request was processed, then the answer was lost (a proxy's 502)
     action: object = None  # "hook": called with the fake before the request is processed (someone else acts)
+    body: dict | None = None  # "status": GitHub's error body for that status (default: a bare 5xx body)
 
 
 @dataclass
@@ -116,9 +117,11 @@ class FakeGitHub:
         status: int = 502,
         seconds: float = 1.0,
         after: bool = False,
+        body: dict | None = None,
     ) -> None:
-        """`seconds`: the delay of "slow", the `Retry-After` of "rate_limit"."""
-        self.faults.append(Fault(kind, method, re.compile(path), times, status, seconds, after=after))
+        """`seconds`: the delay of "slow", the `Retry-After` of "rate_limit"; `body`: the error body of
+        "status" (GitHub's own shape for that status: the responses are checked against its description)."""
+        self.faults.append(Fault(kind, method, re.compile(path), times, status, seconds, after=after, body=body))
 
     def gate(self, *, method: str, path: str, parties: int) -> None:
         """Hold the answers to the next `parties` matching requests until all have arrived: a deterministic race.
@@ -465,6 +468,19 @@ class FakeGitHub:
         return obj
 
 
+def _faulted(fault: Fault, status: int, body, headers: dict):
+    """The answer an injected "status" or "rate_limit" fault gives instead (other faults leave it)."""
+    if fault.kind == "status":
+        return fault.status, fault.body or {"message": "Server Error"}, {}
+    if fault.kind == "rate_limit":
+        body = {
+            "message": SECONDARY_RATE_LIMIT,
+            "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api",
+        }
+        return 403, body, {"Retry-After": str(int(fault.seconds))}
+    return status, body, headers
+
+
 def _handler(fake: FakeGitHub):
     from tests.github.routes import dispatch
 
@@ -504,14 +520,8 @@ def _handler(fake: FakeGitHub):
                 query = {k: v[-1] for k, v in parse_qs(split.query).items()}
                 payload = json.loads(raw) if raw else None
                 template, status, body, headers = dispatch(fake, self.command, split.path, query, payload)
-            if fault and fault.kind == "status":
-                status, body, headers = fault.status, {"message": "Server Error"}, {}
-            if fault and fault.kind == "rate_limit":
-                status, headers = 403, {"Retry-After": str(int(fault.seconds))}
-                body = {
-                    "message": SECONDARY_RATE_LIMIT,
-                    "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api",
-                }
+            if fault:
+                status, body, headers = _faulted(fault, status, body, headers)
             data = body if isinstance(body, bytes) else (json.dumps(body).encode() if body is not None else b"")
             if fault and fault.kind == "gate":
                 # Answered first, held after: every gated request sees the state it arrived to,

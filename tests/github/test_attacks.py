@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+import unicodedata
 
 import pytest
 
@@ -13,6 +14,7 @@ from tests.conftest import ROOT
 from tests.github import payloads as P
 from tests.github.conftest import WRITER, make_report, outputs, report_zip, zipped
 from tests.github.test_command import ENTRY, _event
+from tests.report.hostile import PAYLOADS
 
 FORK = "mallory/Hello-World"
 CONFORMANCE = "export-conformance.yml"
@@ -451,3 +453,35 @@ def test_a_missing_base_branch_for_the_obsolete_skip_pr_is_a_bot_error(fake):
     client = GitHubClient(fake.full_name, fake.token, api_url=fake.url, policy=RetryPolicy(total=1, backoff=0.01))
     with pytest.raises(BotError, match="branch nope does not exist"):
         sync_pull_request(client, {"skiplists/x.toml": "x"}, "body", base="nope")
+
+
+HOSTILE_HEADLINES = (
+    *PAYLOADS,
+    "ok\u202e(desrever) \u200b\u2028next\u2029para\x1b[31mred\x00",
+    "\ud800 a lone surrogate",  # json.loads accepts it; it cannot be sent as UTF-8
+    " \n\t\r ",
+    "é" * 200,
+)
+
+
+@pytest.mark.parametrize("headline", HOSTILE_HEADLINES, ids=range(len(HOSTILE_HEADLINES)))
+def test_a_hostile_headline_becomes_one_bounded_line_of_status_text(headline):
+    from bot.publish.comment import MAX_DESCRIPTION, status_description
+
+    text = status_description("failure", headline)
+    assert len(text) <= MAX_DESCRIPTION and text.startswith("failure")
+    assert text == text.strip() and "  " not in text
+    assert not any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp") for c in text)
+    text.encode("utf-8")  # would raise on a lone surrogate
+    if not headline.strip():
+        assert text == "failure"
+
+
+def test_a_hostile_headline_reaches_the_status_as_plain_text(fake, gh, tmp_path):
+    head = fake.state.refs["heads/feature"]
+    headline = "line one\nline two\r\n\u202egnirts\x1b[0m " + "@victim " * 40
+    report = _report_file(tmp_path, "hostile", head_sha=head, verdict="failure", headline=headline)
+    assert gh("comment", "--report", str(report), event=_run_event(fake, 5, head, prs=[1])).exit_code == 0
+    description = fake.state.statuses[head][-1]["description"]
+    assert description.startswith("failure: line one line two gnirts [0m @victim @victim")
+    assert len(description) == 140 and description.endswith("…") and "\n" not in description

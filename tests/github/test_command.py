@@ -254,3 +254,67 @@ def test_echoed_words_cannot_leave_their_code_span_or_mention_anyone(fake, gh):
     [reply] = fake.bot_comments(1)
     first = reply["body"].split("\n")[2]
     assert "@octo-org" not in reply["body"] and first.count("`") == 2, first
+
+
+# GitHub's own answers when it refuses a git object: 422 with a `validation-error` body.
+TREE_REFUSED = {
+    "message": "GitRPC::BadObjectState",
+    "documentation_url": "https://docs.github.com/rest/git/trees#create-a-tree",
+    "status": "422",
+}
+COMMIT_REFUSED = {
+    "message": "Tree SHA does not exist",
+    "documentation_url": "https://docs.github.com/rest/git/commits#create-a-commit",
+    "status": "422",
+}
+
+
+def _proposed(fake) -> str:
+    head = fake.state.refs["heads/feature"]
+    report = make_report(head_sha=head, proposal={"entries": [ENTRY], "patch": "…"})
+    fake.add_run(
+        "export-conformance.yml",
+        head_sha=head,
+        branch="feature",
+        event="pull_request",
+        artifacts={"export-report": report_zip(report)},
+    )
+    return head
+
+
+@pytest.mark.parametrize(
+    "path, status, body",
+    [
+        (r"/git/trees$", 422, TREE_REFUSED),
+        (r"/git/commits$", 422, COMMIT_REFUSED),
+        (r"/git/commits$", 500, None),  # every retry answered 500
+        (r"/git/refs/heads/feature$", 500, None),  # the fast-forward itself
+    ],
+)
+def test_apply_refused_by_github_mid_commit_is_answered_once_and_commits_nothing(fake, gh, path, status, body):
+    head = _proposed(fake)
+    fake.inject("status", method="POST|PATCH", path=path, status=status, body=body, times=100)
+    event = _event(fake, "/export-check apply")
+    assert gh("command", "--dispatch", "export-conformance.yml", event=event).exit_code == 0
+    for _ in range(2):  # the job, then a re-run of it
+        result = gh("apply", "--dispatch", "export-conformance.yml", event=event)
+        assert result.exit_code == 2 and "Traceback" not in result.output
+        assert "error: apply: nothing was committed: GitHub refused" in result.output
+        [reply] = fake.bot_comments(1)
+        assert "nothing was committed" in reply["body"] and "`/export-check apply`" in reply["body"]
+        assert fake.state.reactions[500] == ["eyes", "confused"]
+        assert fake.state.refs["heads/feature"] == head and fake.state.dispatches == []
+        assert outputs(gh.output)["accepted"] == "false"
+
+
+def test_apply_whose_fast_forward_answer_was_lost_is_a_commit(fake, gh):
+    """GitHub moved the branch but the answers were lost: the branch read back says it was committed."""
+    head = _proposed(fake)
+    fake.inject("status", method="PATCH", path=r"/git/refs/heads/feature$", status=502, after=True, times=100)
+    result = gh("apply", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check apply"))
+    assert result.exit_code == 0, result.output
+    new_head = fake.state.refs["heads/feature"]
+    assert fake.state.commits[new_head]["parents"] == [head]
+    [reply] = fake.bot_comments(1)
+    assert f"Committed the proposed skiplist edits as {new_head}" in reply["body"]
+    assert fake.state.reactions[500] == ["rocket"] and fake.state.dispatches[-1]["inputs"]["sha"] == new_head
