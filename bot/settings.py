@@ -142,14 +142,24 @@ def _checked(key: Key, value: object, where: str, folder: Path) -> object:
             raise SettingsError(f'{where} must be a list of non-empty strings (["…", …]), not {_show(value)}')
         return tuple(value)
     if key.kind in ("path", "source"):
-        if not isinstance(value, str) or not value.strip():
-            raise SettingsError(f"{where} must be a non-empty string, not {_show(value)}")
-        if key.kind == "path":
-            return Path(value) if Path(value).is_absolute() else folder / value
-        kind, sep, rest = value.strip().partition(":")
-        if value.strip() != "zoo" and not (kind == "transformers-tests" and sep and rest.strip()):
-            raise SettingsError(f"{where} must be 'zoo' or 'transformers-tests:PATH', not {value!r}")
-        return _resolve_source(value.strip(), folder)
+        return _checked_place(key, value, where, folder)
+    return _checked_number(key, value, where)
+
+
+def _checked_place(key: Key, value: object, where: str, folder: Path) -> object:
+    """A path (relative to the pyproject's folder) or a model source."""
+    if not isinstance(value, str) or not value.strip():
+        raise SettingsError(f"{where} must be a non-empty string, not {_show(value)}")
+    if key.kind == "path":
+        return Path(value) if Path(value).is_absolute() else folder / value
+    kind, sep, rest = value.strip().partition(":")
+    if value.strip() != "zoo" and not (kind == "transformers-tests" and sep and rest.strip()):
+        raise SettingsError(f"{where} must be 'zoo' or 'transformers-tests:PATH', not {value!r}")
+    return _resolve_source(value.strip(), folder)
+
+
+def _checked_number(key: Key, value: object, where: str) -> object:
+    """A whole or finite number inside the key's bounds."""
     whole = key.kind == "int"
     if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)) or value != value:
         raise SettingsError(f"{where} must be {'a whole number' if whole else 'a finite number'}, not {_show(value)}")

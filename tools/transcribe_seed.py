@@ -56,52 +56,70 @@ def _inside_string(text: str, index: int) -> bool:
 
 def _layout(source: str) -> str:
     """Black-like layout: a line per key, per concatenated string piece, per comment."""
-    out: list[str] = []
-    stack: list[str] = []  # open brackets; only `{` and `(` of the literal break lines
-    line, prev = "", None
-
-    def newline() -> None:
-        nonlocal line
-        if line.strip():
-            out.append(line.rstrip())
-        line = "    " * sum(b in "{(" for b in stack)
-
+    layout = _Layout()
+    prev = None
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        kind, text = tok.type, tok.string
+        layout.add(tok.type, tok.string, prev)
+        prev = "STRING" if tok.type == tokenize.STRING else tok.string
+    layout.newline()
+    return "\n".join(layout.out) + "\n"
+
+
+class _Layout:
+    """The lines laid out so far, the line being built and the brackets open around it."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.stack: list[str] = []  # open brackets; only `{` and `(` of the literal break lines
+        self.line = ""
+
+    def newline(self) -> None:
+        if self.line.strip():
+            self.out.append(self.line.rstrip())
+        self.line = "    " * sum(b in "{(" for b in self.stack)
+
+    def add(self, kind: int, text: str, prev: str | None) -> None:
+        """One token; `prev` is the previous token's text, or "STRING" after a string."""
         if kind == tokenize.COMMENT:
-            newline()
-            line += text
-            newline()
+            self.newline()
+            self.line += text
+            self.newline()
         elif kind == tokenize.OP and text in "{([":
-            line += text
-            stack.append(text)
-            if text != "[":
-                newline()
+            self.open(text)
         elif kind == tokenize.OP and text in "})]":
-            opened = stack.pop()
-            if opened == "[":
-                line += text
-            elif prev == opened:  # an empty dict stays `{}`
-                line = out.pop() + text
-            else:
-                newline()
-                line += text
+            self.close(text, prev)
         elif kind == tokenize.OP and text == ",":
-            line += text
-            if stack and stack[-1] != "[":
-                newline()
-            else:
-                line += " "
+            self.comma()
         elif kind == tokenize.OP and text in ":=":
-            line += ": " if text == ":" else " = "
+            self.line += ": " if text == ":" else " = "
         elif kind == tokenize.STRING and prev == "STRING":
-            newline()
-            line += text
+            self.newline()
+            self.line += text
         elif kind not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER):
-            line += text
-        prev = "STRING" if kind == tokenize.STRING else text
-    newline()
-    return "\n".join(out) + "\n"
+            self.line += text
+
+    def open(self, text: str) -> None:
+        self.line += text
+        self.stack.append(text)
+        if text != "[":
+            self.newline()
+
+    def close(self, text: str, prev: str | None) -> None:
+        opened = self.stack.pop()
+        if opened == "[":
+            self.line += text
+        elif prev == opened:  # an empty dict stays `{}`
+            self.line = self.out.pop() + text
+        else:
+            self.newline()
+            self.line += text
+
+    def comma(self) -> None:
+        self.line += ","
+        if self.stack and self.stack[-1] != "[":
+            self.newline()
+        else:
+            self.line += " "
 
 
 def main() -> None:

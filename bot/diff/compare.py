@@ -37,23 +37,10 @@ def diff(
     """
     found = _sort(head, base, rerun, skiplists)
     categories = {name: tuple(lines) for name, lines in found.lines.items()}
-    problems = (
-        tuple(head.problems)
-        + tuple(base.problems if base is not None else ())
-        + tuple(rerun.problems if rerun is not None else ())
-    )
+    problems = _problems(head, base, rerun)
     verdict, headline = _judge(categories, problems, baseline=base is not None)
     head_sha = head_sha or head.git_sha
-    groups = ()
-    if group and found.failing:
-        groups = group_failures(
-            found.failing,
-            changed_lines=changed_lines,
-            source=_source(head),
-            repository_url=repository_url,
-            head_sha=head_sha,
-            skiplisted=frozenset(found.skiplisted),
-        )
+    groups = _groups(found, head, changed_lines, repository_url, head_sha) if group else ()
     return Report(
         verdict=verdict,
         headline=headline,
@@ -70,13 +57,45 @@ def diff(
         run_url=run_url,
         cells=tuple(found.cells),
         non_cells=len(head.non_cells),
-        files={
-            key: tuple(rs.files) for key, rs in (("base", base), ("head", head), ("rerun", rerun)) if rs is not None
-        },
+        files=_files(base, head, rerun),
         setup_problems=_setup_problems(head),
         groups=groups,
         repository_url=repository_url,
     )
+
+
+def _problems(head: ResultSet, base: ResultSet | None, rerun: ResultSet | None) -> tuple:
+    """The reading problems of every result set the diff was given: head's, then base's, then the re-run's."""
+    return (
+        tuple(head.problems)
+        + tuple(base.problems if base is not None else ())
+        + tuple(rerun.problems if rerun is not None else ())
+    )
+
+
+def _groups(
+    found: _Sorted,
+    head: ResultSet,
+    changed_lines: ChangedLines | None,
+    repository_url: str | None,
+    head_sha: str | None,
+) -> tuple:
+    """The newly broken and new failing cells grouped by cause; none when nothing fails."""
+    if not found.failing:
+        return ()
+    return group_failures(
+        found.failing,
+        changed_lines=changed_lines,
+        source=_source(head),
+        repository_url=repository_url,
+        head_sha=head_sha,
+        skiplisted=frozenset(found.skiplisted),
+    )
+
+
+def _files(base: ResultSet | None, head: ResultSet, rerun: ResultSet | None) -> dict[str, tuple]:
+    """The files each given result set was read from, by role."""
+    return {key: tuple(rs.files) for key, rs in (("base", base), ("head", head), ("rerun", rerun)) if rs is not None}
 
 
 @dataclass

@@ -118,18 +118,30 @@ def parse_command(body: str, *, model_classes: frozenset[str], model_types: froz
         return Request("rerun")
     if len(args) == 1 and args[0] in ("full", "probe", "apply", "help"):
         return Request(args[0])
+    models, backends, shapes, generate, problems = _read_options(args, model_classes, model_types)
+    if not models and not problems:
+        problems.append(_Problem("no-model"))
+    if problems:
+        return _invalid(problems, model_classes | model_types)
+    return Request(
+        "models",
+        models=tuple(dict.fromkeys(models)),
+        backends=tuple(dict.fromkeys(backends)),
+        shapes=tuple(dict.fromkeys(shapes)),
+        generate=generate,
+    )
+
+
+def _read_options(
+    args: list[str], model_classes: frozenset[str], model_types: frozenset[str]
+) -> tuple[list[str], list[str], list[str], bool, list[_Problem]]:
+    """The models, backends and shapes a models request names, its `--generate`, and its problems in order."""
     models, backends, shapes, generate, problems = [], [], [], False, []
     it = iter(args)
     for word in it:
         if word == "--backend" or word.startswith("--backend="):
             value = word.partition("=")[2] or next(it, "")
-            for backend in filter(None, value.split(",")):
-                if backend in BACKENDS:
-                    backends.append(backend)
-                else:
-                    problems.append(_Problem("backend", backend))
-            if not value:
-                problems.append(_Problem("no-value"))
+            _read_backends(value, backends, problems)
         elif word in ("--static", "--dynamic"):
             shapes.append(word[2:])
         elif word == "--generate":
@@ -140,22 +152,28 @@ def parse_command(body: str, *, model_classes: frozenset[str], model_types: froz
             models.append(word)
         else:
             problems.append(_Problem("model", word))
-    if not models and not problems:
-        problems.append(_Problem("no-model"))
-    if problems:
-        shown = tuple(_describe(p, model_classes | model_types) for p in problems[:MAX_SHOWN])
-        listing = "\n".join(f"- {p}" for p in shown)
-        more = len(problems) - len(shown)
-        if more:
-            listing += f"\n- … and {more} more problem{'s' if more > 1 else ''} ({len(problems)} in all)"
-        return Invalid(f"I could not read this command:\n\n{listing}\n\n{HELP_TEXT}", shown, len(problems))
-    return Request(
-        "models",
-        models=tuple(dict.fromkeys(models)),
-        backends=tuple(dict.fromkeys(backends)),
-        shapes=tuple(dict.fromkeys(shapes)),
-        generate=generate,
-    )
+    return models, backends, shapes, generate, problems
+
+
+def _read_backends(value: str, backends: list[str], problems: list[_Problem]) -> None:
+    """One `--backend` value (comma-separated): known backends to `backends`, the rest to `problems`."""
+    for backend in filter(None, value.split(",")):
+        if backend in BACKENDS:
+            backends.append(backend)
+        else:
+            problems.append(_Problem("backend", backend))
+    if not value:
+        problems.append(_Problem("no-value"))
+
+
+def _invalid(problems: list[_Problem], names: frozenset[str]) -> Invalid:
+    """The reply to a command with problems: the first `MAX_SHOWN` described, the rest counted."""
+    shown = tuple(_describe(p, names) for p in problems[:MAX_SHOWN])
+    listing = "\n".join(f"- {p}" for p in shown)
+    more = len(problems) - len(shown)
+    if more:
+        listing += f"\n- … and {more} more problem{'s' if more > 1 else ''} ({len(problems)} in all)"
+    return Invalid(f"I could not read this command:\n\n{listing}\n\n{HELP_TEXT}", shown, len(problems))
 
 
 def refusal(user: str, role: str) -> str:

@@ -208,28 +208,9 @@ def read_tree(
     # `__all__` closes the module in Transformers; 300 lines of context cover the longest list.
     for path, line in grep("^__all__", [specs["modeling"]], mode="basic", after=300):
         snippets.setdefault(path, []).append(line)
-    imports: dict[str, set[str]] = {}
-    parents: dict[str, set[str]] = {}
-    needs_ast: set[str] = set()
-    class_lines: dict[str, list[str]] = {}
-    for path, line in _import_lines(grep, list(specs.values())):
-        if line.startswith("class"):
-            if "/modeling_" in path:
-                class_lines.setdefault(path, []).append(line)
-            continue
-        own = type_of.get(path)
-        match = _IMPORT_LINE.match(line)
-        if own is None or match is None:
-            continue
-        target = _type_of_spelling(match.group(1) or match.group(2), own)
-        if target is None:
-            continue
-        if path == modular.get(own):
-            parents.setdefault(own, set()).add(target)
-        elif line[:1].isspace():
-            needs_ast.add(path)
-        else:
-            imports.setdefault(own, set()).add(target)
+    imports, parents, needs_ast, class_lines = _sort_import_lines(
+        _import_lines(grep, list(specs.values())), type_of, modular
+    )
     for path, source in read_files(sorted(needs_ast)).items():
         imports[type_of[path]] = set(runtime_imports(source, type_of[path]))
 
@@ -252,6 +233,36 @@ def read_tree(
         {t: frozenset(p) for t, p in parents.items() if p},
         frozenset(modeling) | frozenset(modular),
     )
+
+
+def _sort_import_lines(
+    lines: Iterable[tuple[str, str]], type_of: Mapping[str, str], modular: Mapping[str, str]
+) -> tuple[dict[str, set[str]], dict[str, set[str]], set[str], dict[str, list[str]]]:
+    """The grepped import and class lines, sorted: each type's run-time imports and modular parents (by
+    model type), the modeling modules whose indented imports need the AST, and each module's class lines."""
+    imports: dict[str, set[str]] = {}
+    parents: dict[str, set[str]] = {}
+    needs_ast: set[str] = set()
+    class_lines: dict[str, list[str]] = {}
+    for path, line in lines:
+        if line.startswith("class"):
+            if "/modeling_" in path:
+                class_lines.setdefault(path, []).append(line)
+            continue
+        own = type_of.get(path)
+        match = _IMPORT_LINE.match(line)
+        if own is None or match is None:
+            continue
+        target = _type_of_spelling(match.group(1) or match.group(2), own)
+        if target is None:
+            continue
+        if path == modular.get(own):
+            parents.setdefault(own, set()).add(target)
+        elif line[:1].isspace():
+            needs_ast.add(path)
+        else:
+            imports.setdefault(own, set()).add(target)
+    return imports, parents, needs_ast, class_lines
 
 
 def _class_bases(lines: dict[str, list[str]], read_files) -> dict[str, dict[str, tuple[str, ...]]]:

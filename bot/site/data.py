@@ -113,29 +113,63 @@ def build_data(
 ) -> dict:
     """The page's data. `skip_lines`: (scope, class) → (file, 1-based line); `families`: fallback class → family."""
     runs = ordered(runs)
-    cell_index: dict[str, int] = {}
-    cell_ids: list[str] = []
-    for run in runs:
-        for line in run.report.cells:
-            if line.cell not in cell_index:
-                cell_index[line.cell] = len(cell_ids)
-                cell_ids.append(line.cell)
-    classes, columns, cell_class, cell_column = _grid(cell_ids)
-
-    strings = _Interner()
-    strings("")
+    cell_index = _index_cells(runs)
+    classes, columns, cell_class, cell_column = _grid(list(cell_index))
     states = _Interner()
     states(MISSING)
+    backend_of = [columns[c]["backend"] if c >= 0 else None for c in cell_column]
+    encoded_runs, rates = _encode_runs(runs, cell_index, states, backend_of)
+    strings = _Interner()
+    strings("")
+    table = [[s[0], s[1], *(strings(x) for x in s[2:7]), s[7], strings(s[8]), strings(s[9])] for s in states.items]
+    family_names, class_family = _families(runs, families, classes)
+    links = {
+        f"{scope}|{model_class}": [strings(file), line]
+        for (scope, model_class), (file, line) in (skip_lines or {}).items()
+    }
+    return {
+        "schema": SCHEMA,
+        "generated": generated,
+        "repo_url": https_url(repo_url),
+        "skiplist_url": https_url(skiplist_url),
+        "codes": {letter: list(value) for letter, value in CODES.items()},
+        "backends": list(BACKENDS),
+        "columns": [{k: v for k, v in c.items() if k != "key"} for c in columns],
+        "classes": classes,
+        "families": family_names,
+        "class_family": class_family,
+        "cell_class": cell_class,
+        "cell_column": cell_column,
+        "strings": strings.items,
+        "states": table,
+        "skip_lines": links,
+        "runs": encoded_runs,
+        "rates": rates,
+    }
+
+
+def _index_cells(runs: Sequence[Run]) -> dict[str, int]:
+    """Every cell id any run holds → its position, in order of first appearance."""
+    cell_index: dict[str, int] = {}
+    for run in runs:
+        for line in run.report.cells:
+            cell_index.setdefault(line.cell, len(cell_index))
+    return cell_index
+
+
+def _encode_runs(
+    runs: Sequence[Run], cell_index: Mapping[str, int], states: _Interner, backend_of: list[str | None]
+) -> tuple[list[dict], list]:
+    """Each run as its changes from the one before (or in full, when shorter), and each run's pass rates."""
     missing = 0
-    previous = [missing] * len(cell_ids)
+    previous = [missing] * len(cell_index)
     encoded_runs, rates = [], []
     # Nights repeat most lines verbatim: a line (a tuple) maps to its state id once, for all runs.
     state_of: dict = {}
-    backend_of = [columns[c]["backend"] if c >= 0 else None for c in cell_column]
     for run in runs:
         report = run.report
         flaky = {line.cell for line in report.category("flaky")}
-        current = [missing] * len(cell_ids)
+        current = [missing] * len(cell_index)
         for line in report.cells:
             key = (line, True) if line.cell in flaky else line
             state = state_of.get(key)
@@ -151,34 +185,18 @@ def build_data(
         encoded_runs.append(entry)
         rates.append(_rates(current, [s[0] for s in states.items], backend_of))
         previous = current
+    return encoded_runs, rates
 
-    table = [[s[0], s[1], *(strings(x) for x in s[2:7]), s[7], strings(s[8]), strings(s[9])] for s in states.items]
+
+def _families(
+    runs: Sequence[Run], families: Mapping[str, str] | None, classes: list[str]
+) -> tuple[list[str], list[int]]:
+    """The family names (sorted) and each class's family index: the reports' own families over the fallback."""
     family_of = dict(families or {})
     for run in runs:
         family_of.update(run.report.families)
     family_names = sorted({family_of.get(c, "unknown") for c in classes})
-    links = {}
-    for (scope, model_class), (file, line) in (skip_lines or {}).items():
-        links[f"{scope}|{model_class}"] = [strings(file), line]
-    return {
-        "schema": SCHEMA,
-        "generated": generated,
-        "repo_url": https_url(repo_url),
-        "skiplist_url": https_url(skiplist_url),
-        "codes": {letter: list(value) for letter, value in CODES.items()},
-        "backends": list(BACKENDS),
-        "columns": [{k: v for k, v in c.items() if k != "key"} for c in columns],
-        "classes": classes,
-        "families": family_names,
-        "class_family": [family_names.index(family_of.get(c, "unknown")) for c in classes],
-        "cell_class": cell_class,
-        "cell_column": cell_column,
-        "strings": strings.items,
-        "states": table,
-        "skip_lines": links,
-        "runs": encoded_runs,
-        "rates": rates,
-    }
+    return family_names, [family_names.index(family_of.get(c, "unknown")) for c in classes]
 
 
 def _grid(cell_ids: list[str]) -> tuple[list[str], list[dict], list[int], list[int]]:

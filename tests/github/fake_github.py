@@ -482,8 +482,6 @@ def _faulted(fault: Fault, status: int, body, headers: dict):
 
 
 def _handler(fake: FakeGitHub):
-    from tests.github.routes import dispatch
-
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         # Headers and body go out in two writes: with Nagle's algorithm each answer on a kept-alive
@@ -502,24 +500,9 @@ def _handler(fake: FakeGitHub):
             if fault and fault.kind == "reset":
                 self.close_connection = True  # no response at all: the client sees the connection drop
                 return
-            if fault and fault.kind == "slow":
-                time.sleep(fault.seconds)
-            if fault and fault.kind == "hook":
-                with fake.lock:
-                    fault.action(fake)
-            refused = fault is not None and fault.kind in ("status", "rate_limit") and not fault.after
-            if self.headers.get("Authorization", "").split()[-1:] != [fake.token] and not split.path.startswith(
-                "/_blobs/"
-            ):
-                template, status, body, headers = "", 401, {"message": "Bad credentials"}, {}
-            elif refused:  # turned away before the request reached the "backend": no state change
-                from tests.github.routes import template_of
-
-                template, status, body, headers = template_of(self.command, split.path), 0, None, {}
-            else:
-                query = {k: v[-1] for k, v in parse_qs(split.query).items()}
-                payload = json.loads(raw) if raw else None
-                template, status, body, headers = dispatch(fake, self.command, split.path, query, payload)
+            _before_answer(fake, fault)
+            signed = self.headers.get("Authorization", "").split()[-1:] == [fake.token]
+            template, status, body, headers = _answer(fake, fault, self.command, split, raw, signed=signed)
             if fault:
                 status, body, headers = _faulted(fault, status, body, headers)
             data = body if isinstance(body, bytes) else (json.dumps(body).encode() if body is not None else b"")
@@ -539,3 +522,26 @@ def _handler(fake: FakeGitHub):
         do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
 
     return Handler
+
+
+def _before_answer(fake: FakeGitHub, fault) -> None:
+    """A slow fault waits, a hook fault acts on the state, before the request is answered."""
+    if fault and fault.kind == "slow":
+        time.sleep(fault.seconds)
+    if fault and fault.kind == "hook":
+        with fake.lock:
+            fault.action(fake)
+
+
+def _answer(fake: FakeGitHub, fault, command: str, split, raw: bytes, *, signed: bool) -> tuple:
+    """(template, status, body, headers) as the "backend" answers, before any fault rewrites them."""
+    from tests.github.routes import dispatch, template_of
+
+    refused = fault is not None and fault.kind in ("status", "rate_limit") and not fault.after
+    if not signed and not split.path.startswith("/_blobs/"):
+        return "", 401, {"message": "Bad credentials"}, {}
+    if refused:  # turned away before the request reached the "backend": no state change
+        return template_of(command, split.path), 0, None, {}
+    query = {k: v[-1] for k, v in parse_qs(split.query).items()}
+    payload = json.loads(raw) if raw else None
+    return dispatch(fake, command, split.path, query, payload)

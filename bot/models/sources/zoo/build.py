@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 import inspect
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,17 +172,7 @@ def _kind(cls: type, config: Any, main: str, signature: Mapping[str, Any]) -> st
         # BLIP-2 / Grounding DINO style: an image and the text it conditions.
         return "vlm" if make.image_token(config) is not None and _has_vision(config) else "text-image"
     if main == "input_ids" or (main not in signature and "input_ids" in signature):
-        if "MultipleChoice" in name:
-            return "multiple-choice"
-        if make.image_token(config) is not None and _has_vision(config):
-            return "vlm"
-        if "pixel_values" in signature and _has_vision(config):
-            return "text-image"
-        if "bbox" in signature:
-            return "text-layout"
-        if getattr(config, "is_encoder_decoder", False) and "decoder_input_ids" in signature:
-            return "seq2seq"
-        return "text"
+        return _text_kind(name, config, signature)
     if main == "pixel_values":
         return "video" if "Video" in name or "video" in config.model_type else "image"
     if main == "input_values":
@@ -192,62 +182,123 @@ def _kind(cls: type, config: Any, main: str, signature: Mapping[str, Any]) -> st
     raise NotBuildable(f"main input {main!r}: the zoo makes no inputs of this kind yet")
 
 
+def _text_kind(name: str, config: Any, signature: Mapping[str, Any]) -> str:
+    """The kind of a model whose main input is token ids: what else its forward takes decides."""
+    if "MultipleChoice" in name:
+        return "multiple-choice"
+    if make.image_token(config) is not None and _has_vision(config):
+        return "vlm"
+    if "pixel_values" in signature and _has_vision(config):
+        return "text-image"
+    if "bbox" in signature:
+        return "text-layout"
+    if getattr(config, "is_encoder_decoder", False) and "decoder_input_ids" in signature:
+        return "seq2seq"
+    return "text"
+
+
 def _has_vision(config: Any) -> bool:
     return any(getattr(config, f, None) is not None for f in ("vision_config", "vision_tower_config", "visual_config"))
 
 
 def _batch(kind: str, cls: type, config: Any, signature: Mapping[str, Any], *, generate: bool) -> dict[str, Any]:
-    if kind == "text":
-        # Decoder-only generation pads on the left, so every row ends in a real token.
-        return make.text(config, left=generate, mask="attention_mask" in signature)
-    if kind == "multiple-choice":
-        batch = make.text(config)
-        return {k: v.unsqueeze(1).expand(-1, make.CHOICES, -1).contiguous() for k, v in batch.items()}
-    if kind == "seq2seq":
-        batch = make.text(config)
-        if cls.__name__.endswith(("ForSequenceClassification", "ForQuestionAnswering")):
-            # BART-style heads pool at the eos token, which every row must hold exactly once, last;
-            # the decoder then starts from the shifted input_ids, as upstream's testers leave it.
-            return make.with_final_eos(config, batch)
-        if not generate:
-            batch["decoder_input_ids"] = make.decoder_ids(config)
-        return batch
-    if kind == "text-layout":
-        batch = make.text(config)
-        # Boxes (x0, y0, x1, y1) inside the config's 2-D position range (LayoutLM's 0-1000).
-        limit = min(1000, int(getattr(config, "max_2d_position_embeddings", 1024) or 1024) - 1)
-        boxes = torch.randint(0, limit // 2, (make.BATCH, make.SEQ_LENGTH, 2), generator=make._generator(6))
-        batch["bbox"] = torch.cat([boxes, boxes + limit // 4], dim=-1)
-        return batch
-    if kind == "text-image":
-        return {**make.text(config), "pixel_values": make.pixels(config)}
-    if kind == "vlm":
-        extra: dict[str, Any] = {}
-        if _takes_grid(cls):
-            pixel_values, extra["image_grid_thw"] = make.grid_patches(config)
-        else:
-            pixel_values = make.pixels(config)
-        tokens = _image_tokens(cls, config, pixel_values, extra)
-        batch = {**make.vlm(config, tokens, pixel_values, left=generate), **extra}
-        if extra and "mm_token_type_ids" in signature:
-            # Grid-patch models also take which tokens are image tokens (1) and which text (0).
-            batch["mm_token_type_ids"] = (batch["input_ids"] == make.image_token(config)).long()
-        return batch
-    if kind == "image":
-        return {"pixel_values": make.pixels(config)}
-    if kind == "grid-vision":
-        patches, grid = make.grid_patches(config)
-        return {make.required(cls)[0]: patches, "grid_thw": grid}
-    if kind == "video":
-        return {"pixel_values": make.pixels(config, video=True)}
-    if kind == "waveform":
-        return make.waveform(signature)
-    if kind in ("features", "features-seq2seq"):
-        batch = make.features(config)
-        if kind == "features-seq2seq" and not generate:
-            batch["decoder_input_ids"] = make.decoder_ids(config)
-        return batch
-    raise ValueError(f"unknown input kind {kind!r}")
+    make_batch = _BATCHES.get(kind)
+    if make_batch is None:
+        raise ValueError(f"unknown input kind {kind!r}")
+    return make_batch(cls, config, signature, generate)
+
+
+def _text_batch(cls: type, config: Any, signature: Mapping[str, Any], generate: bool) -> dict[str, Any]:
+    # Decoder-only generation pads on the left, so every row ends in a real token.
+    return make.text(config, left=generate, mask="attention_mask" in signature)
+
+
+def _multiple_choice_batch(cls: type, config: Any, signature: Mapping[str, Any], generate: bool) -> dict[str, Any]:
+    batch = make.text(config)
+    return {k: v.unsqueeze(1).expand(-1, make.CHOICES, -1).contiguous() for k, v in batch.items()}
+
+
+def _seq2seq_batch(cls: type, config: Any, signature: Mapping[str, Any], generate: bool) -> dict[str, Any]:
+    batch = make.text(config)
+    if cls.__name__.endswith(("ForSequenceClassification", "ForQuestionAnswering")):
+        # BART-style heads pool at the eos token, which every row must hold exactly once, last;
+        # the decoder then starts from the shifted input_ids, as upstream's testers leave it.
+        return make.with_final_eos(config, batch)
+    if not generate:
+        batch["decoder_input_ids"] = make.decoder_ids(config)
+    return batch
+
+
+def _text_layout_batch(cls: type, config: Any, signature: Mapping[str, Any], generate: bool) -> dict[str, Any]:
+    batch = make.text(config)
+    # Boxes (x0, y0, x1, y1) inside the config's 2-D position range (LayoutLM's 0-1000).
+    limit = min(1000, int(getattr(config, "max_2d_position_embeddings", 1024) or 1024) - 1)
+    boxes = torch.randint(0, limit // 2, (make.BATCH, make.SEQ_LENGTH, 2), generator=make._generator(6))
+    batch["bbox"] = torch.cat([boxes, boxes + limit // 4], dim=-1)
+    return batch
+
+
+def _text_image_batch(cls: type, config: Any, signature: Mapping[str, Any], generate: bool) -> dict[str, Any]:
+    return {**make.text(config), "pixel_values": make.pixels(config)}
+
+
+def _vlm_batch(cls: type, config: Any, signature: Mapping[str, Any], generate: bool) -> dict[str, Any]:
+    extra: dict[str, Any] = {}
+    if _takes_grid(cls):
+        pixel_values, extra["image_grid_thw"] = make.grid_patches(config)
+    else:
+        pixel_values = make.pixels(config)
+    tokens = _image_tokens(cls, config, pixel_values, extra)
+    batch = {**make.vlm(config, tokens, pixel_values, left=generate), **extra}
+    if extra and "mm_token_type_ids" in signature:
+        # Grid-patch models also take which tokens are image tokens (1) and which text (0).
+        batch["mm_token_type_ids"] = (batch["input_ids"] == make.image_token(config)).long()
+    return batch
+
+
+def _image_batch(cls: type, config: Any, signature: Mapping[str, Any], generate: bool) -> dict[str, Any]:
+    return {"pixel_values": make.pixels(config)}
+
+
+def _grid_vision_batch(cls: type, config: Any, signature: Mapping[str, Any], generate: bool) -> dict[str, Any]:
+    patches, grid = make.grid_patches(config)
+    return {make.required(cls)[0]: patches, "grid_thw": grid}
+
+
+def _video_batch(cls: type, config: Any, signature: Mapping[str, Any], generate: bool) -> dict[str, Any]:
+    return {"pixel_values": make.pixels(config, video=True)}
+
+
+def _waveform_batch(cls: type, config: Any, signature: Mapping[str, Any], generate: bool) -> dict[str, Any]:
+    return make.waveform(signature)
+
+
+def _features_batch(cls: type, config: Any, signature: Mapping[str, Any], generate: bool) -> dict[str, Any]:
+    return make.features(config)
+
+
+def _features_seq2seq_batch(cls: type, config: Any, signature: Mapping[str, Any], generate: bool) -> dict[str, Any]:
+    batch = make.features(config)
+    if not generate:
+        batch["decoder_input_ids"] = make.decoder_ids(config)
+    return batch
+
+
+# One input maker per kind `_kind` names; each takes (cls, config, forward signature, generate).
+_BATCHES: dict[str, Callable[[type, Any, Mapping[str, Any], bool], dict[str, Any]]] = {
+    "text": _text_batch,
+    "multiple-choice": _multiple_choice_batch,
+    "seq2seq": _seq2seq_batch,
+    "text-layout": _text_layout_batch,
+    "text-image": _text_image_batch,
+    "vlm": _vlm_batch,
+    "image": _image_batch,
+    "grid-vision": _grid_vision_batch,
+    "video": _video_batch,
+    "waveform": _waveform_batch,
+    "features": _features_batch,
+    "features-seq2seq": _features_seq2seq_batch,
+}
 
 
 def _takes_grid(cls: type) -> bool:

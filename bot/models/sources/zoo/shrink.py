@@ -10,7 +10,7 @@ by the whole config tree, so a composite model's `image_token_id` and its text m
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,6 +127,20 @@ def _list_ratio(values: Mapping[str, Any], level: Level) -> float:
 _GROUPS = re.compile(r"^(num_groups|.*_num_groups|.*norm_groups|groups|.*_groups)$")
 # Local attention windows longer than the tiny position limit pad inputs past it.
 _WINDOW = re.compile(r"^(attention_window|local_attention|local_window_size)$")
+# Positive counts capped at the level's size, checked in this order (the first pattern that matches wins).
+_CAPS: tuple[tuple[re.Pattern[str], Callable[[Level], int]], ...] = (
+    (_LAYERS, lambda level: level.layers),
+    (_KV_HEADS, lambda level: 1),
+    (_HEADS, lambda level: level.heads),
+    (_HEAD_DIM, lambda level: level.width // level.heads),
+    (_EXPERTS, lambda level: level.experts),
+    (_TOPK, lambda level: 2),
+    (_SHARED_EXPERTS, lambda level: 1),
+    (_IMAGE_TOKENS, lambda level: (level.image // level.patch) ** 2),
+    (_POSITIONS, lambda level: level.positions),
+    (_IMAGE, lambda level: level.image),
+    (_PATCH, lambda level: level.patch),
+)
 
 
 def _shrink_int(name: str, value: int, level: Level, original_layers: int | None) -> int | None:
@@ -137,28 +151,9 @@ def _shrink_int(name: str, value: int, level: Level, original_layers: int | None
         return min(value, 16) if value > 16 else None
     if _KEEP.match(name):
         return None
-    if _LAYERS.match(name):
-        return min(value, level.layers) if value > 0 else None
-    if _KV_HEADS.match(name):
-        return min(value, 1) if value > 0 else None
-    if _HEADS.match(name):
-        return min(value, level.heads) if value > 0 else None
-    if _HEAD_DIM.match(name):
-        return min(value, level.width // level.heads) if value > 0 else None
-    if _EXPERTS.match(name):
-        return min(value, level.experts) if value > 0 else None
-    if _TOPK.match(name):
-        return min(value, 2) if value > 0 else None
-    if _SHARED_EXPERTS.match(name):
-        return min(value, 1) if value > 0 else None
-    if _IMAGE_TOKENS.match(name):
-        return min(value, (level.image // level.patch) ** 2) if value > 0 else None
-    if _POSITIONS.match(name):
-        return min(value, level.positions) if value > 0 else None
-    if _IMAGE.match(name):
-        return min(value, level.image) if value > 0 else None
-    if _PATCH.match(name):
-        return min(value, level.patch) if value > 0 else None
+    for pattern, cap in _CAPS:
+        if pattern.match(name):
+            return min(value, cap(level)) if value > 0 else None
     if _WIDTH.match(name):
         return min(value, level.width) if value > level.width else None
     return None
@@ -173,14 +168,7 @@ def config_kwargs(config: Any, level: Level, tokens: _Tokens) -> dict[str, Any]:
     from transformers import PretrainedConfig
 
     values = dict(vars(config))
-    original_layers = next(
-        (v for k, v in values.items() if k in ("num_hidden_layers", "num_layers", "n_layer") and _is_int(v)), None
-    )
-    new_layers = min(original_layers, level.layers) if original_layers else None
-    ratio = _list_ratio(values, level)
-    kept = _kept_layers(values, original_layers, new_layers)
-    # Multi-head latent attention (DeepSeek-V2/V3 and kin) expands keys to every head: no grouping.
-    mla = _is_int(values.get("kv_lora_rank"))
+    shrinking = _shrinking(config, values, level, tokens)
     out: dict[str, Any] = {}
     for name, value in values.items():
         if name.startswith("_") or name in _NEVER_PASS:
@@ -189,45 +177,96 @@ def config_kwargs(config: Any, level: Level, tokens: _Tokens) -> dict[str, Any]:
             sub = config_kwargs(value, level, tokens)
             out[name] = {"model_type": value.model_type, **sub}
             continue
-        if _is_int(value) and _VOCAB.match(name):
-            out[name] = min(value, level.vocab) if value > 0 else value
-            continue
-        if _is_int(value) and _TOKEN_ID.match(name) and not _KEEP.match(name) and not _LAYERS.match(name):
-            out[name] = tokens.remap(value) if value >= 0 else value
-            continue
-        if isinstance(value, list) and value and all(_is_int(v) for v in value) and _TOKEN_ID.match(name):
-            out[name] = [tokens.remap(v) if v >= 0 else v for v in value]
-            continue
-        if _is_int(value) and original_layers and value == original_layers and _LAYERS.match(name):
-            out[name] = len(kept)
-            continue
-        if mla and _KV_HEADS.match(name) and _is_int(value):
-            out[name] = level.heads
-            continue
-        if _is_int(value):
-            new = _shrink_int(name, value, level, original_layers)
-            if new is not None and new != value:
-                out[name] = new
-            continue
-        if isinstance(value, (list, tuple)) and value and original_layers and len(value) == original_layers:
-            # Per-layer lists (layer_types, mlp_only_layers as flags, ...) follow the new depth.
-            per_layer = name in ("layer_types",) or not all(_is_int(v) for v in value)
-            if per_layer or name.endswith(("_per_layer", "s")) or original_layers >= 6:
-                picked = [value[i] for i in kept]
-                out[name] = [min(v, 16) for v in picked] if _WINDOW.match(name) else picked
-                continue
-        if isinstance(value, (list, tuple)) and value and all(_is_int(v) for v in value):
-            new_list = _shrink_int_list(name, list(value), level, ratio)
-            if new_list is not None and new_list != list(value):
-                out[name] = new_list
-            continue
-        if isinstance(value, dict) and name == "rope_parameters":
-            # Multimodal rope sections; a config that leaves them to its modeling code's default
-            # (Qwen2-VL's [16, 24, 24]) says so by exempting them from its rope validation.
-            exempt = "mrope_section" in getattr(type(config), "ignore_keys_at_rope_validation", ())
-            if value.get("mrope_section") or exempt:
-                out[name] = _rope({"mrope_section": [16, 24, 24], **value}, level)
+        new = _tiny_value(name, value, shrinking)
+        if new is not _UNCHANGED:
+            out[name] = new
     return out
+
+
+@dataclass(frozen=True)
+class _Shrinking:
+    """What shrinking one config's fields needs to know about the whole config."""
+
+    level: Level
+    tokens: _Tokens
+    config_type: type
+    original_layers: int | None
+    kept: tuple[int, ...]  # the original layers the tiny model keeps
+    ratio: float  # the one divisor of every channel list
+    mla: bool  # multi-head latent attention
+
+
+# A field the tiny config leaves out, so it keeps its original value.
+_UNCHANGED = object()
+
+
+def _shrinking(config: Any, values: Mapping[str, Any], level: Level, tokens: _Tokens) -> _Shrinking:
+    original_layers = next(
+        (v for k, v in values.items() if k in ("num_hidden_layers", "num_layers", "n_layer") and _is_int(v)), None
+    )
+    new_layers = min(original_layers, level.layers) if original_layers else None
+    return _Shrinking(
+        level=level,
+        tokens=tokens,
+        config_type=type(config),
+        original_layers=original_layers,
+        kept=tuple(_kept_layers(values, original_layers, new_layers)),
+        ratio=_list_ratio(values, level),
+        # Multi-head latent attention (DeepSeek-V2/V3 and kin) expands keys to every head: no grouping.
+        mla=_is_int(values.get("kv_lora_rank")),
+    )
+
+
+def _tiny_value(name: str, value: Any, shrinking: _Shrinking) -> Any:
+    """The tiny value of one field, or `_UNCHANGED`."""
+    if _is_int(value):
+        return _tiny_int(name, value, shrinking)
+    if isinstance(value, (list, tuple)) and value:
+        return _tiny_sequence(name, value, shrinking)
+    if isinstance(value, dict) and name == "rope_parameters":
+        return _tiny_rope(value, shrinking)
+    return _UNCHANGED
+
+
+def _tiny_int(name: str, value: int, shrinking: _Shrinking) -> Any:
+    level, original_layers = shrinking.level, shrinking.original_layers
+    if _VOCAB.match(name):
+        return min(value, level.vocab) if value > 0 else value
+    if _TOKEN_ID.match(name) and not _KEEP.match(name) and not _LAYERS.match(name):
+        return shrinking.tokens.remap(value) if value >= 0 else value
+    if original_layers and value == original_layers and _LAYERS.match(name):
+        return len(shrinking.kept)
+    if shrinking.mla and _KV_HEADS.match(name):
+        return level.heads
+    new = _shrink_int(name, value, level, original_layers)
+    return new if new is not None and new != value else _UNCHANGED
+
+
+def _tiny_sequence(name: str, value: list | tuple, shrinking: _Shrinking) -> Any:
+    """A non-empty list field: token ids remapped, per-layer lists cut to the kept layers, channel lists shrunk."""
+    ints = all(_is_int(v) for v in value)
+    if isinstance(value, list) and ints and _TOKEN_ID.match(name):
+        return [shrinking.tokens.remap(v) if v >= 0 else v for v in value]
+    original_layers = shrinking.original_layers
+    if original_layers and len(value) == original_layers:
+        # Per-layer lists (layer_types, mlp_only_layers as flags, ...) follow the new depth.
+        per_layer = name in ("layer_types",) or not ints
+        if per_layer or name.endswith(("_per_layer", "s")) or original_layers >= 6:
+            picked = [value[i] for i in shrinking.kept]
+            return [min(v, 16) for v in picked] if _WINDOW.match(name) else picked
+    if ints:
+        new_list = _shrink_int_list(name, list(value), shrinking.level, shrinking.ratio)
+        return new_list if new_list is not None and new_list != list(value) else _UNCHANGED
+    return _UNCHANGED
+
+
+def _tiny_rope(value: dict, shrinking: _Shrinking) -> Any:
+    # Multimodal rope sections; a config that leaves them to its modeling code's default
+    # (Qwen2-VL's [16, 24, 24]) says so by exempting them from its rope validation.
+    exempt = "mrope_section" in getattr(shrinking.config_type, "ignore_keys_at_rope_validation", ())
+    if value.get("mrope_section") or exempt:
+        return _rope({"mrope_section": [16, 24, 24], **value}, shrinking.level)
+    return _UNCHANGED
 
 
 def _kept_layers(values: Mapping[str, Any], original: int | None, new: int | None) -> list[int]:
