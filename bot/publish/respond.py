@@ -304,7 +304,12 @@ def apply_command(
     """
     if pull.is_fork or pull.state != "open":
         return Outcome(False, "ignored: a fork or closed PR, answered by `github command`")
-    proposal = latest_proposal(client, workflow, pull, caps=caps)
+    try:
+        proposal = latest_proposal(client, workflow, pull, caps=caps)
+    except BotError as exc:
+        # GitHub refusing after its retries, or a report whose proposal is not one: answered all the same.
+        reply = f"The latest report's proposal could not be read ({exc}), so nothing was committed."
+        return _refuse(client, event, reply, f"refused: the proposal could not be read ({exc})")
     if proposal is None:
         reply = (
             f"There is no conformance report for the current head {pull.head_sha[:12]} yet, so there "

@@ -185,3 +185,27 @@ def test_the_fingerprint_follows_the_edit_and_its_cells_not_the_runs():
     assert fingerprint([entry]) != fingerprint([dict(entry, action="narrow", new_scopes=["onnx.static"])])
     one = render_body([entry], min_passes=3, runs=[])
     assert f"<!-- export-bot:edit {fingerprint([entry])} -->" in one
+
+
+def test_a_base_branch_that_does_not_exist_is_one_line_and_exit_2(fake, gh, tmp_path):
+    # One probe decides (--min-passes 1): the removal is ready, but the branch it would go on is not there.
+    report = make_report(head_sha=fake.state.refs["heads/main"], cells=[(GDINO, "passed", True)])
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report.to_json()), encoding="utf-8")
+    result = gh(
+        "obsolete-skips",
+        "--skiplists",
+        str(SKIPLISTS),
+        "--min-passes",
+        "1",
+        "--branch",
+        "trunk",
+        "--report",
+        str(path),
+        event=push_event(repo=fake.repo, after=fake.state.refs["heads/main"]),
+    )
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and "branch trunk does not exist" in errors[0], result.output
+    assert _ours(fake) == []
