@@ -79,6 +79,13 @@ def test_the_callers_pin_a_commit_of_this_repository_that_holds_the_workflow_the
         for needed in (workflow, "pyproject.toml", "bot/cli/__init__.py"):
             found = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{ref}:{needed}"], capture_output=True)
             assert found.returncode == 0, f"{path.name} pins {ref[:12]}, which has no {needed}"
+        # GitHub refuses a call that passes an input the called workflow does not declare.
+        pinned = yaml.safe_load(
+            subprocess.run(["git", "-C", str(ROOT), "show", f"{ref}:{workflow}"], capture_output=True).stdout
+        )
+        declared = set((pinned.get("on") or pinned[True])["workflow_call"].get("inputs") or {})
+        passed = set(job.get("with") or {})
+        assert passed <= declared, f"{path.name} passes {sorted(passed - declared)}, which {ref[:12]} does not declare"
 
 
 @pytest.mark.parametrize("path", [*WORKFLOWS, ROOT / "action.yml"], ids=lambda p: p.stem)
