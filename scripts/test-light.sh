@@ -17,7 +17,7 @@ VENV=.ci/light-$VERSION
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
 # pip builds and reinstalls a local folder every time, so the package is this checkout's as it is now.
-"$VENV/bin/python" -m pip install --quiet . pytest hypothesis pyyaml jsonschema ${LIGHT_EXTRA:-}
+"$VENV/bin/python" -m pip install --quiet . pytest hypothesis pyyaml jsonschema markdown-it-py ${LIGHT_EXTRA:-}
 if "$VENV/bin/python" -c "import torch" 2>/dev/null; then
   echo "test-light: torch is installed in $VENV: the light part must not need it" >&2
   exit 1
@@ -28,6 +28,7 @@ cp -r tests pyproject.toml "$COPY/"
 ln -s "$PWD/.ci" "$COPY/.ci"
 ln -s "$PWD/skiplists" "$COPY/skiplists"
 ln -s "$PWD/examples" "$COPY/examples"
+ln -s "$PWD/.github" "$COPY/.github"  # the attack tests read the workflows the jobs run in
 ln -s "$PWD/tools" "$COPY/tools"  # tests/skiplist runs the one-off seed transcription
 cd "$COPY"
 "$VENV/bin/python" - <<'PY'
