@@ -163,7 +163,8 @@ def _set_verdict(client: GitHubClient, sha: str, report, run_url: str | None) ->
         if not may_set_verdict(current, this_run):
             return f"status on {sha} left as a newer run set it ({current.target_url})"
     description = status_description(report.verdict, report.headline)
-    client.set_status(sha, report.verdict, description, run_url or report.run_url)
+    # The link is the run's page from GitHub's event, never the report's run_url (the PR's code wrote it).
+    client.set_status(sha, report.verdict, description, run_url)
     return f"status {report.verdict} on {sha}"
 
 

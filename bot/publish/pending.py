@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from bot.publish.events import EventError, command_pr_of
 from bot.publish.github_api import CommitStatus, GitHubClient
+from bot.publish.trust import fork_refusal
 
 _RUN_URL = re.compile(r"/actions/runs/(\d+)(?:/|$)")
 # GitHub names a merge queue's temporary branch gh-readonly-queue/<base>/pr-<number>-<head sha>.
@@ -105,12 +106,11 @@ def update(client: GitHubClient, run: ConformanceRun) -> str:
     sha = commit_of(client, run)
     if sha is None:
         return f"run {run.id} ({run.event}) names no pull request: no status"
-    if run.head_repo != client.repository:
-        # A fork can push anyone's public commit to a branch of its own: its run's pending must not
-        # land on a commit that heads a branch here, where it would hold back that PR's own verdict.
-        branches = client.branches_at(sha)
-        if branches:
-            return f"{sha[:12]} also heads {', '.join(sorted(branches)[:3])} of {client.repository}: no status from a fork's run"
+    # A fork can push anyone's public commit to a branch of its own (bot/publish/trust.py).
+    branches = client.branches_at(sha) if run.head_repo != client.repository else []
+    refused = fork_refusal(sha, run.head_repo, client.repository, branches)
+    if refused:
+        return refused
     decision = decide(run, client.current_status(sha))
     if decision is None:
         return f"run {run.id} {run.action}: the status on {sha[:12]} stays as it is"

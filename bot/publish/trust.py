@@ -82,7 +82,14 @@ def status_refusal(sha: str, pull: PullRequest, repository: str, base_branches_a
     """
     if sha != pull.head_sha:
         return f"#{pull.number}'s head is {pull.head_sha[:12]}, not this run's {sha[:12]}: no status"
-    if pull.head_repo != repository and base_branches_at_sha:
+    return fork_refusal(sha, pull.head_repo, repository, base_branches_at_sha)
+
+
+def fork_refusal(sha: str, head_repo: str | None, repository: str, base_branches_at_sha: list[str]) -> str | None:
+    """Why a run whose head came from `head_repo` must not set a status (pending or verdict) on `sha`:
+    a fork's run never does on a commit that heads a branch of this repository, where it would stand
+    beside, or hold back, that branch's own PR's status. None when it may."""
+    if head_repo != repository and base_branches_at_sha:
         shown = ", ".join(sorted(base_branches_at_sha)[:3])
         return f"{sha[:12]} also heads {shown} of {repository}: a fork's run sets no status there"
     return None

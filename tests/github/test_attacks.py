@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 import unicodedata
+from dataclasses import replace
 
 import pytest
 
@@ -485,3 +486,28 @@ def test_a_hostile_headline_reaches_the_status_as_plain_text(fake, gh, tmp_path)
     description = fake.state.statuses[head][-1]["description"]
     assert description.startswith("failure: line one line two gnirts [0m @victim @victim")
     assert len(description) == 140 and description.endswith("…") and "\n" not in description
+
+
+def test_a_forks_pending_never_lands_on_the_victims_head(fake, gh):
+    # The fork's run starts on the victim's head: a pending from it, with a run id newer than the
+    # victim's, would hold back the victim's own verdict (an older run never replaces a newer status).
+    head = _fork_pushes_the_victims_head(fake)
+    fake.state.statuses[head] = []
+    event = _run_event(fake, 6, head, branch="patch-1", head_repo=P.repository(FORK, 4242, fake.url))
+    event["action"] = "requested"
+    result = gh("pending", event=event)
+    assert result.exit_code == 0, result.output
+    assert fake.state.statuses[head] == [] and "a fork's run sets no status" in result.output
+
+
+def test_the_status_never_links_where_the_report_says(fake, gh, tmp_path):
+    # A direct run's event carries no run page: the status then has no link, not the report's.
+    head = fake.state.refs["heads/feature"]
+    fake.state.statuses[head] = []
+    report = make_report(head_sha=head, verdict="success")
+    path = tmp_path / "report.json"
+    write_report(replace(report, run_url="https://evil.example/login"), path)
+    event = P.pull_request_event("synchronize", repo=fake.repo, number=1, head_sha=head)
+    assert gh("comment", "--report", str(path), "--pr", "1", event=event).exit_code == 0
+    [status] = fake.state.statuses[head]
+    assert status["state"] == "success" and status["target_url"] is None
