@@ -54,6 +54,12 @@ class Settings:
     # downloaded (the archive) and before each member is inflated, in MB.
     artifact_max_mb: float = 256.0
     artifact_member_max_mb: float = 512.0
+    # Main's baseline (docs/baseline.md): results kept per cell, the runs a flip counts within,
+    # how often the full sweep runs at the latest, and the age past which a base result is "old".
+    baseline_history: int = 10
+    flaky_window: int = 10
+    sweep_every_days: float = 7.0
+    stale_days: float = 7.0
     # The keys the file set: a configured skiplist folder that is missing is an error, while
     # an unconfigured one falls back to the bot's own skiplists.
     configured: frozenset[str] = field(default=frozenset(), compare=False)
@@ -87,6 +93,10 @@ SCHEMA: dict[str, Key] = {
     "github_timeout": Key("int", 1, 3600),
     "artifact_max_mb": Key("number", 0, 1 << 20, above=True),
     "artifact_member_max_mb": Key("number", 0, 1 << 20, above=True),
+    "baseline_history": Key("int", 2, 1000),
+    "flaky_window": Key("int", 1, 1000),
+    "sweep_every_days": Key("number", 0, 366, above=True),
+    "stale_days": Key("number", 0, 366, above=True),
 }
 
 
