@@ -54,7 +54,20 @@ from bot.cli.common import config_option, handle_errors
     "--github-output",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Append `matrix=`, `count=` and `probe=` lines here ($GITHUB_OUTPUT) for the shard jobs.",
+    help="Append `matrix=`, `count=`, `shards=`, `probe=`, `full=` and `due=` lines here ($GITHUB_OUTPUT).",
+)
+@click.option(
+    "--toolchain",
+    default=None,
+    help="On a push to main: the bot's pinned toolchain this run measures with (the workflows give the "
+    "sha256 of the bot's constraints-runner.txt). A full sweep is due when it differs from the one "
+    "main's newest full sweep recorded in --state.",
+)
+@click.option(
+    "--state",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Main's baseline state (baseline.json) holding the recorded toolchain; a missing file records none.",
 )
 @handle_errors
 def select(
@@ -67,14 +80,18 @@ def select(
     json_out: Path | None,
     request_json: str | None,
     github_output: Path | None,
+    toolchain: str | None,
+    state: Path | None,
 ) -> None:
     """Print the cells a pull request must run, why, and the shard matrix, as JSON.
 
     Every shard job gets the same selection file and runs `export-bot run --selection FILE
     --shard I/N [--durations FILE]`; sharding is deterministic, so shard I there holds exactly
-    the cells listed under `shards[I-1]` here.
+    the cells listed under `shards[I-1]` here. On a push to main, `full_sweep_due` lists why every
+    cell must be re-measured: a shared path or a skiplist changed, or the toolchain differs from
+    the recorded one (docs/workflows.md).
     """
-    from bot.jobs.select import select_job
+    from bot.jobs.select import recorded_toolchain, select_job
     from bot.settings import load_settings
 
     settings = load_settings(config or repo / "pyproject.toml")
@@ -88,5 +105,7 @@ def select(
         request_json=request_json,
         json_out=json_out,
         github_output=github_output,
+        toolchain=toolchain,
+        recorded_toolchain=recorded_toolchain(state) if state and toolchain else None,
     )
     click.echo(json.dumps(document, indent=2))

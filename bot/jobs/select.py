@@ -20,15 +20,25 @@ def select_job(
     request_json: str | None = None,
     json_out: Path | None = None,
     github_output: Path | None = None,
+    toolchain: str | None = None,
+    recorded_toolchain: str | None = None,
 ) -> dict:
-    """The selection document `export-bot select` prints; the selection file and `$GITHUB_OUTPUT` lines are written too."""
+    """The selection document `export-bot select` prints; the selection file and `$GITHUB_OUTPUT` lines are written too.
+
+    `toolchain` is the bot's pinned toolchain this run measures with, `recorded_toolchain` the one
+    main's newest full sweep recorded: with the shared paths and the skiplists, they say whether
+    this push makes a full sweep due (`full_sweep_due`, docs/workflows.md).
+    """
     from bot.run.shard import assign_shards, read_durations
-    from bot.select.changes import resolve
+    from bot.select.changes import changed_files, resolve
+    from bot.select.due import sweep_reasons
     from bot.select.request import parse_request
 
     request = parse_request(request_json)
     base_sha, head_sha = resolve(repo, base), resolve(repo, head)
     cells, described = _cells(request, repo, base_sha, head_sha, settings)
+    paths = [p for change in changed_files(repo, base_sha, head_sha) for p in change.paths] if request.uses_git else []
+    due = sweep_reasons(paths, settings, toolchain=toolchain, recorded=recorded_toolchain)
     times = read_durations(durations) if durations else None
     count = max(1, min(shards, len(cells)))
     parts = assign_shards(cells, count, times) if cells else []
@@ -44,9 +54,21 @@ def select_job(
         "matrix": {"shard": list(range(1, len(parts) + 1))},
         "shard_count": len(parts),
         "shards": [[c.id for c in part] for part in parts],
+        # On a push to main: why every cell must be re-measured (the workflow records it in the state).
+        "full_sweep_due": list(due),
     }
     _write(document, cells, json_out, github_output)
     return document
+
+
+def recorded_toolchain(state: Path) -> str | None:
+    """The toolchain main's newest full sweep measured with, from the state file; None when there is no state yet."""
+    from bot.files import read_text
+    from bot.results.baseline import loads
+
+    if not state.exists():
+        return None  # the first run on main: no state, and no full sweep to compare with
+    return loads(read_text(state), where=str(state)).toolchain or None
 
 
 def _cells(request, repo: Path, base_sha: str, head_sha: str, settings: Settings):
@@ -83,5 +105,8 @@ def _write(document: dict, cells, json_out: Path | None, github_output: Path | N
         append_text(
             github_output,
             f"matrix={json.dumps(document['matrix'])}\ncount={len(cells)}\nshards={document['shard_count']}\n"
-            f"probe={'true' if document['probe'] else 'false'}\n",
+            f"probe={'true' if document['probe'] else 'false'}\n"
+            # One line each: a reason is a path or two hashes, never a newline.
+            f"full={'true' if document['full_sweep_due'] else 'false'}\n"
+            f"due={'; '.join(document['full_sweep_due'])}\n",
         )

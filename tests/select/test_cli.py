@@ -131,7 +131,14 @@ def test_a_models_request_replaces_the_git_selection_and_fills_github_output(rep
         "LlamaForCausalLM::test_torch_export_static",
         "LlamaForCausalLM::test_torch_export_dynamic",
     ]
-    assert output.read_text().splitlines() == ['matrix={"shard": [1, 2]}', "count=2", "shards=2", "probe=false"]
+    assert output.read_text().splitlines() == [
+        'matrix={"shard": [1, 2]}',
+        "count=2",
+        "shards=2",
+        "probe=false",
+        "full=false",  # a request names cells: it changes no file of main
+        "due=",
+    ]
 
 
 def test_a_probe_request_keeps_the_git_selection_and_says_probe(repo, tmp_path):
