@@ -9,7 +9,8 @@ actions. Any other `uses:` and any expression it does not know fail the rehearsa
 
 Two liberties: jobs that install torch share one Python environment (a runner machine's
 warm tool cache); their install steps still run, in order, each time. Every other job gets a
-fresh virtual environment, so the publishing jobs prove the light install. And a reusable
+fresh virtual environment, so the publishing jobs prove the light install (a rehearsal that has
+proved it elsewhere may share one light environment the same way, `share_light`). And a reusable
 workflow's input may be swapped for a local stand-in (`substitute`): the PyTorch CPU index is
 out of reach here, so the rehearsal names a local index holding the same wheel, and records
 that the workflow asked for the CPU index.
@@ -95,6 +96,7 @@ class Runner:
         work: Path,
         runner_python: Path | None = None,
         substitute: dict[str, tuple[str, str]] | None = None,
+        share_light: bool = False,
     ):
         self.origin = origin  # the target repository as GitHub has it (a git repository)
         self.fake = fake
@@ -103,6 +105,8 @@ class Runner:
         # input name → (the value the workflow must be given, the local stand-in used instead)
         self.substitute = substitute or {}
         self.substituted: list[tuple[str, str, str]] = []  # (job, input, the value the workflow gave)
+        self.share_light = share_light
+        self.light_python: Path | None = None  # the light jobs' shared environment, with share_light
         self.runs: dict[int, WorkflowRun] = {}
         self._count = itertools.count(1)
 
@@ -379,6 +383,8 @@ class Runner:
     def _python(self, version: str, workspace: Path, installs_torch: bool) -> Path:
         if installs_torch and self.runner_python is not None:
             return self.runner_python
+        if not installs_torch and self.share_light and self.light_python is not None:
+            return self.light_python
         if version not in PYTHONS:
             raise WorkflowError(f"setup-python {version}: the step runner has {sorted(PYTHONS)}")
         venv = workspace.parent / (workspace.name + "-venv")
@@ -387,11 +393,19 @@ class Runner:
         python = venv / "bin" / "python"
         if installs_torch:
             self.runner_python = python
+        elif self.share_light:
+            self.light_python = python
         return python
 
     def _upload(self, with_: dict, workspace: Path, run: WorkflowRun) -> None:
         name = with_["name"]
         folder = self.work / "artifacts" / str(run.run_id) / name
+        if name in run.artifacts:
+            # upload-artifact v4: a run holds one artifact per name; a second upload is a 409
+            # Conflict unless it says `overwrite: true`, which deletes the first one.
+            if not with_.get("overwrite"):
+                raise WorkflowError(f"upload-artifact: run {run.run_id} already has an artifact named {name!r}")
+            self._delete_artifact(run, name)
         folder.mkdir(parents=True, exist_ok=True)
         pattern = workspace / with_["path"]
         matches = [p for p in pattern.parent.glob(pattern.name)] if "*" in pattern.name else [pattern]
@@ -412,6 +426,15 @@ class Runner:
         for record in self.fake.state.runs:
             if record["id"] == run.run_id:
                 record["artifacts"].append(aid)
+
+    def _delete_artifact(self, run: WorkflowRun, name: str) -> None:
+        shutil.rmtree(run.artifacts.pop(name))
+        for aid, artifact in list(self.fake.state.artifacts.items()):
+            if artifact["run"] == run.run_id and artifact["name"] == name:
+                del self.fake.state.artifacts[aid]
+                for record in self.fake.state.runs:
+                    if record["id"] == run.run_id:
+                        record["artifacts"].remove(aid)
 
     def _download(self, with_: dict, workspace: Path, run: WorkflowRun) -> bool:
         source = self.runs[int(with_["run-id"])] if with_.get("run-id") else run

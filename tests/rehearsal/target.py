@@ -32,11 +32,22 @@ github-backoff = 0.01
 github-write-interval = 0
 """
 # What an adopter may set on a caller job: one shard is enough for a handful of cells.
-SHARDS = {"export-conformance.yml": 1, "export-baseline.yml": 1}
+CALLER_INPUTS = {"export-conformance.yml": {"shards": 1}, "export-baseline.yml": {"shards": 1}}
 
 
-def make_target(repo: Path) -> str:
-    """Unpack the sdist into `repo`, make it 5.24.0.dev0 with our tests/models fixture, commit `main`; its SHA."""
+def make_target(
+    repo: Path,
+    *,
+    config: str = CONFIG,
+    skips: str = SKIPS,
+    caller_inputs: dict[str, dict[str, object]] = CALLER_INPUTS,
+    tester_extra: str = "",
+) -> str:
+    """Unpack the sdist into `repo`, make it 5.24.0.dev0 with our tests/models fixture, commit `main`; its SHA.
+
+    `config` is appended to its pyproject, `skips` is its export_skips.toml, `caller_inputs` are
+    added to the callers' `with:` and `tester_extra` to the BERT tester module.
+    """
     if not SDIST.is_file():
         raise AssertionError(f"{SDIST} is missing: run `bash scripts/transformers-sdist.sh` (scripts/test.sh does)")
     with tarfile.open(SDIST) as archive:
@@ -54,15 +65,16 @@ def make_target(repo: Path) -> str:
     for name in ("__init__.py", "test_modeling_common.py", "test_export_common.py", "models/__init__.py"):
         write(repo / "tests" / name, (PROTOCOL / name).read_text(encoding="utf-8"))
     write(repo / "tests/models/bert/__init__.py", "")
-    write(repo / "tests/models/bert/test_modeling_bert.py", (HERE / "fixture" / "test_modeling_bert.py").read_text())
-    write(repo / "skiplists/export_skips.toml", SKIPS)
+    tester = (HERE / "fixture" / "test_modeling_bert.py").read_text()
+    write(repo / "tests/models/bert/test_modeling_bert.py", tester + tester_extra)
+    write(repo / "skiplists/export_skips.toml", skips)
     shutil.copy(ROOT / "skiplists" / "onnx_disable_optimize.toml", repo / "skiplists" / "onnx_disable_optimize.toml")
     pyproject = repo / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text(encoding="utf-8") + CONFIG, encoding="utf-8")
+    pyproject.write_text(pyproject.read_text(encoding="utf-8") + config, encoding="utf-8")
     for caller in CALLERS.glob("*.yml"):
         text = caller.read_text(encoding="utf-8")
-        if caller.name in SHARDS:
-            text = text.replace("      bot-ref:", f"      shards: {SHARDS[caller.name]}\n      bot-ref:", 1)
+        added = "".join(f"      {key}: {value}\n" for key, value in caller_inputs.get(caller.name, {}).items())
+        text = text.replace("      bot-ref:", f"{added}      bot-ref:", 1)
         write(repo / ".github" / "workflows" / caller.name, text)
     write(repo / ".gitignore", "__pycache__/\n*.egg-info/\n.export-bot/\n")
     git(repo, "init", "-q", "-b", "main")

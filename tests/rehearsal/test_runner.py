@@ -96,3 +96,26 @@ def test_a_local_index_holds_the_one_wheel_found_on_pips_find_links(tmp_path, mo
     page = (tmp_path / "index" / "torch" / "index.html").read_text()
     assert url == (tmp_path / "index").as_uri() and "torch-2.13.0+cpu-cp311" in page
     assert local_index(tmp_path / "none", "nothing-1.0*.whl") is None
+
+
+def test_a_second_artifact_of_one_name_is_a_conflict_unless_it_overwrites_the_first(tmp_path):
+    """upload-artifact v4: one artifact per name and run; `overwrite: true` deletes the older one."""
+    from tests.github.fake_github import FakeGitHub
+    from tests.rehearsal.runner import WorkflowRun
+
+    fake = FakeGitHub(repo="o/r")
+    runner = Runner(origin=tmp_path, fake=fake, work=tmp_path / "work")
+    run_id = fake.add_run("w.yml", head_sha="a" * 40, branch="main", conclusion="in_progress", event="push")
+    run = WorkflowRun("w.yml", run_id)
+    workspace = tmp_path / "job"
+    workspace.mkdir()
+    (workspace / "first.json").write_text("1")
+    (workspace / "second.json").write_text("2")
+    runner._upload({"name": "state", "path": "first.json"}, workspace, run)
+    with pytest.raises(WorkflowError, match="already has an artifact named 'state'"):
+        runner._upload({"name": "state", "path": "second.json"}, workspace, run)
+    runner._upload({"name": "state", "path": "second.json", "overwrite": True}, workspace, run)
+    [artifact] = [a for a in fake.state.artifacts.values() if a["run"] == run_id]
+    assert [p.name for p in run.artifacts["state"].iterdir()] == ["second.json"] and artifact["name"] == "state"
+    [record] = [r for r in fake.state.runs if r["id"] == run_id]
+    assert record["artifacts"] == [next(iter(k for k, a in fake.state.artifacts.items() if a["run"] == run_id))]
