@@ -259,7 +259,8 @@ def failing_cells(report: Report, *, limit: int = MAX_FAILED) -> FailedCells:
         for i, line in enumerate(report.category(name)):
             problem = cell_id_problem(line.cell)
             if problem:
-                raise CellIdError(f"`categories.{name}[{i}]` holds {code(repr(line.cell))}, which {problem}")
+                # Said by its place only: the reply never repeats a string the PR's code chose.
+                raise CellIdError(f"the cell at `categories.{name}[{i}]` {problem}")
             if not line.covered_by and not line.probe:
                 ids.add(line.cell)
     ordered = sorted(ids)
