@@ -282,8 +282,9 @@ def cell_id_problem(cell_id: str) -> str | None:
 
 def no_report_reply(head_sha: str) -> str:
     return (
-        f"There is no conformance report for the current head {head_sha[:12]} yet, so there are no failing cells "
-        "to re-run. Comment `/export-check` to check this head, then `/export-check failed` once its report is posted."
+        f"There is no conformance report for the current head {head_sha[:12]} yet (a report for an earlier head "
+        "does not count), so there are no failing cells to re-run. Comment `/export-check` to check this head, "
+        "then `/export-check failed` once its report is posted."
     )
 
 

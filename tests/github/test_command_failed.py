@@ -154,6 +154,17 @@ def test_no_report_gets_one_reply_and_no_run(fake, gh):
     assert fake.state.dispatches == [] and fake.state.reactions[500] == ["confused"]
 
 
+def test_a_report_for_an_earlier_head_is_no_report_once_the_head_moved(fake, gh):
+    old = fake.state.refs["heads/feature"]
+    _pr_run(fake, old, _report(old, newly_broken=[BERT]))
+    new = fake.commit({"src/x.py": "x = 2\n"}, (old,), "push")
+    fake.state.refs["heads/feature"] = new
+    assert _command(fake, gh).exit_code == 0
+    [reply] = fake.bot_comments(1)
+    assert f"no conformance report for the current head {new[:12]}" in reply["body"]
+    assert fake.state.dispatches == [] and fake.state.reactions[500] == ["confused"]
+
+
 def test_a_report_without_failing_cells_is_answered_plainly(fake, gh):
     head = fake.state.refs["heads/feature"]
     _pr_run(fake, head, _report(head, flaky=[BERT], still_failing=[CellLine(LLAMA, "failed", probe=True)]))
