@@ -11,7 +11,7 @@ from bot.models.index import ModelIndex
 from bot.select.catalog import Catalog
 
 RUN_KINDS = ("rerun", "models", "full", "probe", "failed")
-# A `failed` request's bounds: `export-bot github command` sends at most 100 ids, each under 200
+# A `failed` request's bounds: `export-bot github command` sends at most 100 ids, each at most 200
 # characters; these only keep a hand-written `--request` from being read without limit.
 MAX_CELLS = 1_000
 MAX_CELL_ID = 200

@@ -94,3 +94,24 @@ def test_the_replies_name_the_head_and_the_run():
     assert "no conformance report for the current head c0ffeec0ffee" in no_report_reply(sha)
     assert "(run 12)" in no_failing_reply(sha, 12) and "flaky" in no_failing_reply(sha, 12)
     assert "(run 12) cannot be used" in unusable_report_reply(sha, 12, "a problem")
+
+
+def test_the_longest_id_of_the_installed_transformers_is_within_the_bound():
+    from bot.models.index import installed_index
+
+    classes = installed_index().classes
+    if not classes:
+        pytest.skip("transformers is not installed")
+    longest = max(classes, key=len) + "::test_executorch_export_generate_dynamic_static_cache_xnnpack"
+    assert failing_cells(report(newly_broken=[(longest, "failed")])).cells == (longest,)
+
+
+def test_a_full_request_stays_a_small_dispatch_input():
+    # GitHub bounds a dispatch's inputs: the most a `failed` request carries is about 21,000 characters.
+    from bot.publish.command import MAX_FAILED, Request
+
+    name = "A" * (MAX_CELL_ID - len("::test_onnx_export_static") - 3)
+    cells = tuple(f"{name}{i:03d}::test_onnx_export_static" for i in range(MAX_FAILED))
+    found = failing_cells(report(newly_broken=[(c, "failed") for c in cells]))
+    assert found.cells == cells
+    assert len(Request("failed", cells=found.cells, pr=1, head_sha="a" * 40, comment_id=1).to_json()) < 21_000
