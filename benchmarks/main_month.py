@@ -50,6 +50,7 @@ from bot.select.rules import decide  # noqa: E402
 from bot.select.skiplist_changes import entry_changes  # noqa: E402
 from bot.select.tree import MODELS_DIR, ModelTree  # noqa: E402
 from bot.settings import Settings  # noqa: E402
+from bot.skiplist.model import SkiplistError  # noqa: E402
 
 DAY = 86400.0
 HOUR = 3600.0
@@ -266,7 +267,10 @@ def _select(world: World, paths: tuple[str, ...], edit: tuple[str, int] | None) 
         name, line = edit
         text = dict(world.skiplists)[name]
         lines = text.splitlines(keepends=True)
-        entries = entry_changes(name, text, "".join(lines[:line] + lines[line + 1 :]))
+        try:
+            entries = entry_changes(name, text, "".join(lines[:line] + lines[line + 1 :]))
+        except SkiplistError:  # as the pipeline does: an edit that does not parse selects nothing
+            entries = []
     changes = [Change("M", p) for p in paths]
     selection = decide(changes, world.tree, ModelTree({}), world.settings, world.catalog, entries)
     full = frozenset(c for c, rs in selection.reasons.items() if any(r.kind != "skiplist" for r in rs))
@@ -642,7 +646,7 @@ def _notify_rows(today: Outcome, new: Outcome) -> list[tuple[str, str, str]]:
         unseen = today.unseen.get(f"dashboard-{kind}", 0)
         dash += f", {unseen} not shown by the month's end" if unseen else ""
         today_text = f"never notified; dashboard after {dash}"
-        for where, how in (("own", "its own run"), ("later", "next sweep + bisect")):
+        for where, how in (("own", "its own run"), ("later", "a later run + bisect")):
             values = new.notify.get(f"{kind}-{where}", [])
             if values or new.unseen.get(f"{kind}-{where}"):
                 missed = new.unseen.get(f"{kind}-{where}", 0)
