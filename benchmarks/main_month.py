@@ -409,13 +409,13 @@ def simulate_today(world: World, month: Month) -> Outcome:
         jobs.append(Job(report_end, ASSUMED["light_job_s"]))  # obsolete skips and dashboard
         charge(out.daily, jobs, min(cut, month.end))
         out.runs += 1
-        if max(j.end for j in jobs) <= cut:
+        if report_end <= cut:  # the baseline artifact is out, even if the dashboard job is cancelled
             out.sweeps += 1
-            done.append((report_end, report_end + ASSUMED["light_job_s"], commit))
-        elif cut < month.end:
+            done.append((report_end, jobs[-1].end if jobs[-1].end <= cut else math.inf, commit))
+        if jobs[-1].end > cut and cut < month.end:
             out.cancelled += 1
-            out.lost_runner_s += spent(jobs, cut)
-            out.lost_cells += len(world.full_cells)
+            out.lost_runner_s += spent(jobs, cut) if report_end > cut else spent(jobs[-1:], cut)
+            out.lost_cells += len(world.full_cells) if report_end > cut else 0
     out.selected_cells = out.runs * len(world.full_cells)
     out.folded_cells = out.sweeps * len(world.full_cells)
     _today_notify(month, done, out)
@@ -427,7 +427,7 @@ def _today_notify(month: Month, done: list[tuple[float, float, int]], out: Outco
     """Nobody is told; the dashboard shows a break once a sweep at or after the breaking commit completes."""
     for push in month.pushes:
         label = f"dashboard-{'shared' if push.kind == 'shared' else 'model'}"
-        shown = [dash for _, dash, commit in done if commit >= push.commit and dash >= push.time]
+        shown = [dash for _, dash, commit in done if commit >= push.commit and push.time <= dash < math.inf]
         for _ in push.breaks:  # per broken class, as the new design counts them
             if shown:
                 out.notify.setdefault(label, []).append((min(shown) - push.time) / HOUR)
