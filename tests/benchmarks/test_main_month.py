@@ -86,3 +86,19 @@ def test_the_output_is_deterministic(mm, world):
     first = mm.table(world, *mm.simulate(world, seed=3, days=3, per_day=10, shared=0.1))
     second = mm.table(world, *mm.simulate(world, seed=3, days=3, per_day=10, shared=0.1))
     assert first == second
+
+
+def test_pushes_select_what_bot_select_selects(mm, world):
+    def chosen(kind, *paths, edit=None):
+        return mm.select(world, mm.Push(1, 0.0, kind, paths, skiplist_edit=edit))
+
+    llama = chosen("single-model", "src/transformers/models/llama/modeling_llama.py")
+    assert "LlamaForCausalLM" in llama.classes and len(llama.walls) == min(4, len(llama.cells))
+    assert chosen("shared", "src/transformers/modeling_utils.py").classes == frozenset(world.catalog.core)
+    assert chosen("other-src", "src/transformers/trainer.py").cells == ()
+    name, text = next((n, t) for n, t in world.skiplists if n.endswith("export_skips.toml"))
+    line = next(i for i, row in enumerate(text.splitlines()) if row.startswith("VideoMAEForPreTraining ="))
+    lifted = chosen("skiplist", name, edit=(name, line))
+    # A lifted entry runs only the cells its scope covers, so no class counts as freshly measured whole.
+    assert lifted.cells and lifted.classes == frozenset()
+    assert {c.model_class for c in lifted.cells} == {"VideoMAEForPreTraining"}
