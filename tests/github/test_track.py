@@ -34,7 +34,9 @@ def state(history: dict[Cell, list[tuple[str, bool, str]]], *, pushes: int = 6, 
     segments = tuple(Segment(SHAS[i - 1] if i else None, (SHAS[i],), i + 1) for i in range(pushes))
     cells = {
         cell: tuple(
-            Measurement(sha, f"2026-12-01T0{SHAS.index(sha)}:00:00Z", _run(sha, source), source, result(cell, ok, message))
+            Measurement(
+                sha, f"2026-12-01T0{SHAS.index(sha)}:00:00Z", _run(sha, source), source, result(cell, ok, message)
+            )
             for sha, ok, source in found
         )
         for cell, found in history.items()
