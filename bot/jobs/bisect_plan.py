@@ -39,15 +39,16 @@ class Plan:
     out_of_budget: bool = False
 
 
-def ranges(regressions: Iterable) -> tuple[Range, ...]:
+def ranges(regressions: Iterable, bisected: frozenset[Cell] = frozenset()) -> tuple[Range, ...]:
     """Regressions grouped by (good, bad, candidates): cells sharing a range are bisected together.
 
     Regressions whose culprit is already known (one candidate, or the push that broke them ran
-    them alone) and those with no commit between good and bad in main's chain are left out.
+    them alone) are left out, unless `bisected` names their cell (a bisect under way reports what
+    it found); so are those with no commit between good and bad in main's chain.
     """
     by_range: dict[tuple, list[Cell]] = {}
     for r in regressions:
-        if r.culprit is None and r.candidates:
+        if (r.culprit is None or r.cell in bisected) and r.candidates:
             by_range.setdefault((r.good.commit, r.bad.commit, tuple(r.candidates)), []).append(r.cell)
     found = [Range(good, bad, candidates, tuple(sorted(cells))) for (good, bad, candidates), cells in by_range.items()]
     found.sort(key=lambda r: (-len(r.cells), r.good, r.bad))

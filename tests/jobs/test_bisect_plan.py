@@ -7,7 +7,7 @@ import math
 import pytest
 
 from bot.cells import Cell
-from bot.jobs.bisect_plan import Range, Step, describe, next_commit, plan
+from bot.jobs.bisect_plan import Range, Step, describe, next_commit, plan, ranges
 
 COMMITS = tuple(f"{i:040x}" for i in range(1, 40))
 A, B = Cell("BertModel", "dynamo"), Cell("GPT2Model", "onnx")
@@ -99,3 +99,24 @@ def test_a_commit_counts_as_run_only_for_the_cells_that_ran_there():
 def test_nothing_to_do():
     decided = plan([], frozenset(), steps_left=8, seconds_left=60)
     assert decided.step is None and not decided.out_of_budget and describe(decided) == []
+
+
+def test_ranges_group_cells_and_leave_known_culprits_out_unless_being_bisected():
+    from bot.outcomes import CellResult, Status
+    from bot.publish._baseline_shim import Regression
+    from bot.results.baseline import Measurement
+
+    def reg(cell, good, bad, candidates, culprit=None):
+        m = lambda sha: Measurement(sha, "t", 1, "sweep", CellResult(cell, Status.PASSED))  # noqa: E731
+        return Regression(cell, m(good), m(bad), culprit, candidates)
+
+    c = COMMITS
+    found = [
+        reg(A, c[0], c[3], c[1:4]),
+        reg(B, c[0], c[3], c[1:4]),
+        reg(Cell("T5Model", "onnx"), c[3], c[4], c[4:5], c[4]),
+    ]
+    found.append(reg(Cell("OPTModel", "dynamo"), c[0], c[9], (), None))  # not in the chain: nothing to run
+    assert [(s.cells, s.candidates) for s in ranges(found)] == [((A, B), c[1:4])]
+    t5 = Cell("T5Model", "onnx")
+    assert [(s.cells, s.found) for s in ranges(found, frozenset({t5}))] == [((A, B), False), ((t5,), True)]
