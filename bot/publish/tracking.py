@@ -17,6 +17,7 @@ CAUSES = 40  # causes shown in full; the rest are counted
 CELLS_PER_CAUSE = 30
 EXCERPT = 300
 
+_NO_FRAME = "No frame of the repository under test"
 # The baseline's reader and its regressions, for the job (bot/publish/track.py), from this one import.
 __all__ = ["Cause", "IssuePlan", "causes_of", "chain", "closing_comment", "loads", "plan_issue", "regressions"]
 
@@ -30,6 +31,7 @@ class Cause:
     good: str  # the last commit the cells passed at
     bad: str  # the first commit they failed at
     candidates: int  # commits between good (excluded) and bad (included)
+    traced: bool = False  # grouped from full tracebacks (the run's report): "no frame" then means something
 
 
 def causes_of(found: Sequence[Regression], report_groups: Iterable[Group] = ()) -> tuple[Cause, ...]:
@@ -43,7 +45,7 @@ def causes_of(found: Sequence[Regression], report_groups: Iterable[Group] = ()) 
     covered = {c for g in given for c in g.cells}
     groups = [*given, *group_failures(r.bad.result for r in found if r.cell.id not in covered)]
     out = []
-    for group in groups:
+    for index, group in enumerate(groups):
         split: dict[tuple, list[str]] = {}
         for cell_id in group.cells:
             r = by_cell.get(cell_id)
@@ -53,7 +55,7 @@ def causes_of(found: Sequence[Regression], report_groups: Iterable[Group] = ()) 
             narrowed = Group(
                 group.stage, group.signature, tuple(cells), group.excerpt, group.culprit, group.repro, group.hint
             )
-            out.append(Cause(narrowed, culprit, good, bad, count))
+            out.append(Cause(narrowed, culprit, good, bad, count, traced=index < len(given)))
     out.sort(key=lambda c: (-len(c.group.cells), c.group.stage, c.group.signature, c.bad))
     return tuple(out)
 
@@ -72,7 +74,10 @@ def render_issue(
     for index, cause in enumerate(causes[:CAUSES], 1):
         out += ["", cause_heading(index, cause.group), ""]
         out.append(_culprit_line(cause, pulls.get(cause.culprit or ""), repository_url))
-        out += cause_lines(cause.group, EXCERPT, repository_url)
+        # The baseline keeps messages, not tracebacks: for its groups, no culprit line says nothing.
+        out += [
+            line for line in cause_lines(cause.group, EXCERPT, repository_url) if cause.traced or _NO_FRAME not in line
+        ]
         listed = cause.group.cells[:CELLS_PER_CAUSE]
         out += ["", f"<details><summary>{the_cells(len(cause.group.cells))}</summary>", ""]
         out += [f"- {code(cut(cell, 200))}" for cell in listed]
