@@ -187,3 +187,24 @@ def test_a_malformed_state_is_one_line_exit_2(fake, track, tmp_path, gh):
     got = gh("track", "--state", str(bad), "--skiplists", str(track.skiplists))
     assert got.exit_code == 2 and "bad.json" in got.output and "Traceback" not in got.output
     assert fake.state.issues.keys() == {1}  # only the fixture's PR: nothing was written
+
+
+def test_the_runs_report_brings_its_culprit_line_and_hint(fake, track, tmp_path):
+    from dataclasses import replace
+
+    from bot.diff.groups import Culprit, Group
+    from bot.diff.hints import hint_for
+    from bot.diff.model import write_report
+    from tests.github.conftest import make_report
+
+    line = Culprit("src/transformers/models/bert/modeling_bert.py", 40, "if int(x.max()) < 0:", url=None)
+    signature = "UserError: Could not guard on data-dependent expression <class>"
+    group = Group(
+        "export", signature, tuple(c.id for c in BERT), "UserError: …", line, "", hint_for("export", signature)
+    )
+    report = replace(make_report(head_sha=SHAS[2], verdict="failure"), groups=(group,))
+    write_report(report, tmp_path / "report.json")
+    got, _ = track(state(BERT_BROKEN_BY_PUSH), "--report", str(tmp_path / "report.json"))
+    assert got.exit_code == 0, got.output
+    [issue] = tracking(fake).values()
+    assert "`src/transformers/models/bert/modeling_bert.py:40`: `if int(x.max()) < 0:`" in issue["body"]
