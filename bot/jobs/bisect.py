@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -84,7 +85,7 @@ def bisect(given: BisectInputs, *, clock: Callable[[], float] = time.monotonic) 
 def _check(given: BisectInputs) -> None:
     if given.max_steps < 0 or given.max_minutes < 0:
         raise BotError("--max-steps and --max-minutes must be 0 or more")
-    if not (given.repo / ".git").exists():
+    if not given.repo.is_dir() or not _git(given.repo, "rev-parse", "--git-dir", quiet=True):
         raise BotError(f"--repo {given.repo}: not a git checkout; pass a clone of the repository with main's history")
 
 
@@ -98,11 +99,14 @@ def _run_step(given: BisectInputs, session: _Session, step: bisect_plan.Step, se
     junit = given.work / f"step-{session.steps}.xml"
     started = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     log.warning("bisect step %d: %d cells at %s", session.steps, len(step.cells), step.commit[:12])
+    shutil.rmtree(folder, ignore_errors=True)  # left by an earlier bisect given the same --work
+    _git(given.repo, "worktree", "prune")
+    added = _git(given.repo, "worktree", "add", "--detach", "--force", str(folder), step.commit)
     try:
-        _git(given.repo, "worktree", "add", "--detach", "--force", str(folder), step.commit)
-        ran = _run_cells(folder, step, junit, given.run_args, seconds)
+        ran = added and _run_cells(folder, step, junit, given.run_args, seconds)
     finally:
-        _git(given.repo, "worktree", "remove", "--force", str(folder), check=False)
+        if added:
+            _git(given.repo, "worktree", "remove", "--force", str(folder))
     if not ran:
         return
     results = read_results([junit])
@@ -137,12 +141,17 @@ def _run_cells(folder: Path, step: bisect_plan.Step, junit: Path, run_args: tupl
     return True
 
 
-def _git(repo: Path, *args: str, check: bool = True) -> None:
+def _git(repo: Path, *args: str, quiet: bool = False) -> bool:
+    """Run git in `repo`; a failure is logged and False (a commit that cannot be checked out gives no result)."""
     done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
-    if check and done.returncode != 0:
-        raise BotError(
-            f"git {' '.join(args[:2])} in {repo} failed: {done.stderr.strip()[:300]}; is the commit fetched?"
+    if done.returncode != 0 and not quiet:
+        log.warning(
+            "git %s in %s failed: %s (a commit missing from a shallow clone? fetch with fetch-depth: 0)",
+            " ".join(args[:2]),
+            repo,
+            done.stderr.strip()[:300],
         )
+    return done.returncode == 0
 
 
 def split_run_args(text: str) -> tuple[str, ...]:

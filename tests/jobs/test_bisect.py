@@ -104,3 +104,15 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, history):
     assert got.exit_code == 2 and "--run-args" in got.output and not (tmp_path / "o.json").exists()
     got = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "o.json")])
     assert got.exit_code == 2 and "bad.json" in got.output and not (tmp_path / "o.json").exists()
+
+
+def test_commits_missing_from_the_clone_give_no_result_and_the_range_is_undecided(tmp_path, history):
+    repo, commits = history
+    missing = [f"{i:x}" * 40 for i in range(1, 6)]  # a shallow clone has none of these
+    baseline = state([commits[0], *missing[:4], commits[5]])
+    got = run_bisect(tmp_path, repo, baseline)
+    assert got.exit_code == 0, got.output
+    assert (
+        "bisect: 4 steps" in got.output and f"undecided between {commits[0][:12]} and {commits[5][:12]}" in got.output
+    )
+    assert loads((tmp_path / "out.json").read_text(encoding="utf-8"), where="out.json").cells == baseline.cells
