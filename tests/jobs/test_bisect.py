@@ -116,3 +116,14 @@ def test_commits_missing_from_the_clone_give_no_result_and_the_range_is_undecide
         "bisect: 4 steps" in got.output and f"undecided between {commits[0][:12]} and {commits[5][:12]}" in got.output
     )
     assert loads((tmp_path / "out.json").read_text(encoding="utf-8"), where="out.json").cells == baseline.cells
+
+
+def test_no_time_left_runs_nothing_and_writes_the_state_as_given(tmp_path, history):
+    repo, commits = history
+    got = run_bisect(tmp_path, repo, state(commits), "--max-minutes", "0")
+    assert got.exit_code == 0, got.output
+    assert (
+        "bisect: 0 steps" in got.output and "out of budget: between" in got.output and "(5 commits left)" in got.output
+    )
+    written = loads((tmp_path / "out.json").read_text(encoding="utf-8"), where="out.json")
+    assert written.cells == state(commits).cells
