@@ -130,8 +130,8 @@ def regressions(baseline: Baseline, skiplists) -> tuple[Regression, ...]:
             continue
         if good.commit in positions and bad.commit in positions:
             candidates = order[positions[good.commit] + 1 : positions[bad.commit] + 1]
-        else:
-            candidates = (bad.commit,)
+        else:  # a force-push or a gap: no commit range to bisect
+            candidates = ()
         found.append(Regression(cell, good, bad, _culprit(baseline, bad, candidates), tuple(candidates)))
     return tuple(found)
 

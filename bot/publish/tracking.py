@@ -99,6 +99,12 @@ def _commit(sha: str, repository_url: str | None) -> str:
 
 
 def _culprit_line(cause: Cause, pull: PullRequest | None, repository_url: str | None) -> str:
+    if cause.culprit is None and not cause.candidates:
+        return (
+            f"- 🔎 Culprit unknown: {_commit(cause.good, repository_url)} (last pass) and "
+            f"{_commit(cause.bad, repository_url)} (first failure) are not both on main's recorded history "
+            "(a force-push, or a gap), so there is nothing to bisect."
+        )
     if cause.culprit is None:
         return (
             f"- 🔎 Culprit unknown: bisect pending between {_commit(cause.good, repository_url)} (last pass) and "

@@ -63,6 +63,8 @@ def test_the_body_names_the_culprit_its_pr_or_the_bisect_left():
     assert f"Culprit: [`{B2[:12]}`]({REPO}/commit/{B2}), from [#5]({REPO}/pull/5) Bert: \\`x\\` &lt;b&gt;." in body
     assert f"bisect pending between [`{G[:12]}`]({REPO}/commit/{G}) (last pass) and [`{B3[:12]}`]" in body
     assert "(3 commits)" in body
+    gap = render_issue(causes_of([regression("T5Model", B3, None, ())]), {}, repository_url=None, newest=B3)
+    assert "are not both on main's recorded history" in gap and "bisect pending" not in gap
     unlinked = render_issue(causes, {B2: pull}, repository_url=None, newest=B3)
     assert "/commit/" not in unlinked and "/pull/" not in unlinked and "#5" in unlinked
 
