@@ -17,7 +17,13 @@ from bot.cli.common import handle_errors
     type=click.Path(file_okay=False, path_type=Path),
     help="A clone of the repository with main's history (each step checks a commit out in a worktree of it).",
 )
-@click.option("--state", "state_path", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--state",
+    "state_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Main's baseline.json; --out gets it with every finished step folded in (it may be the same file).",
+)
 @click.option(
     "--skiplists",
     "skiplists_dir",
