@@ -630,8 +630,14 @@ def test_cli_numbers_and_shards(tmp_path, count, value):
     value=JSON.map(json.dumps)
     | st.text(max_size=40)
     | st.fixed_dictionaries(
-        {"kind": st.sampled_from(("rerun", "models", "full", "probe", "apply")) | JSON},
-        optional={"models": JSON, "backends": JSON, "shapes": JSON, "generate": JSON},
+        {"kind": st.sampled_from(("rerun", "models", "full", "probe", "failed", "apply")) | JSON},
+        optional={
+            "models": JSON,
+            "backends": JSON,
+            "shapes": JSON,
+            "generate": JSON,
+            "cells": JSON | st.lists(st.text(max_size=60) | st.just("BertModel::test_onnx_export_static")),
+        },
     ).map(json.dumps)
 )
 def test_cli_request_json(count, value):
@@ -641,3 +647,4 @@ def test_cli_request_json(count, value):
     except BotError:
         return
     assert all(isinstance(m, str) for m in request.models + request.backends + request.shapes)
+    assert all(isinstance(c, Cell) for c in request.cells) and (request.kind == "failed") == bool(request.cells)

@@ -107,7 +107,7 @@ def _github_errors(fn):
 def github(
     ctx: click.Context, repo: str | None, token: str | None, api_url: str, event_path: str | None, config: Path | None
 ) -> None:
-    """Entry points of the workflows: comment, pending, command, apply, verify-sha, baseline, reports, obsolete-skips."""
+    """Entry points of the workflows: comment, pending, command, apply, verify-sha, baseline, reports, obsolete-skips, track."""
     ctx.obj = Context(repo, token, api_url, event_path, config)
 
 
@@ -346,3 +346,40 @@ def obsolete_skips(
         server_url,
     )
     _finish(obsolete_skips_job(obj.client(), given, obj.caps()))
+
+
+@github.command()
+@click.option(
+    "--state",
+    "state_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Main's baseline.json (`export-bot github baseline`, `baseline merge`).",
+)
+@click.option(
+    "--skiplists",
+    "skiplists_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The default branch's skiplist folder: a skiplisted cell is no regression.",
+)
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="This run's report.json: its failure groups (culprit lines, hints) describe the cells they hold.",
+)
+@click.option("--bot-login", envvar="EXPORT_BOT_LOGIN", default="github-actions[bot]", show_default=True)
+@click.option("--server-url", envvar="GITHUB_SERVER_URL", default="https://github.com", help="GITHUB_SERVER_URL.")
+@click.pass_obj
+@_github_errors
+def track(
+    obj: Context, state_path: Path, skiplists_dir: Path, report_path: Path | None, bot_login: str, server_url: str
+) -> None:
+    """Open, update in place or close the one tracking issue of main's regressions (docs/github.md)."""
+    from bot.publish.track import TrackInputs, track_job
+
+    repository_url = f"{server_url.rstrip('/')}/{obj.repository}" if obj.repository else None
+    given = TrackInputs(state_path, skiplists_dir, report_path, bot_login, repository_url)
+    _finish(track_job(obj.client(), given))

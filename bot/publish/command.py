@@ -6,12 +6,22 @@ import difflib
 import json
 import re
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
-from bot.cells import BACKENDS
+from bot.cells import BACKENDS, Cell, CellIdError
+
+if TYPE_CHECKING:
+    from bot.diff.model import Report
 
 PREFIX = "/export-check"
-KINDS = ("rerun", "models", "full", "probe", "apply", "help")
+KINDS = ("rerun", "models", "full", "probe", "failed", "apply", "help")
+WORDS = ("full", "probe", "failed", "apply", "help")  # the kinds a command names by one word
 ALLOWED_PERMISSIONS = frozenset({"admin", "maintain", "write"})  # role names (and legacy permissions)
+# `/export-check failed`: the report categories whose cells it re-runs (docs/github.md says why
+# these), how many it dispatches at most, and the longest cell id it takes from a report.
+FAILING_CATEGORIES = ("newly_broken", "new_failing", "still_failing")
+MAX_FAILED = 100
+MAX_CELL_ID = 200  # the longest id of Transformers 5.23 is 122 characters (a 60-character class)
 
 HELP_TEXT = f"""\
 **`/export-check` commands** (first line of a PR comment; write, maintain or admin permission needed)
@@ -22,6 +32,7 @@ HELP_TEXT = f"""\
 | `/export-check <ModelClass or model_type> … [--backend {"|".join(BACKENDS)} …] [--static\\|--dynamic] [--generate]` | run the cells of the named models (all backends and shapes unless narrowed; `--generate` adds the generate cells) |
 | `/export-check full` | run every cell of every model class |
 | `/export-check probe` | run the skiplisted cells too, to find obsolete skips |
+| `/export-check failed` | re-run only the failing cells of this PR's latest report (at most {MAX_FAILED}) |
 | `/export-check apply` | commit the proposed skiplist patch of the latest report to this PR's branch (same-repository PRs only) |
 | `/export-check help` | show this text |
 """
@@ -39,6 +50,7 @@ class Request:
     pr: int | None = None
     head_sha: str | None = None
     comment_id: int | None = None
+    cells: tuple[str, ...] = ()  # a `failed` request's cell ids, each checked by `failing_cells`
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -46,7 +58,7 @@ class Request:
     @classmethod
     def from_json(cls, text: str) -> Request:
         data = json.loads(text)
-        for key in ("models", "backends", "shapes"):
+        for key in ("models", "backends", "shapes", "cells"):
             data[key] = tuple(data.get(key, ()))
         return cls(**data)
 
@@ -116,7 +128,7 @@ def parse_command(body: str, *, model_classes: frozenset[str], model_types: froz
     args = words[1:]
     if not args:
         return Request("rerun")
-    if len(args) == 1 and args[0] in ("full", "probe", "apply", "help"):
+    if len(args) == 1 and args[0] in WORDS:
         return Request(args[0])
     models, backends, shapes, generate, problems = _read_options(args, model_classes, model_types)
     if not models and not problems:
@@ -146,7 +158,7 @@ def _read_options(
             shapes.append(word[2:])
         elif word == "--generate":
             generate = True
-        elif word.startswith("-") or word in ("full", "probe", "apply", "help"):
+        elif word.startswith("-") or word in WORDS:
             problems.append(_Problem("option", word))
         elif word in model_classes or word in model_types:
             models.append(word)
@@ -220,3 +232,80 @@ def fenced(text: str, language: str = "") -> str:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{language}\n{text.rstrip()}\n{fence}"
+
+
+@dataclass(frozen=True)
+class FailedCells:
+    """The cells `/export-check failed` re-runs: the first `MAX_FAILED` failing ids of a report, by id."""
+
+    cells: tuple[str, ...]
+    total: int  # failing cells in the report, the ones left out included
+
+    @property
+    def left_out(self) -> int:
+        return self.total - len(self.cells)
+
+
+def failing_cells(report: Report, *, limit: int = MAX_FAILED) -> FailedCells:
+    """The report's failing cells to re-run, each id checked to be a cell's (pure).
+
+    The report was written by code the PR controls: an id that is not a cell's (a shell line, a
+    newline, 10,000 characters) is a CellIdError naming where it is, and the report is refused
+    whole. A cell a head skiplist covers or a probe ran is left out: it does not fail the verdict,
+    and an ordinary run would skip it.
+    """
+    ids: set[str] = set()
+    for name in FAILING_CATEGORIES:
+        for i, line in enumerate(report.category(name)):
+            problem = cell_id_problem(line.cell)
+            if problem:
+                # Said by its place only: the reply never repeats a string the PR's code chose.
+                raise CellIdError(f"the cell at `categories.{name}[{i}]` {problem}")
+            if not line.covered_by and not line.probe:
+                ids.add(line.cell)
+    ordered = sorted(ids)
+    return FailedCells(tuple(ordered[:limit]), len(ordered))
+
+
+def cell_id_problem(cell_id: str) -> str | None:
+    """Why `cell_id` is not a cell's id as the bot writes it, or None."""
+    if len(cell_id) > MAX_CELL_ID:
+        return f"is {len(cell_id):,} characters long (a cell id has at most {MAX_CELL_ID})"
+    try:
+        cell = Cell.parse(cell_id)
+    except CellIdError:
+        return "is not a cell id (`ModelClass::test_<backend>_export_…`)"
+    if cell.id != cell_id:  # the same cell written another way: not what the bot writes
+        return f"is not written as the bot writes cell ids ({code(cell.id)})"
+    return None
+
+
+def no_report_reply(head_sha: str) -> str:
+    return (
+        f"There is no conformance report for the current head {head_sha[:12]} yet (a report for an earlier head "
+        "does not count), so there are no failing cells to re-run. Comment `/export-check` to check this head, "
+        "then `/export-check failed` once its report is posted."
+    )
+
+
+def unusable_report_reply(head_sha: str, run_id: int, problem: str) -> str:
+    return (
+        f"The latest conformance report for {head_sha[:12]} (run {run_id}) cannot be used, so nothing was re-run: "
+        f"{problem}. Comment `/export-check` to run this PR's selection again."
+    )
+
+
+def no_failing_reply(head_sha: str, run_id: int) -> str:
+    return (
+        f"The latest conformance report for {head_sha[:12]} (run {run_id}) has no failing cells to re-run "
+        "(flaky cells, skipped cells and failing cells a skiplist covers are not re-run). Nothing was started."
+    )
+
+
+def left_out_reply(found: FailedCells, run_id: int) -> str:
+    """Said beside the 👀 when the report has more failing cells than one `failed` run takes."""
+    return (
+        f"The latest conformance report (run {run_id}) has {found.total:,} failing cells: this run re-runs the first "
+        f"{len(found.cells)} by id, up to {code(found.cells[-1])}, and leaves out the other {found.left_out:,}. "
+        "Comment `/export-check` to run this PR's whole selection, or name the models: `/export-check BertModel …`."
+    )

@@ -201,6 +201,18 @@ class Artifact:
     download_url: str
 
 
+@dataclass(frozen=True)
+class Issue:
+    """An issue as the tracking issue's job reads it (GitHub lists pull requests among issues too)."""
+
+    number: int
+    title: str
+    body: str
+    state: str
+    user: str
+    is_pull: bool = False
+
+
 def reason(exc: GithubException) -> str:
     """GitHub's words for a refusal: the message, and the `errors[].message` a 422 explains itself with."""
     data = exc.data if isinstance(exc.data, dict) else {"message": exc.data}
@@ -393,6 +405,45 @@ class GitHubClient:
         if content not in REACTIONS:
             raise ValueError(f"unknown reaction {content!r}")
         self._repo.get_issue(number).get_comment(comment_id).create_reaction(content)
+
+    # --- issues (the tracking issue of main's regressions) -----------------------------------
+    @_guard("list the issues {0} opened")
+    def issues_by(self, creator: str, *, state: str = "open", labels: tuple[str, ...] = ()) -> list[Issue]:
+        """Issues (never pull requests, which GitHub lists here too) `creator` opened, oldest first."""
+        filters = {"labels": list(labels)} if labels else {}
+        found = self._repo.get_issues(state=state, creator=creator, sort="created", direction="asc", **filters)
+        return [i for i in map(_issue, found) if not i.is_pull]
+
+    @_guard("open an issue")
+    def create_issue(self, title: str, body: str, *, creator: str) -> Issue:
+        """Open an issue. After an answer that hides whether it was opened, `creator`'s open issues are
+        re-listed and one with exactly this title and body counts as opened."""
+
+        def find() -> Issue | None:
+            return next(
+                (i for i in reversed(self.issues_by(creator)) if (i.title, i.body.rstrip()) == (title, body.rstrip())),
+                None,
+            )
+
+        return self._write_once(lambda: _issue(self._repo.create_issue(title=title, body=body)), find)
+
+    @_guard("edit issue #{0}")
+    def edit_issue(
+        self, number: int, *, body: str | None = None, state: str | None = None, state_reason: str | None = None
+    ) -> None:
+        changes = {k: v for k, v in (("body", body), ("state", state), ("state_reason", state_reason)) if v is not None}
+        # An edit states the end result: repeating it after a lost answer is harmless.
+        self._repo.get_issue(number).edit(**changes)
+
+    @_guard("list the pull requests of commit {0}")
+    def commit_pulls(self, sha: str) -> list[PullRequest]:
+        """The pull requests GitHub associates with a commit (the one that merged it, for a commit on main)."""
+        try:
+            return [_pull(p) for p in self._repo.get_commit(sha).get_pulls()]
+        except GithubException as exc:
+            if exc.status == 422:  # "No commit found for SHA": a commit GitHub does not know has no PR
+                return []
+            raise
 
     # --- statuses, permissions, pull requests -----------------------------------------------
     @_guard("set the commit status of {0}")
@@ -674,6 +725,12 @@ def _run(run) -> WorkflowRun:
         run.path or "",
         tuple(p.number for p in run.pull_requests or ()),
         run.status,
+    )
+
+
+def _issue(i) -> Issue:
+    return Issue(
+        i.number, i.title or "", i.body or "", i.state, i.user.login if i.user else "", i.pull_request is not None
     )
 
 

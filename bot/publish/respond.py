@@ -1,4 +1,4 @@
-"""Answering `/export-check` comments: permission, acknowledgement, the pinned request, and `apply`."""
+"""Answering `/export-check` comments: permission, acknowledgement, the pinned request, `failed` and `apply`."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ import logging
 import re
 from dataclasses import dataclass, replace
 
+from bot.cells import CellIdError
+from bot.diff.errors import ReportError
+from bot.diff.model import Report
 from bot.diff.proposal import Proposal
 from bot.errors import BotError
 from bot.publish.baseline import REPORT_ARTIFACT, ArtifactError, Caps, fetch_artifacts, read_json_member
@@ -17,9 +20,14 @@ from bot.publish.command import (
     Invalid,
     Request,
     closed_refusal,
+    failing_cells,
     fork_apply_reply,
+    left_out_reply,
+    no_failing_reply,
+    no_report_reply,
     parse_command,
     refusal,
+    unusable_report_reply,
 )
 from bot.publish.events import CommentEvent, command_comment_of
 from bot.publish.github_api import GitHubClient, GitHubError, PullRequest
@@ -101,11 +109,44 @@ def handle_command(
         patch = fork_patch(client, reports or dispatch or "export-conformance.yml", pull, caps=caps)
         reply = fork_apply_reply(pull.head_repo or "a deleted fork", patch)
         return _refuse(client, event, reply, "answered apply on a fork with the patch")
+    if parsed.kind == "failed":
+        found = _failed(client, event, pull, reports or dispatch or "export-conformance.yml", caps)
+        if isinstance(found, Outcome):
+            return found
+        parsed = replace(parsed, cells=found.cells)
     client.react(event.number, event.comment_id, "eyes")
     request = replace(parsed, pr=event.number, head_sha=pull.head_sha, comment_id=event.comment_id)
     if dispatch and request.kind != "apply":  # `apply` commits first, then dispatches itself
         _dispatch(client, event, dispatch, request)
     return Outcome(True, f"accepted {request.kind} at {pull.head_sha}", request=request)
+
+
+def _failed(client: GitHubClient, event: CommentEvent, pull: PullRequest, workflow: str, caps: Caps):
+    """The failing cells of `pull`'s latest report (a FailedCells), or the Outcome of answering that there
+    are none to re-run: no report for the head, an unusable one, or no failing cell (one reply each)."""
+    try:
+        latest = latest_report_json(client, workflow, pull, caps=caps)
+    except GitHubError as exc:
+        reply = f"GitHub refused to list this PR's conformance runs ({exc}), so nothing was re-run. Try again later."
+        _refuse(client, event, reply, "refused: the runs could not be listed")
+        raise  # GitHub refusing after its retries fails the job (exit 2), as a refused dispatch does
+    if latest is None:
+        return _refuse(client, event, no_report_reply(pull.head_sha), "refused failed: no report for the head")
+    run_id, data = latest
+    try:
+        found = failing_cells(Report.from_json(data, where=f"run {run_id}'s report.json"))
+    except (ReportError, CellIdError) as exc:
+        log.warning("run %s's report cannot be used: %s", run_id, exc)
+        # A format error quotes the report's own strings: they stay in the log, not in the reply.
+        problem = str(exc) if isinstance(exc, CellIdError) else "its `report.json` is not a report this bot can read"
+        reply = unusable_report_reply(pull.head_sha, run_id, problem)
+        return _refuse(client, event, reply, f"refused failed: run {run_id}'s report cannot be used")
+    if not found.cells:
+        _reply(client, event, no_failing_reply(pull.head_sha, run_id))
+        return Outcome(False, f"answered failed: run {run_id}'s report has no failing cells")
+    if found.left_out:
+        _reply(client, event, left_out_reply(found, run_id))
+    return found
 
 
 def _dispatch(client: GitHubClient, event: CommentEvent, workflow: str, request: Request) -> None:
@@ -184,11 +225,25 @@ def latest_proposal(
     client: GitHubClient, workflow: str, pull: PullRequest, *, artifact: str = REPORT_ARTIFACT, caps: Caps = Caps()
 ) -> Proposal | None:
     """The proposal of the newest report made for `pull`'s current head, or None when no run GitHub ties
-    to that PR and head left one.
+    to that PR and head left one (latest_report_json). Only the proposal's entries are used."""
+    latest = latest_report_json(client, workflow, pull, artifact=artifact, caps=caps)
+    if latest is None:
+        return None
+    run_id, data = latest
+    raw = data.get("proposal")
+    # Checked field by field: a malformed proposal is a one-line error, never a traceback.
+    return Proposal() if raw is None else Proposal.from_json(raw, where=f"run {run_id}'s {artifact}")
+
+
+def latest_report_json(
+    client: GitHubClient, workflow: str, pull: PullRequest, *, artifact: str = REPORT_ARTIFACT, caps: Caps = Caps()
+) -> tuple[int, dict] | None:
+    """The run id and report document of the newest report made for `pull`'s current head, or None when
+    no run GitHub ties to that PR and head left one.
 
     Which runs count is decided from GitHub's record of each run (trust.proposal_source): the PR's own
-    `pull_request` run, or a run dispatched for this PR. The report is data written by the PR's code:
-    only its proposal's entries are used, and a dispatched run's report must state the pinned head.
+    `pull_request` run, or a run dispatched for this PR. The report is data written by the PR's code,
+    read within `caps`; a dispatched run's report must state the pinned head.
     """
     sources: dict[int, ProposalSource] = {}
 
@@ -212,11 +267,8 @@ def latest_proposal(
             log.warning("run %s: %s", fetched.run.id, exc)
             continue
         pinned = sources[fetched.run.id].pinned
-        if not isinstance(data, dict) or (pinned is not None and data.get("head_sha") != pinned):
-            continue
-        raw = data.get("proposal")
-        # Checked field by field: a malformed proposal is a one-line error, never a traceback.
-        return Proposal() if raw is None else Proposal.from_json(raw, where=f"run {fetched.run.id}'s {artifact}")
+        if isinstance(data, dict) and (pinned is None or data.get("head_sha") == pinned):
+            return fetched.run.id, data
     return None
 
 

@@ -59,6 +59,7 @@ class State:
     runs: list[dict] = field(default_factory=list)
     artifacts: dict[int, dict] = field(default_factory=dict)
     dispatches: list[dict] = field(default_factory=list)
+    commit_pulls: dict[str, list[int]] = field(default_factory=dict)  # commit SHA → the PRs GitHub associates
     next_id: int = 1000
 
 

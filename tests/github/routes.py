@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import re
 
+from tests.github import payloads as P
 from tests.github.fake_github import BOT, RUN_NAMES, STAMP_NOW, FakeGitHub, _git_sha
 
 ROUTES = []
@@ -470,3 +471,171 @@ def branches_where_head(fake, query, body, commit_sha):
         {"name": n, "commit": {"sha": commit_sha, "url": fake.api(f"/commits/{commit_sha}")}, "protected": False}
         for n in names
     ]
+
+
+# --- issues, and the pull requests of a commit (the tracking issue of main's regressions) ------
+
+
+def add_issue(fake, title: str, body: str, *, user: str = BOT, state: str = "open", labels=()) -> int:
+    """An issue someone opened (a user quoting the bot's marker, or the bot itself earlier): its number."""
+    number = max([0, *fake.state.issues]) + 1  # issues and PRs share one sequence of numbers
+    fake.state.issues[number] = {
+        "pull": None,
+        "title": title,
+        "body": body,
+        "state": state,
+        "state_reason": "completed" if state == "closed" else None,
+        "user": user,
+        "labels": list(labels),
+        "created": STAMP_NOW(),
+    }
+    return number
+
+
+def associate(fake, sha: str, number: int) -> None:
+    """GitHub associates PR `number` with commit `sha` (the PR that merged it into main)."""
+    fake.state.commit_pulls.setdefault(sha, []).append(number)
+
+
+def issue_obj(fake, number: int) -> dict:
+    data = fake.state.issues[number]
+    pull = fake.state.pulls.get(data["pull"]) if data.get("pull") else None
+    obj = P.example("issues", "opened")["issue"]
+    fields = pull if pull is not None else data
+    closed = fields["state"] == "closed"
+    obj.update(
+        id=number + 2 * 10**6,
+        node_id=f"I_{number}",
+        number=number,
+        title=fields["title"],
+        body=fields["body"],
+        state=fields["state"],
+        state_reason=None if pull is not None else data["state_reason"],
+        user=fake.user_obj(fields["user"]),
+        labels=[_label(fake, name) for name in data.get("labels", ())],
+        url=fake.api(f"/issues/{number}"),
+        repository_url=fake.repo["url"],
+        labels_url=fake.api(f"/issues/{number}/labels{{/name}}"),
+        comments_url=fake.api(f"/issues/{number}/comments"),
+        events_url=fake.api(f"/issues/{number}/events"),
+        html_url=f"{fake.repo['html_url']}/{'pull' if pull is not None else 'issues'}/{number}",
+        comments=sum(1 for c in fake.state.comments.values() if c["issue"] == number),
+        created_at=fields["created"],
+        updated_at=fields["created"],
+        closed_at=P.STAMP if closed else None,
+        author_association="MEMBER",
+        assignee=None,
+        assignees=[],
+        milestone=None,
+    )
+    obj.pop("reactions", None)
+    obj.pop("draft", None)
+    if pull is not None:
+        # GitHub's issues API lists pull requests too, each with this key.
+        obj["pull_request"] = {
+            "url": fake.api(f"/pulls/{number}"),
+            "html_url": f"{fake.repo['html_url']}/pull/{number}",
+            "diff_url": f"{fake.repo['html_url']}/pull/{number}.diff",
+            "patch_url": f"{fake.repo['html_url']}/pull/{number}.patch",
+            "merged_at": P.STAMP if pull["merged"] else None,
+        }
+    return obj
+
+
+def _label(fake, name: str) -> dict:
+    return {
+        "id": sum(map(ord, name)),
+        "node_id": f"L_{name}",
+        "url": fake.api(f"/labels/{name}"),
+        "name": name,
+        "description": None,
+        "color": "ededed",
+        "default": False,
+    }
+
+
+def _issue_listed(fake, number: int, query: dict) -> bool:
+    data = fake.state.issues[number]
+    pull = fake.state.pulls.get(data["pull"]) if data.get("pull") else None
+    fields = pull if pull is not None else data
+    if query.get("state", "open") not in ("all", fields["state"]):
+        return False
+    if "creator" in query and query["creator"] != fields["user"]:
+        return False
+    wanted = [w for w in query.get("labels", "").split(",") if w]
+    return all(w in data.get("labels", ()) for w in wanted)
+
+
+@route("GET", R + "/issues")
+def list_issues(fake, query, body):
+    numbers = [n for n in sorted(fake.state.issues) if _issue_listed(fake, n, query)]
+    if query.get("direction", "desc") == "desc":
+        numbers.reverse()  # numbers grow with creation time here
+    per_page, page = int(query.get("per_page", 30)), int(query.get("page", 1))
+    last = max(1, -(-len(numbers) // per_page))
+    headers = {}
+    if page < last:
+        # The next page keeps the filters: GitHub's Link header carries the whole query.
+        kept = "".join(f"{k}={v}&" for k, v in sorted(query.items()) if k not in ("page", "per_page"))
+        link = f"{fake.url}/repos/{fake.full_name}/issues?{kept}per_page={per_page}&page="
+        headers["Link"] = f'<{link}{page + 1}>; rel="next", <{link}{last}>; rel="last"'
+    shown = numbers[(page - 1) * per_page : page * per_page]
+    return 200, [issue_obj(fake, n) for n in shown], headers
+
+
+@route("POST", R + "/issues")
+def create_issue(fake, query, body):
+    if not isinstance(body.get("title"), str) or not body["title"]:
+        return 422, {
+            "message": "Validation Failed",
+            "errors": [{"resource": "Issue", "field": "title", "code": "missing_field"}],
+        }
+    number = add_issue(fake, body["title"], body.get("body") or "", labels=body.get("labels") or ())
+    return 201, issue_obj(fake, number), {"Location": fake.api(f"/issues/{number}")}
+
+
+@route("GET", R + "/issues/{issue_number}")
+def get_issue(fake, query, body, issue_number):
+    n = int(issue_number)
+    return (200, issue_obj(fake, n)) if n in fake.state.issues else not_found()
+
+
+@route("PATCH", R + "/issues/{issue_number}")
+def edit_issue(fake, query, body, issue_number):
+    n = int(issue_number)
+    if n not in fake.state.issues:
+        return not_found()
+    data = fake.state.issues[n]
+    target = fake.state.pulls[data["pull"]] if data.get("pull") else data
+    reason = body.get("state_reason")
+    if body.get("state") not in (None, "open", "closed") or reason not in (
+        None,
+        "completed",
+        "not_planned",
+        "reopened",
+    ):
+        return 422, {
+            "message": "Validation Failed",
+            "errors": [{"resource": "Issue", "field": "state", "code": "invalid"}],
+        }
+    for key in ("title", "body", "state"):
+        if key in body:
+            target[key] = body[key]
+    if not data.get("pull"):
+        if "state" in body:
+            data["state_reason"] = reason or ("completed" if body["state"] == "closed" else "reopened")
+        elif reason:
+            data["state_reason"] = reason
+    return 200, issue_obj(fake, n)
+
+
+@route("GET", R + "/commits/{commit_sha}/pulls")
+def commit_pulls(fake, query, body, commit_sha):
+    if commit_sha not in fake.state.commits and commit_sha not in fake.state.commit_pulls:
+        return 422, {
+            "message": f"No commit found for SHA: {commit_sha}",
+            "documentation_url": "https://docs.github.com/rest",
+        }
+    items = [_simple_pull(fake.pull_obj(n)) for n in fake.state.commit_pulls.get(commit_sha, [])]
+    page, headers = _page(fake, f"/repos/{fake.full_name}/commits/{commit_sha}/pulls", items, query)
+    return 200, page, headers

@@ -23,6 +23,7 @@ def parse(body: str):
         ("  \n/export-check   \nmore text", Request("rerun")),
         ("/export-check full", Request("full")),
         ("/export-check probe", Request("probe")),
+        ("/export-check failed", Request("failed")),
         ("/export-check apply", Request("apply")),
         ("/export-check help", Request("help")),
         ("/export-check BertModel", Request("models", models=("BertModel",))),
@@ -62,6 +63,8 @@ def test_other_comments_are_not_commands(body):
         ("/export-check --static", "at least one model"),
         ("/export-check bert --quick", "`--quick` is not understood"),
         ("/export-check full bert", "`full` is not understood here"),
+        ("/export-check failed bert", "`failed` is not understood here"),
+        ("/export-check failed --backend onnx", "`failed` is not understood here"),
     ],
 )
 def test_unknown_words_get_the_help_text(body, problem):
@@ -83,6 +86,8 @@ def test_the_installed_transformers_names_are_accepted():
 def test_requests_round_trip_through_json():
     request = Request("models", models=("bert",), backends=("onnx",), pr=3, head_sha="a" * 40, comment_id=9)
     assert Request.from_json(request.to_json()) == request
+    failed = Request("failed", cells=("BertModel::test_onnx_export_static",), pr=3, head_sha="a" * 40)
+    assert Request.from_json(failed.to_json()) == failed
 
 
 def test_a_refusal_lists_a_few_problems_and_counts_the_rest():

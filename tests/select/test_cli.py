@@ -141,6 +141,24 @@ def test_a_models_request_replaces_the_git_selection_and_fills_github_output(rep
     ]
 
 
+def test_a_failed_request_runs_exactly_the_cells_the_command_job_sent(repo, tmp_path):
+    from bot.publish.command import Request
+
+    cells = ("BertModel::test_onnx_export_static", "LlamaForCausalLM::test_torch_export_dynamic")
+    request = Request("failed", cells=cells, pr=7, head_sha="a" * 40, comment_id=9).to_json()
+    output = tmp_path / "github_output"
+    args = ("--repo", str(repo), "--base", "main", "--head", "pr", "--request")
+    result = run(*args, request, "--github-output", str(output))
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert document["cells"] == list(cells) and document["request"] == "failed"
+    assert "count=2" in output.read_text().splitlines()
+    hostile = json.dumps({"kind": "failed", "cells": ["Bert; rm -rf /"]})
+    refused = run(*args, hostile)
+    assert refused.exit_code == 2 and "cells[0] is not a cell id" in refused.output
+    assert "Traceback" not in refused.output
+
+
 def test_a_probe_request_keeps_the_git_selection_and_says_probe(repo, tmp_path):
     (repo / "docs/source/en/export.md").write_text("# changed\n")
     commit_all(repo, "docs")

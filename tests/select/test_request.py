@@ -65,3 +65,28 @@ def test_full_runs_every_buildable_class():
     cells = request_cells(parse_request(json.dumps({"kind": "full"})), CATALOG, INDEX)
     assert {c.model_class for c in cells} == {"BertModel", "LlamaModel", "LlamaForCausalLM"}
     assert len(cells) == 8 + 8 + 24
+
+
+def test_a_failed_request_runs_exactly_its_cells():
+    ids = ["BertModel::test_onnx_export_static", "LlamaForCausalLM::test_torch_export_generate_dynamic_static_cache"]
+    request = parse_request(json.dumps({"kind": "failed", "cells": ids, "pr": 3}))
+    assert not request.uses_git and not request.probe
+    assert [c.id for c in request_cells(request, CATALOG, INDEX)] == ids
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        [],
+        ["Bert; rm -rf /"],
+        ["BertModel::test_onnx_export_static\nexit 1"],
+        ["A" * 10_000 + "::test_onnx_export_static"],
+        ["BertModel::test_onnx_export_static"] * 1_001,
+        "BertModel::test_onnx_export_static",
+        [7],
+    ],
+)
+def test_a_failed_request_whose_cells_are_not_cells_is_refused(cells):
+    with pytest.raises(RequestError) as caught:
+        parse_request(json.dumps({"kind": "failed", "cells": cells}))
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 400

@@ -1,0 +1,83 @@
+"""`export-bot bisect`: name the commit that broke main's cells whose culprit is unknown (docs/baseline.md, "Bisect")."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+
+from bot.cli.common import handle_errors
+
+
+@click.command()
+@click.option(
+    "--repo",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A clone of the repository with main's history (each step checks a commit out in a worktree of it).",
+)
+@click.option(
+    "--state",
+    "state_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Main's baseline.json; --out gets it with every finished step folded in (it may be the same file).",
+)
+@click.option(
+    "--skiplists",
+    "skiplists_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The default branch's skiplist folder: a skiplisted cell is not bisected.",
+)
+@click.option("--max-steps", type=click.IntRange(0, 1000), default=8, show_default=True, help="Commits run at most.")
+@click.option(
+    "--max-minutes", type=click.FloatRange(0, 24 * 60), default=60.0, show_default=True, help="Wall time at most."
+)
+@click.option(
+    "--run-args",
+    default="",
+    help='Added to each step\'s `export-bot run --cells … --probe --junit …` (e.g. "-n 0 --source transformers-tests:.").',
+)
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The new baseline.json.")
+@click.option(
+    "--work",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where the steps' worktrees and JUnit go (default: a temporary folder).",
+)
+@click.option("--run-id", type=int, envvar="GITHUB_RUN_ID", default=0, help="Stamps the measurements (GITHUB_RUN_ID).")
+@handle_errors
+def bisect(
+    repo: Path,
+    state_path: Path,
+    skiplists_dir: Path,
+    max_steps: int,
+    max_minutes: float,
+    run_args: str,
+    out: Path,
+    work: Path | None,
+    run_id: int,
+) -> None:
+    """Run the broken cells at commits between their last pass and first failure; fold the results into --out."""
+    from bot.jobs.bisect import BisectInputs, bisect, split_run_args
+    from bot.settings import load_settings
+
+    keep = load_settings().baseline_history
+    with tempfile.TemporaryDirectory(prefix="export-bot-bisect-") as scratch:
+        given = BisectInputs(
+            repo,
+            state_path,
+            skiplists_dir,
+            out,
+            work or Path(scratch),
+            max_steps,
+            max_minutes,
+            split_run_args(run_args),
+            run_id,
+            keep,
+        )
+        outcome = bisect(given)
+    for line in outcome.lines:
+        click.echo(line)

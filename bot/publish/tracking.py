@@ -1,0 +1,149 @@
+"""The tracking issue of main's regressions (docs/github.md): its body from the regressions, and what to do with it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from bot.diff.groups import Group, group_failures
+from bot.publish._baseline_shim import Regression, chain, loads, regressions
+from bot.publish.github_api import Issue, PullRequest
+from bot.report.markdown import cause_heading, cause_lines, code, cut, escape, link, n, short_sha, the_cells
+
+MARKER = "<!-- export-bot:main-regressions -->"
+TITLE = "export-bot: regressions on main"
+MAX_BODY = 65536  # GitHub's limit on an issue body
+CAUSES = 40  # causes shown in full; the rest are counted
+CELLS_PER_CAUSE = 30
+EXCERPT = 300
+
+_NO_FRAME = "No frame of the repository under test"
+# The baseline's reader and its regressions, for the job (bot/publish/track.py), from this one import.
+__all__ = ["Cause", "IssuePlan", "causes_of", "chain", "closing_comment", "loads", "plan_issue", "regressions"]
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One failure group (by stage and signature, as in the PR comment) narrowed to one culprit or commit range."""
+
+    group: Group
+    culprit: str | None  # the commit that broke the cells, when known
+    good: str  # the last commit the cells passed at
+    bad: str  # the first commit they failed at
+    candidates: int  # commits between good (excluded) and bad (included)
+    traced: bool = False  # grouped from full tracebacks (the run's report): "no frame" then means something
+
+
+def causes_of(found: Sequence[Regression], report_groups: Iterable[Group] = ()) -> tuple[Cause, ...]:
+    """The regressions grouped by cause, each group split by culprit (or by the range still to bisect).
+
+    A group of this run's report (`report_groups`, grouped from full tracebacks, with culprit lines
+    and hints) is used for the cells it holds; the others are grouped from their messages on main.
+    """
+    by_cell = {r.cell.id: r for r in found}
+    given = [g for g in report_groups if any(c in by_cell for c in g.cells)]
+    covered = {c for g in given for c in g.cells}
+    groups = [*given, *group_failures(r.bad.result for r in found if r.cell.id not in covered)]
+    out = []
+    for index, group in enumerate(groups):
+        split: dict[tuple, list[str]] = {}
+        for cell_id in group.cells:
+            r = by_cell.get(cell_id)
+            if r is not None:
+                split.setdefault((r.culprit, r.good.commit, r.bad.commit, len(r.candidates)), []).append(cell_id)
+        for (culprit, good, bad, count), cells in split.items():
+            narrowed = Group(
+                group.stage, group.signature, tuple(cells), group.excerpt, group.culprit, group.repro, group.hint
+            )
+            out.append(Cause(narrowed, culprit, good, bad, count, traced=index < len(given)))
+    out.sort(key=lambda c: (-len(c.group.cells), c.group.stage, c.group.signature, c.bad))
+    return tuple(out)
+
+
+def render_issue(
+    causes: Sequence[Cause], pulls: Mapping[str, PullRequest | None], *, repository_url: str | None, newest: str | None
+) -> str:
+    """The issue's body: the marker, one line of what it is, then each cause with its culprit and cells."""
+    cells = sum(len(c.group.cells) for c in causes)
+    out = [
+        MARKER,
+        f"{n(cells, 'cell')} {'fails' if cells == 1 else 'fail'} on main that passed before, "
+        f"in {n(len(causes), 'cause')} (main@{short_sha(newest)}). export-bot updates this issue "
+        "and closes it when every cell listed passes again or is skiplisted.",
+    ]
+    for index, cause in enumerate(causes[:CAUSES], 1):
+        out += ["", cause_heading(index, cause.group), ""]
+        out.append(_culprit_line(cause, pulls.get(cause.culprit or ""), repository_url))
+        # The baseline keeps messages, not tracebacks: for its groups, no culprit line says nothing.
+        out += [
+            line for line in cause_lines(cause.group, EXCERPT, repository_url) if cause.traced or _NO_FRAME not in line
+        ]
+        listed = cause.group.cells[:CELLS_PER_CAUSE]
+        out += ["", f"<details><summary>{the_cells(len(cause.group.cells))}</summary>", ""]
+        out += [f"- {code(cut(cell, 200))}" for cell in listed]
+        if len(listed) < len(cause.group.cells):
+            out.append(f"- …and {n(len(cause.group.cells) - len(listed), 'more cell')}")
+        out += ["", "</details>"]
+    rest = causes[CAUSES:]
+    if rest:
+        out += ["", f"…and {n(len(rest), 'more cause')} ({n(sum(len(c.group.cells) for c in rest), 'cell')})."]
+    body = "\n".join(out) + "\n"
+    return (
+        body if len(body) <= MAX_BODY else body[: MAX_BODY - 40].rsplit("\n", 1)[0] + "\n\n…(cut to GitHub's limit)\n"
+    )
+
+
+def _commit(sha: str, repository_url: str | None) -> str:
+    url = f"{repository_url.rstrip('/')}/commit/{sha}" if repository_url else None
+    return link(short_sha(sha), url, repository_url)
+
+
+def _culprit_line(cause: Cause, pull: PullRequest | None, repository_url: str | None) -> str:
+    if cause.culprit is None and not cause.candidates:
+        return (
+            f"- 🔎 Culprit unknown: {_commit(cause.good, repository_url)} (last pass) and "
+            f"{_commit(cause.bad, repository_url)} (first failure) are not both on main's recorded history "
+            "(a force-push, or a gap), so there is nothing to bisect."
+        )
+    if cause.culprit is None:
+        return (
+            f"- 🔎 Culprit unknown: bisect pending between {_commit(cause.good, repository_url)} (last pass) and "
+            f"{_commit(cause.bad, repository_url)} (first failure) ({n(cause.candidates, 'commit')})."
+        )
+    text = f"- 🔎 Culprit: {_commit(cause.culprit, repository_url)}"
+    if pull is not None:
+        url = f"{repository_url.rstrip('/')}/pull/{pull.number}" if repository_url else None
+        text += f", from {link(f'#{pull.number}', url, repository_url)} {escape(cut(pull.title, 200))}"
+    return text + "."
+
+
+def closing_comment(newest: str | None) -> str:
+    return f"Every cell this issue listed passes again on main or is skiplisted (main@{short_sha(newest)}): closing."
+
+
+@dataclass(frozen=True)
+class IssuePlan:
+    """What to do: `create`, `edit` (the body), `close`, or `none`; duplicates are closed either way."""
+
+    action: str
+    number: int | None = None
+    duplicates: tuple[int, ...] = ()
+
+
+def tracking_issues(issues: Iterable[Issue], bot_login: str) -> list[Issue]:
+    """The bot's own open tracking issues, oldest first: an issue anyone else wrote with the marker is not one."""
+    own = [i for i in issues if not i.is_pull and i.user == bot_login and i.body.lstrip().startswith(MARKER)]
+    return sorted(own, key=lambda i: i.number)
+
+
+def plan_issue(own: Sequence[Issue], body: str | None) -> IssuePlan:
+    """`body` None: no regression is left, so an open issue is closed; else the oldest open one is kept and
+    edited when its body differs, or a new one is opened."""
+    if not own:
+        return IssuePlan("none" if body is None else "create")
+    keep, *rest = own
+    duplicates = tuple(i.number for i in rest)
+    if body is None:
+        return IssuePlan("close", keep.number, duplicates)
+    changed = keep.body.rstrip() != body.rstrip()
+    return IssuePlan("edit" if changed else "none", keep.number, duplicates)
