@@ -299,6 +299,7 @@ class Runner:
             GITHUB_OUTPUT=str(output),
             GITHUB_STEP_SUMMARY=str(summary),
             GITHUB_WORKSPACE=str(workspace),
+            RUNNER_TEMP=str(temp),
             TOKENIZERS_PARALLELISM="false",
             HF_HUB_OFFLINE="1",
         )
