@@ -303,9 +303,8 @@ def test_a_push_is_measured_as_a_pr_would_be_selected_and_the_schedule_sweeps_on
     assert on["workflow_dispatch"]["inputs"]["full"]["type"] == "boolean"
     assert on["workflow_dispatch"]["inputs"]["full"]["default"] is False
     baseline = load(REUSABLE / "baseline.yml")
-    assert baseline["on"]["workflow_call"]["inputs"]["sweep-every-days"]["default"] == 7
     plan = {s.get("id"): s for s in baseline["jobs"]["plan"]["steps"]}
-    assert "--toolchain" in plan["select"]["run"] and "--state state/baseline.json" in plan["select"]["run"]
+    assert '--pin-file ".github/workflows/$BASELINE_WORKFLOW"' in plan["select"]["run"]
     assert "export-bot baseline due" in plan["due"]["run"]
     # The caller's dispatch input, read from its event: the caller passes no input for it.
     assert plan["sweep"]["env"]["FORCED"] == "${{ github.event.inputs.full }}"

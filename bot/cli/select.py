@@ -57,17 +57,10 @@ from bot.cli.common import config_option, handle_errors
     help="Append `matrix=`, `count=`, `shards=`, `probe=`, `full=` and `due=` lines here ($GITHUB_OUTPUT).",
 )
 @click.option(
-    "--toolchain",
+    "--pin-file",
     default=None,
-    help="On a push to main: the bot's pinned toolchain this run measures with (the workflows give the "
-    "sha256 of the bot's constraints-runner.txt). A full sweep is due when it differs from the one "
-    "main's newest full sweep recorded in --state.",
-)
-@click.option(
-    "--state",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Main's baseline state (baseline.json) holding the recorded toolchain; a missing file records none.",
+    help="On a push to main: the caller workflow that pins export-bot (e.g. .github/workflows/export-baseline.yml). "
+    "A push changing the pin makes a full sweep due: the new bot measures with its own toolchain.",
 )
 @handle_errors
 def select(
@@ -80,18 +73,17 @@ def select(
     json_out: Path | None,
     request_json: str | None,
     github_output: Path | None,
-    toolchain: str | None,
-    state: Path | None,
+    pin_file: str | None,
 ) -> None:
     """Print the cells a pull request must run, why, and the shard matrix, as JSON.
 
     Every shard job gets the same selection file and runs `export-bot run --selection FILE
     --shard I/N [--durations FILE]`; sharding is deterministic, so shard I there holds exactly
     the cells listed under `shards[I-1]` here. On a push to main, `full_sweep_due` lists why every
-    cell must be re-measured: a shared path or a skiplist changed, or the toolchain differs from
-    the recorded one (docs/workflows.md).
+    cell must be re-measured: a shared path or a skiplist changed, or the bot's pin in --pin-file
+    (docs/workflows.md).
     """
-    from bot.jobs.select import recorded_toolchain, select_job
+    from bot.jobs.select import select_job
     from bot.settings import load_settings
 
     settings = load_settings(config or repo / "pyproject.toml")
@@ -105,7 +97,6 @@ def select(
         request_json=request_json,
         json_out=json_out,
         github_output=github_output,
-        toolchain=toolchain,
-        recorded_toolchain=recorded_toolchain(state) if state and toolchain else None,
+        pin_file=pin_file,
     )
     click.echo(json.dumps(document, indent=2))

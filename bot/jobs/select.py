@@ -20,25 +20,21 @@ def select_job(
     request_json: str | None = None,
     json_out: Path | None = None,
     github_output: Path | None = None,
-    toolchain: str | None = None,
-    recorded_toolchain: str | None = None,
+    pin_file: str | None = None,
 ) -> dict:
     """The selection document `export-bot select` prints; the selection file and `$GITHUB_OUTPUT` lines are written too.
 
-    `toolchain` is the bot's pinned toolchain this run measures with, `recorded_toolchain` the one
-    main's newest full sweep recorded: with the shared paths and the skiplists, they say whether
-    this push makes a full sweep due (`full_sweep_due`, docs/workflows.md).
+    On a push to main, `full_sweep_due` says why every cell must be re-measured: a shared path or
+    a skiplist changed, or the caller workflow `pin_file` pins another export-bot (docs/workflows.md).
     """
     from bot.run.shard import assign_shards, read_durations
-    from bot.select.changes import changed_files, resolve
-    from bot.select.due import sweep_reasons
+    from bot.select.changes import resolve
     from bot.select.request import parse_request
 
     request = parse_request(request_json)
     base_sha, head_sha = resolve(repo, base), resolve(repo, head)
     cells, described = _cells(request, repo, base_sha, head_sha, settings)
-    paths = [p for change in changed_files(repo, base_sha, head_sha) for p in change.paths] if request.uses_git else []
-    due = sweep_reasons(paths, settings, toolchain=toolchain, recorded=recorded_toolchain)
+    due = _sweep_due(repo, base_sha, head_sha, settings, pin_file) if request.uses_git else ()
     times = read_durations(durations) if durations else None
     count = max(1, min(shards, len(cells)))
     parts = assign_shards(cells, count, times) if cells else []
@@ -61,14 +57,16 @@ def select_job(
     return document
 
 
-def recorded_toolchain(state: Path) -> str | None:
-    """The toolchain main's newest full sweep measured with, from the state file; None when there is no state yet."""
-    from bot.files import read_text
-    from bot.results.baseline import loads
+def _sweep_due(repo: Path, base_sha: str, head_sha: str, settings: Settings, pin_file: str | None) -> tuple[str, ...]:
+    from bot.select.changes import changed_files, read_files
+    from bot.select.due import sweep_reasons
 
-    if not state.exists():
-        return None  # the first run on main: no state, and no full sweep to compare with
-    return loads(read_text(state), where=str(state)).toolchain or None
+    paths = [p for change in changed_files(repo, base_sha, head_sha) for p in change.paths]
+    pins = {}
+    if pin_file and pin_file in paths:
+        before, after = read_files(repo, base_sha, [pin_file]), read_files(repo, head_sha, [pin_file])
+        pins[pin_file] = (before.get(pin_file), after.get(pin_file))
+    return sweep_reasons(paths, settings, pins=pins)
 
 
 def _cells(request, repo: Path, base_sha: str, head_sha: str, settings: Settings):

@@ -2,24 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 
 from bot.select.rules import match_path
 from bot.settings import Settings
 
+# A caller pins export-bot twice, `uses: …/.github/workflows/X.yml@SHA` and `bot-ref: SHA`.
+_PIN = re.compile(r"^\s*(?:-\s*)?(?:uses:\s*\S+/\.github/workflows/\S+@|bot-ref:\s*)([0-9a-f]{40})\b", re.M)
+
+
+def bot_pins(text: str | None) -> frozenset[str]:
+    """The export-bot commits a caller workflow pins (none for a missing file)."""
+    return frozenset(_PIN.findall(text or ""))
+
 
 def sweep_reasons(
-    paths: Iterable[str], settings: Settings, *, toolchain: str | None = None, recorded: str | None = None
+    paths: Iterable[str], settings: Settings, *, pins: Mapping[str, tuple[str | None, str | None]] | None = None
 ) -> tuple[str, ...]:
     """The reasons a full sweep is due after a push changing `paths`, or () when its own cells are enough.
 
     - a shared path changed: every model exports through it, the push ran only the `core` preset;
     - a skiplist changed: its entries decide which cells are probes and which are gated;
-    - the toolchain differs from the one the newest full sweep recorded (`recorded`): torch, the
-      exporters and the bot measure every cell, so every result was taken with another instrument.
-      The toolchain is what the workflow names (the sha256 of the bot's constraints-runner.txt at
-      the pinned bot-ref); no toolchain given, or none recorded yet (no full sweep since this was
-      tracked), is not a reason: the missing full sweep is one already.
+    - the bot's pin changed in a caller workflow (`pins`: path → its text before and after the
+      push): the new bot measures with its own toolchain (torch, the exporters, its harness and
+      judging, pinned by its constraints-runner.txt), so no earlier result compares with the next.
     """
     paths = list(dict.fromkeys(paths))
     reasons = []
@@ -29,10 +36,16 @@ def sweep_reasons(
     skiplists = [p for p in paths if match_path(p, settings.skiplist_paths)]
     if skiplists:
         reasons.append("skiplists: " + _some(skiplists))
-    if toolchain and recorded and toolchain != recorded:
-        reasons.append(f"toolchain: {recorded[:12]} → {toolchain[:12]}")
+    for path, (before, after) in sorted((pins or {}).items()):
+        old, new = bot_pins(before), bot_pins(after)
+        if new and old != new:
+            reasons.append(f"toolchain: {path} pins export-bot {_short(old)} → {_short(new)}")
     return tuple(reasons)
 
 
 def _some(paths: list[str]) -> str:
     return paths[0] + (f" and {len(paths) - 1} more" if len(paths) > 1 else "")
+
+
+def _short(pins: frozenset[str]) -> str:
+    return ",".join(sorted(p[:12] for p in pins)) or "nothing"

@@ -8,9 +8,9 @@ from click.testing import CliRunner
 
 from bot.cli import main
 from bot.jobs.select import select_job
-from bot.select.due import sweep_reasons
+from bot.select.due import bot_pins, sweep_reasons
 from bot.settings import Settings
-from tests.select.conftest import MODELS, commit_all
+from tests.select.conftest import MODELS, commit_all, git
 
 SETTINGS = Settings()
 
@@ -38,13 +38,34 @@ def test_the_configured_paths_decide():
     assert sweep_reasons(["lists/a.toml"], settings) == ("skiplists: lists/a.toml",)
 
 
-def test_a_toolchain_is_a_reason_only_when_both_are_known_and_differ():
-    new, old = "b" * 64, "a" * 64
-    assert sweep_reasons([], SETTINGS, toolchain=new, recorded=old) == ("toolchain: aaaaaaaaaaaa → bbbbbbbbbbbb",)
-    assert sweep_reasons([], SETTINGS, toolchain=new, recorded=new) == ()
-    # Nothing recorded yet (no full sweep since): the missing sweep is the reason, said by `baseline due`.
-    assert sweep_reasons([], SETTINGS, toolchain=new, recorded=None) == ()
-    assert sweep_reasons([], SETTINGS, toolchain=None, recorded=old) == ()
+PIN_A, PIN_B = "a" * 40, "b" * 40
+
+
+def caller(pin: str) -> str:
+    return (
+        "jobs:\n  baseline:\n"
+        f"    uses: huggingface/export-bot/.github/workflows/baseline.yml@{pin} # main\n"
+        f"    with:\n      bot-ref: {pin}\n"
+    )
+
+
+def test_a_new_bot_pin_in_the_caller_is_a_reason():
+    wf = ".github/workflows/export-baseline.yml"
+    assert sweep_reasons([wf], SETTINGS, pins={wf: (caller(PIN_A), caller(PIN_B))}) == (
+        f"toolchain: {wf} pins export-bot aaaaaaaaaaaa → bbbbbbbbbbbb",
+    )
+    # The caller edited elsewhere (a cron, a comment): the same bot, nothing to re-measure.
+    assert sweep_reasons([wf], SETTINGS, pins={wf: (caller(PIN_A), caller(PIN_A) + "# x\n")}) == ()
+    # The caller added by this push pins a bot no result was measured with; removed, it pins none.
+    assert sweep_reasons([wf], SETTINGS, pins={wf: (None, caller(PIN_B))})[0].endswith("nothing → bbbbbbbbbbbb")
+    assert sweep_reasons([wf], SETTINGS, pins={wf: (caller(PIN_A), None)}) == ()
+
+
+def test_the_pins_read_are_the_reusable_workflow_call_and_the_bot_ref():
+    assert bot_pins(caller(PIN_A)) == {PIN_A}
+    assert bot_pins(caller(PIN_A).replace(f"bot-ref: {PIN_A}", f"bot-ref: {PIN_B}")) == {PIN_A, PIN_B}
+    assert bot_pins("      - uses: actions/checkout@" + PIN_B + "\n") == frozenset()
+    assert bot_pins(None) == frozenset()
 
 
 def test_a_push_of_a_shared_file_says_full_in_github_output(repo, tmp_path):
@@ -60,26 +81,30 @@ def test_a_push_of_a_shared_file_says_full_in_github_output(repo, tmp_path):
     assert json.loads(result.output)["cells"], "the push still runs its own selection (the core preset)"
 
 
-def test_a_toolchain_change_and_a_skiplist_change_on_one_push(repo, tmp_path):
+def test_a_skiplist_change_and_a_new_bot_pin_on_one_push(repo, tmp_path):
+    wf = repo / ".github" / "workflows" / "export-baseline.yml"
+    wf.parent.mkdir(parents=True)
+    wf.write_text(caller(PIN_A))
+    commit_all(repo, "the caller")
+    base = git(repo, "rev-parse", "HEAD").strip()
     skips = repo / "skiplists" / "export_skips.toml"
     skips.write_text(skips.read_text() + "\n")
-    commit_all(repo, "skiplist")
+    wf.write_text(caller(PIN_B))
+    commit_all(repo, "skiplist and a new bot")
     output = tmp_path / "github_output"
-    document = select_job(
-        repo, "main", "pr", SETTINGS, github_output=output, toolchain="c" * 64, recorded_toolchain="d" * 64
-    )
-    assert document["full_sweep_due"] == [
+    pin_file = ".github/workflows/export-baseline.yml"
+    document = select_job(repo, base, "pr", SETTINGS, github_output=output, pin_file=pin_file)
+    reasons = [
         "skiplists: skiplists/export_skips.toml",
-        "toolchain: dddddddddddd → cccccccccccc",
+        f"toolchain: {pin_file} pins export-bot aaaaaaaaaaaa → bbbbbbbbbbbb",
     ]
-    assert "due=skiplists: skiplists/export_skips.toml; toolchain: dddddddddddd → cccccccccccc" in (
-        output.read_text().splitlines()
-    )
+    assert document["full_sweep_due"] == reasons
+    assert "due=" + "; ".join(reasons) in output.read_text().splitlines()
 
 
 def test_a_docs_push_is_not_full(repo, tmp_path):
     (repo / "docs/source/en/export.md").write_text("# changed\n")
     commit_all(repo, "docs")
     output = tmp_path / "github_output"
-    select_job(repo, "main", "pr", SETTINGS, github_output=output, toolchain="c" * 64, recorded_toolchain="c" * 64)
+    select_job(repo, "main", "pr", SETTINGS, github_output=output, pin_file=".github/workflows/export-baseline.yml")
     assert output.read_text().splitlines()[-2:] == ["full=false", "due="]
