@@ -82,14 +82,16 @@ class Rehearsal:
             event={"schedule": "17 3 * * *", "repository": self.fake.repo},
             sha=self.main,
         )
-        jobs = ("plan", "sweep", "baseline", "obsolete-skips", "dashboard", "dashboard-deploy")
+        jobs = ("plan", "measure", "report", "merge", "track", "obsolete-skips", "dashboard", "dashboard-deploy")
         self.assert_jobs(run, {"baseline", *(f"baseline / {job}" for job in jobs)})
-        folder = run.artifacts["export-baseline"]
-        report = json.loads((folder / "report.json").read_text())
+        # No state yet: the first night sweeps every cell, and its measurement becomes main's state.
+        assert (run.artifacts["export-baseline"] / "baseline.json").is_file()
+        report = json.loads((run.artifacts["export-sweep"] / "report.json").read_text())
         assert report["head_sha"] == self.main
         probed = {line["cell"]: line for line in report["cells"]}
         assert SEQ_DYNAMIC in probed and probed[SEQ_DYNAMIC].get("probe"), "the skiplisted cell runs under --probe"
-        self.assert_junit_provenance(folder / "baseline-1.xml", self.main, run, "baseline / sweep")
+        junit = run.artifacts["export-junit-1"] / "junit-1.xml"
+        self.assert_junit_provenance(junit, self.main, run, "baseline / measure")
         self.assert_light(run, "baseline / obsolete-skips")
         self.assert_light(run, "baseline / dashboard")
         # The dashboard was built from this sweep's report and deployed: a page that holds its cells.
