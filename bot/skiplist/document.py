@@ -198,7 +198,8 @@ class SkiplistDocument:
             self._splice(later.comments_start, later.comments_start, [*block, ""])
             return
         lines = self._layout.lines
-        lead = [] if not lines else ["", *block] if lines[-1].strip() else block
+        # An empty file (a repository starting without skips) gets the table alone.
+        lead = ["", *block] if lines and lines[-1].strip() else block
         self._splice(len(lines), len(lines), lead)
 
     def _replace(self, scope: str, model_class: str, reason: str) -> None:

@@ -50,6 +50,15 @@ def test_add_goes_to_the_end_of_its_table_not_under_the_next_comment():
     assert changed_lines(EXPORT_SKIPS, document.text()) == ([], ['NewModel = "Fails in a new way."\n'])
 
 
+@pytest.mark.parametrize("text", ["", "\n", "# Export skips.\n"], ids=["empty", "blank", "comment"])
+def test_add_to_a_file_without_tables_creates_the_table(text):
+    """A repository that adopts the bot with no skips yet: the first proposal creates its table."""
+    document = SkiplistDocument.parse(text, "export_skips.toml")
+    document.add("all", "BertModel", "Data-dependent branch in forward.")
+    assert tomllib.loads(document.text()) == {"all": {"BertModel": "Data-dependent branch in forward."}}
+    assert document.text().startswith(text) and not lint_text(document.text(), "export_skips.toml").findings
+
+
 def test_add_follows_the_chain_it_references():
     document = SkiplistDocument.parse(EXPORT_SKIPS, "export_skips.toml")
     document.add("openvino.dynamic", "BigBirdForFooModel", "Same `timeout` failure as `BigBirdModel`.")
