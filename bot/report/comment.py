@@ -10,6 +10,7 @@ from bot.diff.proposal import Proposal
 from bot.report.markdown import (
     TITLES,
     VERDICT_ICON,
+    baseline_line,
     cause_heading,
     cause_lines,
     code,
@@ -17,6 +18,7 @@ from bot.report.markdown import (
     cut,
     defuse,
     escape,
+    flaky_note,
     footer,
     n,
     not_buildable_lines,
@@ -66,6 +68,7 @@ _NOUNS = {
     "newly_passing": ("newly passing cell", "newly passing cells"),
     "obsolete_skip": ("obsolete skip", "obsolete skips"),
     "new_passing": ("new passing cell", "new passing cells"),
+    "broken_trunk": ("cell failing on main too", "cells failing on main too"),
     "still_failing": ("pre-existing failure", "pre-existing failures"),
     "newly_skipped": ("newly skipped cell", "newly skipped cells"),
     "not_run": ("cell not run", "cells not run"),
@@ -106,6 +109,7 @@ class _Fixed:
     category: dict  # a grouped list's cell id → (list name, its line)
     repository: str | None  # links point only into it
     where: str  # the job summary, linked when the run is the repository's
+    window: int | None  # the results on main a flip counts within, with a per-commit baseline
 
     @classmethod
     def of(cls, report: Report, repository: str | None) -> _Fixed:
@@ -113,7 +117,8 @@ class _Fixed:
         grouped = frozenset(cell for group in report.groups for cell in group.cells)
         linked = points_into(report.run_url, repository)
         where = f"[job summary]({report.run_url})" if linked else "job summary"
-        return cls(weak_passes(report), grouped, category, repository, where)
+        window = report.baseline_age.flaky_window if report.baseline_age is not None else None
+        return cls(weak_passes(report), grouped, category, repository, where, window)
 
 
 def _opening(report: Report, budget: _Budget, fixed: _Fixed, left_out: list[str]) -> list[str]:
@@ -125,6 +130,9 @@ def _opening(report: Report, budget: _Budget, fixed: _Fixed, left_out: list[str]
         out.append(f"Selected: {escape(cut(report.selection, 1000))}.")
     if not report.baseline:
         out.append("No baseline: judged against the head's skiplists alone.")
+    age = baseline_line(report)
+    if age:
+        out.append(age)
     if report.problems:
         out += ["", f"### ⚠️ Results incomplete ({n(len(report.problems), 'problem')})", ""]
         shown = report.problems[: max(budget.items, 5)]
@@ -152,6 +160,7 @@ def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
     where = fixed.where
     pending = set(report.needs_rerun)
     out = _opening(report, budget, fixed, left_out)
+    out += _broken_trunk(report, budget, pending, where, left_out)
     grouped = fixed.grouped
     for name in MAIN_LISTS:
         lines = report.category(name)
@@ -161,7 +170,7 @@ def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
             lines = tuple(line for line in lines if line.cell not in grouped)  # a report's groups cover them all
         if lines:
             out += ["", f"### {TITLES[name]} ({len(lines):,})", ""]
-            out += _list(name, lines, budget.items, budget.excerpt, pending, where, left_out)
+            out += _list(name, lines, budget.items, budget.excerpt, pending, where, left_out, window=fixed.window)
     out += _proposal(report.proposal, budget, left_out)
     for name in DETAIL_LISTS:
         lines = report.category(name)
@@ -179,16 +188,28 @@ def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
     return "\n".join(out) + "\n"
 
 
-def _list(name, lines, limit, excerpt, pending, where, left_out) -> list[str]:
+def _broken_trunk(report: Report, budget: _Budget, pending: set[str], where: str, left_out: list[str]) -> list[str]:
+    """One line that says how many cells fail on main too (never this PR's), their list folded under it."""
+    lines = report.category("broken_trunk")
+    if not lines:
+        return []
+    out = ["", f"<details><summary>🚨 {n(len(lines), 'cell')} also failing on main (at the merge base and in main's "
+           "newest results): not this PR's, the verdict leaves them out</summary>", ""]  # fmt: skip
+    out += _list("broken_trunk", lines, budget.details, min(budget.excerpt, 120), pending, where, left_out)
+    return [*out, "", "</details>"]
+
+
+def _list(name, lines, limit, excerpt, pending, where, left_out, *, window: int | None = None) -> list[str]:
     shown = lines[:limit]
     out: list[str] = []
     if shown:
-        with_error = name in ("newly_broken", "new_failing", "still_failing", "flaky")
+        with_error = name in ("newly_broken", "new_failing", "still_failing", "broken_trunk", "flaky")
         if with_error:
             out += ["| cell | stage | error |", "|---|---|---|"]
             for line in shown:
                 out.append(
-                    f"| {_cell(line, pending, table=True)} | {escape(cut(line.stage or line.kind or '', 40))} | "
+                    f"| {_cell(line, pending, table=True)}{flaky_note(line, window)} | "
+                    f"{escape(cut(line.stage or line.kind or '', 40))} | "
                     f"{escape(cut(line.message, excerpt)) if excerpt else ''} |"
                 )
         else:
