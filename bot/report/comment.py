@@ -194,8 +194,12 @@ def _broken_trunk(report: Report, budget: _Budget, pending: set[str], where: str
     lines = report.category("broken_trunk")
     if not lines:
         return []
-    out = ["", f"<details><summary>🚨 {n(len(lines), 'cell')} also failing on main (at the merge base and in main's "
-           "newest results): not this PR's, the verdict leaves them out</summary>", ""]  # fmt: skip
+    one = len(lines) == 1
+    said = (
+        f"🚨 {n(len(lines), 'cell')} {'fails' if one else 'fail'} on main too (at the merge base and in main's newest "
+        f"results): not this PR's doing, the verdict leaves {'it' if one else 'them'} out"
+    )
+    out = ["", f"<details><summary>{said}</summary>", ""]
     out += _list("broken_trunk", lines, budget.details, min(budget.excerpt, 120), pending, where, left_out)
     return [*out, "", "</details>"]
 

@@ -27,7 +27,7 @@ WEAK_LEGEND = (
 TITLES = {
     "newly_broken": "Newly broken",
     "new_failing": "New failing (no base result)",
-    "flaky": "Flaky (a re-run disagreed)",
+    "flaky": "Flaky (a re-run disagreed, or the cell flips on main)",
     "newly_passing": "Newly passing",
     "obsolete_skip": "Obsolete skips (skiplisted, passed in probe)",
     "new_passing": "New passing (no base result)",

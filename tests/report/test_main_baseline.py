@@ -86,7 +86,7 @@ def test_each_cell_is_judged_at_the_merge_base_and_main_s_own_breakage_is_said_n
     age = report.baseline_age
     assert (age.newest, age.behind, age.merge_base, age.merge_base_known) == (A, 0, A, True)
     assert "Baseline: main@`aaaaaaa`, at the merge base; 1 cell older than 7 days." in comment
-    assert "1 cell also failing on main (at the merge base and in main's newest results)" in comment
+    assert "1 cell fails on main too (at the merge base and in main's newest results)" in comment
 
 
 def test_a_cell_flipping_on_main_is_flaky_with_its_count_and_the_verdict_does_not_fail(judged):
