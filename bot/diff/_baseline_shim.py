@@ -34,12 +34,14 @@ def chain(baseline: Baseline) -> tuple[str, ...]:
     for segment in baseline.segments:
         if segment.commits:
             followers.setdefault(segment.parent if segment.parent in ends else None, []).append(segment)
-    order: list[str] = []
+    order: dict[str, None] = {}  # insertion-ordered: a commit two segments name is placed once
     todo = list(reversed(followers.get(None, [])))
     while todo:
         segment = todo.pop()
-        order += [commit for commit in segment.commits if commit not in order]
-        todo += reversed(followers.get(segment.commits[-1], []))
+        fresh = segment.commits[-1] not in order
+        order.update(dict.fromkeys(segment.commits))
+        if fresh:  # a segment pushed twice (a re-run) is followed once
+            todo += reversed(followers.get(segment.commits[-1], []))
     return tuple(order)
 
 
