@@ -12,6 +12,7 @@ from bot.cells import Cell
 from bot.diff.model import Report
 from bot.errors import BotError
 from bot.jobs import stages
+from bot.settings import Settings
 
 # Runs the given cells once more and writes their JUnit to the path (the only step that imports torch).
 Rerunner = Callable[[tuple[Cell, ...], Path], None]
@@ -39,6 +40,11 @@ class ReportInputs:
     tested_sha: str | None = None  # the commit the cells ran on when not the head: the PR's test merge
     run_url: str | None = None
     skip_missing: bool = False  # `report`: a path that is not there is left out (no baseline yet)
+    # With main's per-commit baseline (baseline.json) as the base: the PR's merge base, and the settings
+    # that say when a base result is old and how many results on main a flip counts within.
+    merge_base: str | None = None
+    stale_days: float = Settings.stale_days
+    flaky_window: int = Settings.flaky_window
 
 
 @dataclass(frozen=True)
@@ -77,7 +83,7 @@ def make_report(
     """
     loaded = skiplists if skiplists is not None else stages.load_skiplists(inputs.skiplists)
     skiplists = loaded.skiplists
-    head, base = _read_inputs(inputs)
+    head, base, main = _read_inputs(inputs, echo)
     rerun_results = stages.read_junit(_paths(inputs.rerun, inputs.skip_missing)) if inputs.rerun else None
     context = dict(
         base_sha=inputs.base_sha,
@@ -85,6 +91,7 @@ def make_report(
         run_url=inputs.run_url,
         changed_lines=inputs.selected.changed_lines,
         repository_url=repository_url(),
+        main=main,
     )
     report = stages.diff_results(base, head, skiplists, rerun_results, **context)
     rerun_junit = None
@@ -111,8 +118,9 @@ def make_report(
     return ReportOutcome(report, comment, patch, written, broken, rerun_junit)
 
 
-def _read_inputs(inputs: ReportInputs):
-    """The head and base result sets; an empty selection needs no head, since no shard ran."""
+def _read_inputs(inputs: ReportInputs, echo: Callable[[str], None]):
+    """The head and base result sets, and main's history with a per-commit baseline; an empty selection
+    needs no head, since no shard ran."""
     selected = inputs.selected.cells
     head_paths, expect = _paths(inputs.head, inputs.skip_missing), inputs.expect_shards
     if selected is not None and not selected:
@@ -121,11 +129,25 @@ def _read_inputs(inputs: ReportInputs):
         missing = ", ".join(map(str, inputs.head)) or "none given"
         raise BotError(f"no head results ({missing}); pass the JUnit files `export-bot run` wrote with --head")
     head = stages.read_junit(head_paths, expect_shards=expect or None)
-    base_paths = _paths(inputs.base, inputs.skip_missing)
-    base = stages.read_junit(base_paths) if base_paths else None
+    base, main = _read_base(inputs, echo)
     if base is not None and selected is not None:
         base = base.restricted_to(selected)  # main's sweep seen through this run's cells, the rest is not "not run"
-    return head, base
+    return head, base, main
+
+
+def _read_base(inputs: ReportInputs, echo: Callable[[str], None]):
+    """Main's per-commit baseline at the merge base when a base folder holds baseline.json, else its JUnit."""
+    base_paths = _paths(inputs.base, inputs.skip_missing)
+    state = stages.baseline_file(base_paths)
+    if state is None:
+        if inputs.merge_base and base_paths:
+            echo(f"--merge-base {inputs.merge_base[:12]}: the base holds JUnit only (no baseline.json): judged as is")
+        return (stages.read_junit(base_paths) if base_paths else None), None
+    base, main = stages.read_main_baseline(
+        state, inputs.merge_base, now=created_now(), stale_days=inputs.stale_days, flaky_window=inputs.flaky_window
+    )
+    echo(f"base: {state}, each cell's newest result at or before the merge base {inputs.merge_base or '(none given)'}")
+    return base, main
 
 
 def _paths(paths: tuple[Path, ...], skip_missing: bool) -> tuple[Path, ...]:

@@ -323,6 +323,12 @@ def verify_sha_job(client: GitHubClient, pr: int, sha: str) -> JobOutcome:
     return JobOutcome((f"#{pr} head is still {sha}",))
 
 
+def merge_base_job(client: GitHubClient, base: str, head: str) -> JobOutcome:
+    """The PR's merge base with its base branch, as GitHub computes it: the commit its baseline is taken at."""
+    sha = client.merge_base(base, head)
+    return JobOutcome((sha,), outputs=(("sha", sha),))
+
+
 # --- the sweep on the default branch ---------------------------------------------------------
 
 
