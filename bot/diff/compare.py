@@ -160,7 +160,9 @@ def _sort(
 def _judged(cell, result, before, again, skiplists, found: _Sorted, main) -> tuple[str | None, str | None]:
     """A head cell's category and covering scope; a failure is noted for the re-run and the groups."""
     category = _category(result, before)
-    if category == "still_failing" and main is not None and _failing_on_main(main.newest.get(cell)):
+    # Failing on main's newest result: main itself is broken there, whether the break came before
+    # the merge base or after it (the test merge holds main's newer commits too), so it is not this PR's.
+    if category in ("still_failing", "newly_broken") and main is not None and _failing_on_main(main.newest.get(cell)):
         return "broken_trunk", None
     if category != "newly_broken" and category != "new_failing":
         return category, None

@@ -196,8 +196,8 @@ def _broken_trunk(report: Report, budget: _Budget, pending: set[str], where: str
         return []
     one = len(lines) == 1
     said = (
-        f"🚨 {n(len(lines), 'cell')} {'fails' if one else 'fail'} on main too (at the merge base and in main's newest "
-        f"results): not this PR's doing, the verdict leaves {'it' if one else 'them'} out"
+        f"🚨 {n(len(lines), 'cell')} {'fails' if one else 'fail'} on main too (in main's newest results): "
+        f"not this PR's doing, the verdict leaves {'it' if one else 'them'} out"
     )
     out = ["", f"<details><summary>{said}</summary>", ""]
     out += _list("broken_trunk", lines, budget.details, min(budget.excerpt, 120), pending, where, left_out)

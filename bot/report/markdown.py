@@ -31,7 +31,7 @@ TITLES = {
     "newly_passing": "Newly passing",
     "obsolete_skip": "Obsolete skips (skiplisted, passed in probe)",
     "new_passing": "New passing (no base result)",
-    "broken_trunk": "Failing on main too (at the merge base and in main's newest results)",
+    "broken_trunk": "Failing on main too (in main's newest results)",
     "still_failing": "Pre-existing failures (failing on the base too)",
     "newly_skipped": "Newly skipped",
     "not_run": "Not run (in the baseline, not in this run)",
