@@ -63,11 +63,42 @@ def explain(cell_ids: tuple[str, ...], skiplists_dir: Path | None, as_json: bool
 
 @skiplist.command(name="import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--name", default="EXPORT_SKIPS", show_default=True, help="The module-level dict to import.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
+@click.option("--name", default=None, help="Import only this module-level dict (default: every skip table).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    help="With --name, the TOML file; else the folder that gets one NAME.toml per table (default: stdout).",
+)
 @handle_errors
-def import_(file: Path, name: str, output: Path | None) -> None:
-    """Turn a Python module's `dict[str, dict[str, str]]` literal into skiplist TOML (never runs the module)."""
+def import_(file: Path, name: str | None, output: Path | None) -> None:
+    """Turn a module's skip tables into skiplist TOML, one file per table (never runs the module).
+
+    Every upper-case dict of scope → model class → reason (or → names) becomes the file of the
+    same name in lower case (`EXPORT_SKIPS` → export_skips.toml), the file the checkout's own
+    export tests read it from. A table that cannot be converted is named with why.
+    """
+    if name is not None:
+        _import_one(file, name, output)
+        return
+    from bot.errors import BotError
+    from bot.files import write_files
+    from bot.jobs.skiplist import import_tables
+
+    if output is not None and output.suffix == ".toml":
+        raise BotError(f"-o {output}: every table is imported, so -o names a folder; pass --name NAME for one file")
+    imported = import_tables(file)
+    if output is None:
+        click.echo("\n".join(f"# {table}\n{text}" for table, text in imported.texts.items()), nl=False)
+    else:
+        write_files({output / table: text for table, text in imported.texts.items()})
+    for table, (entries, scopes) in imported.entries.items():
+        click.echo(f"{output / table if output else table}: {entries} entries in {scopes} scopes", err=True)
+    for line in imported.refused:
+        click.echo(f"warning: {line}", err=True)
+
+
+def _import_one(file: Path, name: str, output: Path | None) -> None:
     from bot.jobs.skiplist import import_file
 
     document = import_file(file, name)

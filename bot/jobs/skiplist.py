@@ -1,8 +1,9 @@
-"""The skiplist jobs: lint files, and import a Python skip dict as a checked skiplist document."""
+"""The skiplist jobs: lint files, and import a module's skip tables as checked skiplist documents."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import BotError
@@ -55,3 +56,44 @@ def import_file(file: Path, name: str):
 
     text = import_skiplist(read_text(file), name, str(file))
     return SkiplistDocument.parse(text, f"the TOML generated from {file}")
+
+
+@dataclass(frozen=True)
+class ImportedTables:
+    """Every table of a module as TOML text keyed by the file the checkout's run reads, and those refused."""
+
+    texts: dict[str, str]  # `export_skips.toml` → its text, in the module's order
+    entries: dict[str, tuple[int, int]]  # file → (entries, scopes)
+    refused: tuple[str, ...]  # `NAME not imported: file:line:column: why`, one line each
+
+
+def import_tables(file: Path) -> ImportedTables:
+    """Convert every upper-case table of `file` (through the AST), each checked by parsing its TOML back.
+
+    Exit 2 (a BotError) only when no table could be converted; the others are named with why.
+    """
+    from bot import toml
+    from bot.files import read_text
+    from bot.skiplist.document import SkiplistDocument
+    from bot.skiplist.importer import read_tables, to_toml
+
+    found = read_tables(read_text(file), str(file))
+    texts, entries = {}, {}
+    for table in found.tables:
+        text = to_toml(table.scopes, table.comments)
+        where = f"the TOML generated from {file}'s {table.name}"
+        if all(isinstance(value, str) for scope in table.scopes for _, value in scope.entries):
+            SkiplistDocument.parse(text, where)
+        elif toml.loads(text) != {s.name: {c: _plain(v) for c, v in s.entries} for s in table.scopes}:
+            raise BotError(f"{where}: does not read back as written; report this with the module")
+        texts[table.file_name] = text
+        entries[table.file_name] = (sum(len(s.entries) for s in table.scopes), len(table.scopes))
+    refused = tuple(f"{r.name} not imported: {r.why}" for r in found.refused)
+    if not texts:
+        reasons = "; ".join(refused) or "it has no upper-case dict or set literal at module level"
+        raise BotError(f"{file}: no skip table could be imported ({reasons})")
+    return ImportedTables(texts, entries, refused)
+
+
+def _plain(value):
+    return value if isinstance(value, str) else list(value)

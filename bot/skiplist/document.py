@@ -34,6 +34,11 @@ def format_entry(model_class: str, reason: str) -> str:
     return f"{tomlkit.key(model_class).as_string()} = {tomlkit.string(reason).as_string()}"
 
 
+def format_names(model_class: str, names: tuple[str, ...]) -> str:
+    """`ModelClass = ["A", "B"]`: a table whose values are names (partitioner configs), not reasons."""
+    return f"{tomlkit.key(model_class).as_string()} = {tomlkit.item(list(names)).as_string()}"
+
+
 _BACKEND_WORDS = {
     "dynamo": "torch.export (dynamo)",
     "onnx": "ONNX",
