@@ -80,6 +80,7 @@ def report(
         tested_sha=tested_sha,
         run_url=run_url,
         skip_missing=True,
+        source=settings.source,
     )
     outputs = ReportOutputs(
         report=out / "report.json",

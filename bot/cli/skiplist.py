@@ -14,6 +14,7 @@ from bot.cli.common import (
     handle_errors,
     resolve_skiplists,
     skiplists_option,
+    source_option,
 )
 
 
@@ -25,12 +26,21 @@ def skiplist() -> None:
 @skiplist.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--strict", is_flag=True, help="Exit 1 when there are warnings.")
+@source_option
 @handle_errors
-def lint(paths: tuple[Path, ...], strict: bool) -> None:
-    """Check skiplist files (default: the configured skiplists folder). Exit 2 on errors."""
-    from bot.jobs.skiplist import lint_files
+def lint(paths: tuple[Path, ...], strict: bool, source: str | None) -> None:
+    """Check skiplist files (default: the configured skiplists folder). Exit 2 on errors.
 
-    results = lint_files(paths or (resolve_skiplists(None),))
+    With `--source transformers-tests:PATH` (or that source configured) and a checkout holding
+    tests/exporters/test_export.py, scopes are those the checkout's own walk visits.
+    """
+    from bot.jobs.skiplist import lint_files, walk_for_source
+    from bot.scopes import following
+    from bot.settings import load_settings
+
+    settings = load_settings()
+    with following(walk_for_source(source or settings.source)):
+        results = lint_files(paths or (resolve_skiplists(None, settings),))
     for result in results:
         for finding in result.findings:
             click.echo(str(finding))
@@ -45,20 +55,29 @@ def lint(paths: tuple[Path, ...], strict: bool) -> None:
 @click.argument("cell_ids", nargs=-1, required=True, metavar="CELL_ID...")
 @skiplists_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per cell, in a list.")
+@source_option
 @handle_errors
-def explain(cell_ids: tuple[str, ...], skiplists_dir: Path | None, as_json: bool) -> None:
-    """Say which scope skips each cell (e.g. `BertModel::test_onnx_export_dynamic`), and why."""
+def explain(cell_ids: tuple[str, ...], skiplists_dir: Path | None, as_json: bool, source: str | None) -> None:
+    """Say which scope skips each cell (e.g. `BertModel::test_onnx_export_dynamic`), and why.
+
+    A checkout's own export tests (`--source transformers-tests:PATH`) are explained by their walk.
+    """
     from bot.cells import Cell
+    from bot.jobs.skiplist import walk_for_source
+    from bot.scopes import following
+    from bot.settings import load_settings
     from bot.skiplist.explain import render_explanation
     from bot.skiplist.model import load_skiplists
 
+    settings = load_settings()
     cells = [Cell.parse(cell_id) for cell_id in cell_ids]
-    skiplists = load_skiplists(resolve_skiplists(skiplists_dir))
-    explanations = [skiplists.explain(cell) for cell in cells]
-    if as_json:
-        click.echo(json.dumps([e.to_json() for e in explanations], indent=2, ensure_ascii=False))
-        return
-    click.echo("\n\n".join(render_explanation(e, skiplists) for e in explanations))
+    skiplists = load_skiplists(resolve_skiplists(skiplists_dir, settings))
+    with following(walk_for_source(source or settings.source)):
+        explanations = [skiplists.explain(cell) for cell in cells]
+        if as_json:
+            click.echo(json.dumps([e.to_json() for e in explanations], indent=2, ensure_ascii=False))
+            return
+        click.echo("\n\n".join(render_explanation(e, skiplists) for e in explanations))
 
 
 @skiplist.command(name="import")

@@ -39,6 +39,7 @@ class ReportInputs:
     tested_sha: str | None = None  # the commit the cells ran on when not the head: the PR's test merge
     run_url: str | None = None
     skip_missing: bool = False  # `report`: a path that is not there is left out (no baseline yet)
+    source: str | None = None  # the model source: a checkout's own export tests walk their own scopes
 
 
 @dataclass(frozen=True)
@@ -101,9 +102,9 @@ def make_report(
     if inputs.selected.cells is not None and not inputs.selected.cells and inputs.selected.summary:
         # Nothing ran: the status says why ("no export-relevant changes"), not "no failing cells".
         report = replace(report, headline=inputs.selected.summary.splitlines()[0])
-    proposal = stages.propose(report, head, loaded)
+    proposal = _propose(report, head, loaded, inputs.source, echo)
     report = report.with_proposal(proposal)
-    patch = proposal.patch
+    patch = proposal.patch if proposal is not None else ""
     written, comment = _write(report, patch, outputs)
     from bot.setup_problems import nothing_built
 
@@ -130,6 +131,24 @@ def _read_inputs(inputs: ReportInputs):
 
 def _paths(paths: tuple[Path, ...], skip_missing: bool) -> tuple[Path, ...]:
     return tuple(p for p in paths if p.exists()) if skip_missing else paths
+
+
+def _propose(report: Report, head, loaded: stages.LoadedSkiplists, source: str | None, echo: Callable[[str], None]):
+    """The proposal, in the scopes of the walk that judged (the checkout's own); none when that walk is unreadable.
+
+    The report is still written: its verdict does not depend on the walk, only the proposal does.
+    """
+    from bot.errors import BotError
+    from bot.jobs.skiplist import walk_for_source
+    from bot.scopes import following
+
+    try:
+        walk = walk_for_source(source)
+    except BotError as exc:
+        echo(f"no skiplist proposal: {exc}")
+        return None
+    with following(walk):
+        return stages.propose(report, head, loaded)
 
 
 def _write(report: Report, patch: str, outputs: ReportOutputs) -> tuple[tuple[Path, ...], str]:

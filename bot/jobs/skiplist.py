@@ -97,3 +97,21 @@ def import_tables(file: Path) -> ImportedTables:
 
 def _plain(value):
     return value if isinstance(value, str) else list(value)
+
+
+def walk_for_source(spec: str | None):
+    """The scope walk the skiplist commands follow for a model source (docs/skiplists.md, "Whose walk").
+
+    None (the bot's own walk) for the zoo, and for a checkout without `tests/exporters/test_export.py`,
+    whose cells the bot's rules judge. A checkout that holds the module gets its own walk, read from
+    it; a BotError saying what to do when that walk cannot be read, never a guess.
+    """
+    from bot.skiplist.checkout_walk import read_walk
+
+    kind, sep, where = (spec or "").partition(":")
+    if kind != "transformers-tests" or not sep:
+        return None
+    root = Path(where)
+    if not root.is_dir():
+        raise BotError(f"--source {spec}: {root} is not a folder; pass the checkout's root, or --source zoo")
+    return read_walk(root, f"--source {spec}: {root / 'tests' / 'exporters' / 'test_export.py'}")

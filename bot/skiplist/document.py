@@ -203,7 +203,7 @@ class SkiplistDocument:
             self._splice(later.comments_start, later.comments_start, [*block, ""])
             return
         lines = self._layout.lines
-        lead = [] if not lines else ["", *block] if lines[-1].strip() else block
+        lead = ["", *block] if lines and lines[-1].strip() else block  # an empty file gets the table too
         self._splice(len(lines), len(lines), lead)
 
     def _replace(self, scope: str, model_class: str, reason: str) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from bot.cells import BACKENDS, TARGETS, cells_for
-from bot.scopes import exactness_scopes, known_scopes, onnx_optimize_scopes, skip_scopes, walk_rank
+from bot.scopes import ScopeWalk, exactness_scopes, followed, known_scopes, onnx_optimize_scopes, skip_scopes, walk_rank
 from bot.skiplist.layout import EntrySpan, LayoutError, TableSpan, check_syntax, scan
 from bot.skiplist.model import EXPORT_SKIPS, ONNX_DISABLE_OPTIMIZE, referenced_class
 
@@ -138,11 +138,16 @@ def _entries(table: TableSpan, report, *, names: bool = False) -> dict[str, Entr
 
 
 def _warnings(scopes, headers, toggles: bool, known_classes, report) -> None:
-    known = _toggle_coverage() if toggles else _coverage()
+    walk = followed()
+    known = _toggle_coverage() if toggles else _coverage(walk)
     for scope, line in headers.items():
         if scope not in known:
             where = (
-                "the ONNX optimize toggle walks only `all` and `dynamic`" if toggles else "no cell's walk reaches it"
+                "the ONNX optimize toggle walks only `all` and `dynamic`"
+                if toggles
+                else f"the walk of {walk.name.removeprefix('checkout:')} never visits it"
+                if walk is not None
+                else "no cell's walk reaches it"
             )
             report(line, 2, WARNING, f"unknown scope `{scope}`: {where}; check the spelling")
     in_file = {c for entries in scopes.values() for c in entries}
@@ -198,9 +203,12 @@ def _all_cells():
     return list(cells_for("_", generative=True, backends=BACKENDS, targets=TARGETS))
 
 
-@lru_cache(maxsize=1)
-def _coverage() -> dict[str, frozenset]:
-    """scope → the cells (of a class with every path) whose skip or exactness walk reaches it."""
+@lru_cache(maxsize=4)
+def _coverage(walk: ScopeWalk | None) -> dict[str, frozenset]:
+    """scope → the cells (of a class with every path) whose skip or exactness walk reaches it.
+
+    `walk` is the walk followed (bot/scopes.py) and keys the cache: the checkout's, or None for the seed's.
+    """
     covered: dict[str, set] = {scope: set() for scope in known_scopes()}
     for cell in _all_cells():
         for scope in [*skip_scopes(cell), *(exactness_scopes(cell) or ())]:
