@@ -40,6 +40,9 @@ MAX_BYTES = 512 * 2**20  # a full sweep's report is a few MB
 COUNT_KEYS = tuple(f"{backend}/{shape}" for backend in BACKENDS for shape in SHAPES)
 COUNT_STATUSES = tuple(status.value for status in Status)
 _SHA = re.compile(r"[0-9a-fA-F]{1,64}")
+# `rules:seed-1`, `checkout:tests/exporters/test_export.py`: what bot/run writes as each cell's `judge`.
+JUDGE = re.compile(r"rules:[a-z0-9][a-z0-9.-]{0,39}|checkout:[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}")
+_MAX_JUDGES = 8
 _REPOSITORY = re.compile(r"https://[A-Za-z0-9.-]+(?::\d+)?/[A-Za-z0-9_-][A-Za-z0-9_.-]*/[A-Za-z0-9_-][A-Za-z0-9_.-]*")
 
 
@@ -129,6 +132,8 @@ class Report:
     families: Mapping[str, str] = field(default_factory=dict)
     # The repository under test's web address (https://github.com/OWNER/REPO): links in the comment point only into it.
     repository_url: str | None = None
+    # Who judged the head's cells: the checkout's own test module (`checkout:PATH`) and/or the bot's rules profile.
+    judged_by: tuple[str, ...] = ()
     schema: str = SCHEMA
 
     def category(self, name: str) -> tuple[CellLine, ...]:
@@ -188,6 +193,7 @@ class Report:
             "created": self.created,
             "families": dict(self.families),
             "repository_url": self.repository_url,
+            "judged_by": list(self.judged_by),
             "cells": [line.to_json() for line in self.cells],
         }
 
@@ -234,6 +240,7 @@ class Report:
             created=f.get("created", (str, type(None)), None),
             families={k: f.check(v, str, f"families.{k}") for k, v in f.get("families", dict, {}).items()},
             repository_url=f.matching("repository_url", _REPOSITORY, "https://HOST/OWNER/REPO"),
+            judged_by=f.judges("judged_by"),
         )
 
 
@@ -306,6 +313,16 @@ class _Fields:
     def strings(self, path: str, value=None) -> tuple[str, ...]:
         items = self.check(self.data.get(path, []) if value is None else value, list, path)
         return tuple(self.check(item, str, f"{path}[{i}]") for i, item in enumerate(items))
+
+    def judges(self, path: str) -> tuple[str, ...]:
+        """`rules:PROFILE` or `checkout:PATH` values, a handful at most: a forged one is refused, never rendered."""
+        values = self.strings(path)
+        if len(values) > _MAX_JUDGES:
+            self.fail(path, f"at most {_MAX_JUDGES} judges", values, said=f"{len(values)} of them")
+        for i, value in enumerate(values):
+            if not JUDGE.fullmatch(value):
+                self.fail(f"{path}[{i}]", "`rules:PROFILE` or `checkout:PATH`", value)
+        return values
 
     def cell_ids(self, path: str) -> tuple[str, ...]:
         ids = self.strings(path)
