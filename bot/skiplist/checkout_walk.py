@@ -49,7 +49,7 @@ class CheckoutWalk:
         comps = [ast.parse(text, mode="eval").body for text in self.derived]
         return function, comps  # type: ignore[return-value]
 
-    @property
+    @cached_property
     def parameters(self) -> dict[str, object]:
         """Parameter → default, `self` left out."""
         function = self._tree[0]
@@ -59,13 +59,20 @@ class CheckoutWalk:
         values.pop("self", None)
         return values
 
+    @cached_property
+    def _walks(self) -> dict[tuple, tuple[str, ...]]:
+        return {}  # arguments → scopes: a proposal asks for the same few dozen walks thousands of times
+
     def walk(self, **arguments: object) -> list[str]:
         """The scopes `_export_scopes(**arguments)` returns, broad to specific."""
         env = {**self.parameters, **{k: v for k, v in arguments.items() if k in self.parameters}}
-        result = _Interpreter(env).run(self._tree[0].body)
-        if not isinstance(result, list) or not all(isinstance(s, str) for s in result):
-            raise WalkUnreadable(f"{self.name}: {WALK_FUNCTION} did not return a list of scope names")
-        return result
+        key = tuple(sorted(env.items(), key=lambda item: item[0]))
+        if key not in self._walks:
+            result = _Interpreter(env).run(self._tree[0].body)
+            if not isinstance(result, list) or not all(isinstance(s, str) for s in result):
+                raise WalkUnreadable(f"{self.name}: {WALK_FUNCTION} did not return a list of scope names")
+            self._walks[key] = tuple(result)
+        return list(self._walks[key])
 
     def _arguments(self, cell: Cell, backend: str | None) -> dict[str, object]:
         axes = f"_{cell.axes}_"
@@ -88,7 +95,16 @@ class CheckoutWalk:
         """The derived walk (`.exactness` twins) when the module has one, else None: no scope drops a comparison."""
         if not self.derived:
             return None
-        return [s for scope in self.skip(cell) for s in self._derive([scope])]
+        return [s for scope in self.skip(cell) for s in self._twins(scope)]
+
+    @cached_property
+    def _derived_of(self) -> dict[str, tuple[str, ...]]:
+        return {}
+
+    def _twins(self, scope: str) -> tuple[str, ...]:
+        if scope not in self._derived_of:
+            self._derived_of[scope] = tuple(self._derive([scope]))
+        return self._derived_of[scope]
 
     def _derive(self, scopes: list[str]) -> list[str]:
         out: list[str] = []
@@ -122,7 +138,7 @@ class CheckoutWalk:
                 position.setdefault(scope, index)
                 position[scope] = min(position[scope], index)
         ordered = sorted(position, key=lambda s: position[s])  # stable: first seen among equal depths
-        return tuple(dict.fromkeys(s for scope in ordered for s in (scope, *self._derive([scope]))))
+        return tuple(dict.fromkeys(s for scope in ordered for s in (scope, *self._twins(scope))))
 
     def rank(self, scope: str) -> tuple[int, str]:
         order = self.known
