@@ -118,12 +118,12 @@ def import_(file: Path, name: str | None, output: Path | None) -> None:
 
 
 def _import_one(file: Path, name: str, output: Path | None) -> None:
+    from bot.files import write_bytes
     from bot.jobs.skiplist import import_file
 
-    document = import_file(file, name)
+    text, entries, scopes = import_file(file, name)
     if output is None:
-        click.echo(document.text(), nl=False)
+        click.echo(text, nl=False)
         return
-    document.save(output)
-    scopes = document.scopes()
-    click.echo(f"{output}: {sum(map(len, scopes.values()))} entries in {len(scopes)} scopes", err=True)
+    write_bytes(output, text.encode("utf-8"))
+    click.echo(f"{output}: {entries} entries in {scopes} scopes", err=True)

@@ -44,18 +44,31 @@ def _toml_files(paths: Iterable[Path]) -> list[Path]:
     return files
 
 
-def import_file(file: Path, name: str):
-    """The skiplist TOML of `file`'s `name = {...}` literal, as a parsed document (never runs the module).
+def import_file(file: Path, name: str) -> tuple[str, int, int]:
+    """The skiplist TOML of `file`'s `name = {...}` literal, checked, with its entries and scopes (never runs the module).
 
     The importer refuses what the TOML could not hold (a duplicate key, a non-string) at its
     line in `file`, so the generated text is checked under the file's name before anything is written.
     """
     from bot.files import read_text
-    from bot.skiplist.document import SkiplistDocument
-    from bot.skiplist.importer import import_skiplist
+    from bot.skiplist.importer import ImportedTable, read_skip_dict, table_comments, to_toml
 
-    text = import_skiplist(read_text(file), name, str(file))
-    return SkiplistDocument.parse(text, f"the TOML generated from {file}")
+    source = read_text(file)
+    table = ImportedTable(name, 0, tuple(read_skip_dict(source, name, str(file))), table_comments(source, name))
+    text = to_toml(table.scopes, table.comments)
+    _check(text, table, f"the TOML generated from {file}")
+    return text, sum(len(s.entries) for s in table.scopes), len(table.scopes)
+
+
+def _check(text: str, table, where: str) -> None:
+    """Parse the generated text back: a table of reasons as a skiplist document, one of names as plain TOML."""
+    from bot import toml
+    from bot.skiplist.document import SkiplistDocument
+
+    if all(isinstance(value, str) for scope in table.scopes for _, value in scope.entries):
+        SkiplistDocument.parse(text, where)
+    elif toml.loads(text) != {s.name: {c: _plain(v) for c, v in s.entries} for s in table.scopes}:
+        raise BotError(f"{where}: does not read back as written; report this with the module")
 
 
 @dataclass(frozen=True)
@@ -72,20 +85,14 @@ def import_tables(file: Path) -> ImportedTables:
 
     Exit 2 (a BotError) only when no table could be converted; the others are named with why.
     """
-    from bot import toml
     from bot.files import read_text
-    from bot.skiplist.document import SkiplistDocument
     from bot.skiplist.importer import read_tables, to_toml
 
     found = read_tables(read_text(file), str(file))
     texts, entries = {}, {}
     for table in found.tables:
         text = to_toml(table.scopes, table.comments)
-        where = f"the TOML generated from {file}'s {table.name}"
-        if all(isinstance(value, str) for scope in table.scopes for _, value in scope.entries):
-            SkiplistDocument.parse(text, where)
-        elif toml.loads(text) != {s.name: {c: _plain(v) for c, v in s.entries} for s in table.scopes}:
-            raise BotError(f"{where}: does not read back as written; report this with the module")
+        _check(text, table, f"the TOML generated from {file}'s {table.name}")
         texts[table.file_name] = text
         entries[table.file_name] = (sum(len(s.entries) for s in table.scopes), len(table.scopes))
     refused = tuple(f"{r.name} not imported: {r.why}" for r in found.refused)

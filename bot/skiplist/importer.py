@@ -184,9 +184,13 @@ def _comment(text: str) -> str:
 
 def import_skiplist(source: str, name: str = "EXPORT_SKIPS", filename: str = "<string>") -> str:
     """One table's TOML, with the comment block written above its assignment."""
-    scopes = read_skip_dict(source, name, filename)
-    node = _find_assignment(ast.parse(source, filename=filename), name)
-    return to_toml(scopes, _block_above(_comment_lines(source), node.lineno) if node is not None else ())
+    return to_toml(read_skip_dict(source, name, filename), table_comments(source, name))
+
+
+def table_comments(source: str, name: str) -> tuple[str, ...]:
+    """The comment block right above the module-level assignment to `name` (call after read_skip_dict accepted it)."""
+    node = _find_assignment(ast.parse(source), name)
+    return _block_above(_comment_lines(source), node.lineno) if node is not None else ()
 
 
 def _find_assignment(tree: ast.Module, name: str) -> ast.expr | None:

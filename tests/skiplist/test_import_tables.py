@@ -127,3 +127,11 @@ def test_read_tables_order_is_the_modules():
         "EXECUTORCH_DISABLE_PARTITION",
     ]
     assert found.refused == ()
+
+
+def test_one_table_of_names_imports_alone_too(tmp_path):
+    out = tmp_path / "executorch_partition_exclude.toml"
+    result = run(NEXT, "--name", "EXECUTORCH_PARTITION_EXCLUDE", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert out.read_text("utf-8").endswith('ViTModel = ["PermuteConfig", "ViewCopyConfig"]\n')
+    assert f"{out}: 1 entries in 1 scopes" in result.output
