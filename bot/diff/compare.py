@@ -8,7 +8,7 @@ from operator import attrgetter
 
 from bot.cells import BACKENDS, SHAPES, Cell
 from bot.diff.groups import ChangedLines, group_failures
-from bot.diff.model import CATEGORIES, EXCERPT, CellLine, Report
+from bot.diff.model import CATEGORIES, EXCERPT, CellLine, Report, judges_of
 from bot.outcomes import CellResult, Status
 from bot.results.model import ResultSet
 from bot.skiplist.model import Skiplists
@@ -61,6 +61,7 @@ def diff(
         setup_problems=_setup_problems(head),
         groups=groups,
         repository_url=repository_url,
+        judged_by=judges_of(r.judge for r in head.results.values()),
     )
 
 

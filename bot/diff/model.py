@@ -43,6 +43,16 @@ _SHA = re.compile(r"[0-9a-fA-F]{1,64}")
 # `rules:seed-1`, `checkout:tests/exporters/test_export.py`: what bot/run writes as each cell's `judge`.
 JUDGE = re.compile(r"rules:[a-z0-9][a-z0-9.-]{0,39}|checkout:[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}")
 _MAX_JUDGES = 8
+
+
+def judges_of(judges) -> tuple[str, ...]:
+    """Who judged the head's cells, each once, from their `judge` properties (bot/run writes them).
+
+    A value of another shape (a pull request's run writes the JUnit) is left out, so report.json stays readable.
+    """
+    return tuple(sorted({j for j in judges if j and JUDGE.fullmatch(j)}))[:_MAX_JUDGES]
+
+
 _REPOSITORY = re.compile(r"https://[A-Za-z0-9.-]+(?::\d+)?/[A-Za-z0-9_-][A-Za-z0-9_.-]*/[A-Za-z0-9_-][A-Za-z0-9_.-]*")
 
 

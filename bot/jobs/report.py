@@ -99,7 +99,6 @@ def make_report(
     report = replace(
         report.with_selection(inputs.selected.summary).with_created(created_now()),
         tested_sha=inputs.tested_sha,
-        judged_by=judges(head.results.values()),
     )
     if inputs.selected.cells is not None and not inputs.selected.cells and inputs.selected.summary:
         # Nothing ran: the status says why ("no export-relevant changes"), not "no failing cells".
@@ -133,16 +132,6 @@ def _read_inputs(inputs: ReportInputs):
 
 def _paths(paths: tuple[Path, ...], skip_missing: bool) -> tuple[Path, ...]:
     return tuple(p for p in paths if p.exists()) if skip_missing else paths
-
-
-def judges(results) -> tuple[str, ...]:
-    """Who judged the head's cells, each once: the checkout's test module, the bot's rules profile, or both.
-
-    A value the JUnit spells otherwise (a pull request's run writes it) is left out, so report.json stays readable.
-    """
-    from bot.diff.model import JUDGE
-
-    return tuple(sorted({r.judge for r in results if r.judge and JUDGE.fullmatch(r.judge)}))[:8]
 
 
 def _propose(report: Report, head, loaded: stages.LoadedSkiplists, source: str | None, echo: Callable[[str], None]):
