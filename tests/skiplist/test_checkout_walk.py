@@ -218,3 +218,32 @@ def test_proposals_use_only_the_scopes_the_checkout_walks(next_version, tmp_path
     broken = checkout(tmp_path / "broken", "def _export_scopes(self):\n    return SCOPES\n")
     refused = invoke("propose", "--report", path, "--skiplists", folder, "--source", f"transformers-tests:{broken}")
     assert refused.exit_code == 2 and "pass --source zoo" in refused.output
+
+
+def test_the_report_job_proposes_in_the_checkouts_scopes_and_keeps_its_report_when_it_cannot(next_version, tmp_path):
+    from bot.jobs.report import ReportInputs, ReportOutputs, make_report
+    from tests.results.factory import Case, junit
+
+    cases = [
+        Case(f"BertModel::test_{fn}_export_{shape}", "failed" if shape == "static" else "passed", stage="export")
+        for fn in ("torch", "onnx")
+        for shape in ("static", "dynamic")
+    ]
+    head = tmp_path / "head.xml"
+    head.write_text(junit(cases), encoding="utf-8")
+    folder = skiplists_dir(tmp_path)
+    outcome = make_report(
+        ReportInputs(head=(head,), skiplists=folder, source=f"transformers-tests:{next_version}"),
+        ReportOutputs(report=tmp_path / "out" / "report.json"),
+    )
+    assert sorted(e.scope for e in outcome.report.proposal.entries) == ["dynamo.static", "onnx.static"]
+    broken = checkout(tmp_path / "broken", "def _export_scopes(self):\n    return SCOPES\n")
+    notes: list[str] = []
+    kept = make_report(
+        ReportInputs(head=(head,), skiplists=folder, source=f"transformers-tests:{broken}"),
+        ReportOutputs(report=tmp_path / "kept" / "report.json"),
+        echo=notes.append,
+    )
+    assert kept.report.verdict == "failure" and kept.report.proposal is None and kept.patch == ""
+    assert (tmp_path / "kept" / "report.json").is_file()
+    assert len(notes) == 1 and notes[0].startswith("no skiplist proposal: --source transformers-tests:")
