@@ -96,6 +96,7 @@ def report(
         merge_base=merge_base,
         stale_days=settings.stale_days,
         flaky_window=settings.flaky_window,
+        source=settings.source,
     )
     outputs = ReportOutputs(
         report=out / "report.json",

@@ -9,7 +9,7 @@ from operator import attrgetter
 
 from bot.cells import BACKENDS, SHAPES, Cell
 from bot.diff.groups import ChangedLines, group_failures
-from bot.diff.model import CATEGORIES, EXCERPT, BaselineAge, CellLine, Report
+from bot.diff.model import CATEGORIES, EXCERPT, BaselineAge, CellLine, Report, judges_of
 from bot.outcomes import CellResult, Status
 from bot.results.model import ResultSet
 from bot.skiplist.model import Skiplists
@@ -75,6 +75,7 @@ def diff(
         groups=groups,
         repository_url=repository_url,
         baseline_age=main.age if main is not None else None,
+        judged_by=judges_of(r.judge for r in head.results.values()),
     )
 
 

@@ -42,6 +42,19 @@ MAX_AGE_COUNT = 10_000_000  # cells or commits counted by `baseline_age`
 COUNT_KEYS = tuple(f"{backend}/{shape}" for backend in BACKENDS for shape in SHAPES)
 COUNT_STATUSES = tuple(status.value for status in Status)
 _SHA = re.compile(r"[0-9a-fA-F]{1,64}")
+# `rules:seed-1`, `checkout:tests/exporters/test_export.py`: what bot/run writes as each cell's `judge`.
+JUDGE = re.compile(r"rules:[a-z0-9][a-z0-9.-]{0,39}|checkout:[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}")
+_MAX_JUDGES = 8
+
+
+def judges_of(judges) -> tuple[str, ...]:
+    """Who judged the head's cells, each once, from their `judge` properties (bot/run writes them).
+
+    A value of another shape (a pull request's run writes the JUnit) is left out, so report.json stays readable.
+    """
+    return tuple(sorted({j for j in judges if j and JUDGE.fullmatch(j)}))[:_MAX_JUDGES]
+
+
 _REPOSITORY = re.compile(r"https://[A-Za-z0-9.-]+(?::\d+)?/[A-Za-z0-9_-][A-Za-z0-9_.-]*/[A-Za-z0-9_-][A-Za-z0-9_.-]*")
 
 
@@ -158,6 +171,8 @@ class Report:
     repository_url: str | None = None
     # How old main's baseline is, when the base was main's per-commit baseline (docs/diff.md).
     baseline_age: BaselineAge | None = None
+    # Who judged the head's cells: the checkout's own test module (`checkout:PATH`) and/or the bot's rules profile.
+    judged_by: tuple[str, ...] = ()
     schema: str = SCHEMA
 
     def category(self, name: str) -> tuple[CellLine, ...]:
@@ -218,6 +233,7 @@ class Report:
             "families": dict(self.families),
             "repository_url": self.repository_url,
             "baseline_age": self.baseline_age.to_json() if self.baseline_age is not None else None,
+            "judged_by": list(self.judged_by),
             "cells": [line.to_json() for line in self.cells],
         }
 
@@ -265,6 +281,7 @@ class Report:
             families={k: f.check(v, str, f"families.{k}") for k, v in f.get("families", dict, {}).items()},
             repository_url=f.matching("repository_url", _REPOSITORY, "https://HOST/OWNER/REPO"),
             baseline_age=f.baseline_age(data.get("baseline_age")),
+            judged_by=f.judges("judged_by"),
         )
 
 
@@ -339,6 +356,16 @@ class _Fields:
     def strings(self, path: str, value=None) -> tuple[str, ...]:
         items = self.check(self.data.get(path, []) if value is None else value, list, path)
         return tuple(self.check(item, str, f"{path}[{i}]") for i, item in enumerate(items))
+
+    def judges(self, path: str) -> tuple[str, ...]:
+        """`rules:PROFILE` or `checkout:PATH` values, a handful at most: a forged one is refused, never rendered."""
+        values = self.strings(path)
+        if len(values) > _MAX_JUDGES:
+            self.fail(path, f"at most {_MAX_JUDGES} judges", values, said=f"{len(values)} of them")
+        for i, value in enumerate(values):
+            if not JUDGE.fullmatch(value):
+                self.fail(f"{path}[{i}]", "`rules:PROFILE` or `checkout:PATH`", value)
+        return values
 
     def cell_ids(self, path: str) -> tuple[str, ...]:
         ids = self.strings(path)

@@ -45,6 +45,7 @@ class ReportInputs:
     merge_base: str | None = None
     stale_days: float = Settings.stale_days
     flaky_window: int = Settings.flaky_window
+    source: str | None = None  # the model source: a checkout's own export tests walk their own scopes
 
 
 @dataclass(frozen=True)
@@ -103,14 +104,15 @@ def make_report(
         rerun(cells, rerun_junit)
         report = stages.diff_results(base, head, skiplists, stages.read_junit([rerun_junit]), **context)
     report = replace(
-        report.with_selection(inputs.selected.summary).with_created(created_now()), tested_sha=inputs.tested_sha
+        report.with_selection(inputs.selected.summary).with_created(created_now()),
+        tested_sha=inputs.tested_sha,
     )
     if inputs.selected.cells is not None and not inputs.selected.cells and inputs.selected.summary:
         # Nothing ran: the status says why ("no export-relevant changes"), not "no failing cells".
         report = replace(report, headline=inputs.selected.summary.splitlines()[0])
-    proposal = stages.propose(report, head, loaded)
+    proposal = _propose(report, head, loaded, inputs.source, echo)
     report = report.with_proposal(proposal)
-    patch = proposal.patch
+    patch = proposal.patch if proposal is not None else ""
     written, comment = _write(report, patch, outputs)
     from bot.setup_problems import nothing_built
 
@@ -152,6 +154,24 @@ def _read_base(inputs: ReportInputs, echo: Callable[[str], None]):
 
 def _paths(paths: tuple[Path, ...], skip_missing: bool) -> tuple[Path, ...]:
     return tuple(p for p in paths if p.exists()) if skip_missing else paths
+
+
+def _propose(report: Report, head, loaded: stages.LoadedSkiplists, source: str | None, echo: Callable[[str], None]):
+    """The proposal, in the scopes of the walk that judged (the checkout's own); none when that walk is unreadable.
+
+    The report is still written: its verdict does not depend on the walk, only the proposal does.
+    """
+    from bot.errors import BotError
+    from bot.jobs.skiplist import walk_for_source
+    from bot.scopes import following
+
+    try:
+        walk = walk_for_source(source)
+    except BotError as exc:
+        echo(f"no skiplist proposal: {exc}")
+        return None
+    with following(walk):
+        return stages.propose(report, head, loaded)
 
 
 def _write(report: Report, patch: str, outputs: ReportOutputs) -> tuple[tuple[Path, ...], str]:

@@ -286,6 +286,18 @@ def tested_line(report: Report) -> str | None:
     return text
 
 
+def judged_line(report: Report) -> str | None:
+    """`Judged by the checkout's tests/exporters/test_export.py.` or the bot's rules profile; None when unsaid."""
+    said = []
+    for judge in report.judged_by:
+        kind, _, name = judge.partition(":")
+        if kind == "checkout":
+            said.append(f"the checkout's {escape(cut(name, 200))}")
+        else:
+            said.append(f"the bot's rules profile {code(cut(judge, 60))}")
+    return f"Judged by {' and '.join(said)}." if said else None
+
+
 def footer(report: Report, repository: str | None) -> list[str]:
     base = short_sha(report.base_sha) if report.baseline else "none (no baseline)"
     lines = [f"Base {base} → head {short_sha(report.head_sha)}."]
@@ -297,6 +309,9 @@ def footer(report: Report, repository: str | None) -> list[str]:
     tested = tested_line(report)
     if tested:
         lines.append(tested)
+    judged = judged_line(report)
+    if judged:
+        lines.append(judged)
     if report.versions:
         shown = list(report.versions.items())[:VERSIONS]
         lines.append("Versions: " + ", ".join(f"{escape(cut(k, 60))} {escape(cut(v, 60))}" for k, v in shown) + ".")
