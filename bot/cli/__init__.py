@@ -12,6 +12,7 @@ from bot import __version__
 # name → "module:attribute". Loading lazily keeps `export-bot diff` and the publishing
 # commands well under a second: only `run` and `check` pull in torch and the backends.
 COMMANDS = {
+    "baseline": "bot.cli.baseline:baseline",
     "check": "bot.cli.check:check",
     "run": "bot.cli.run:run",
     "select": "bot.cli.select:select",

@@ -289,20 +289,21 @@ def _shown(value: object) -> str:
 
 def read_state(path: Path | str) -> Baseline:
     """The state at `path`: a baseline.json or measurement.json file, or a folder holding them (all folded),
-    or a folder of JUnit XML only, a version-1 baseline, converted at its suites' git_sha."""
+    or JUnit XML only (a file or a folder of them), a version-1 baseline, converted at its suites' git_sha; an empty folder is
+    an empty state (no baseline yet)."""
     path = Path(path)
-    if not path.is_dir():
+    if not path.is_dir() and path.suffix != ".xml":
         return loads(read_text(path), where=str(path))
-    files = sorted([*path.rglob(STATE_FILE), *path.rglob(MEASUREMENT_FILE)])
+    files = sorted([*path.rglob(STATE_FILE), *path.rglob(MEASUREMENT_FILE)]) if path.is_dir() else []
     if len(files) > MAX_FILES:
         raise BaselineError(f"{path}: more than {MAX_FILES} state files; pass the folder of one baseline")
     if files:
         return fold(*(loads(read_text(f), where=str(f)) for f in files), keep=MAX_PER_CELL)
-    xml = sorted(path.rglob("*.xml"))
+    xml = sorted(path.rglob("*.xml")) if path.is_dir() else [path]
     if not xml:
-        raise BaselineError(
-            f"{path}: holds no {STATE_FILE}, {MEASUREMENT_FILE} or JUnit XML; pass a baseline folder or file"
-        )
+        # `github baseline` found none yet: main's first merge starts the state.
+        log.warning("%s holds no %s, %s or JUnit XML: an empty baseline", path, STATE_FILE, MEASUREMENT_FILE)
+        return Baseline()
     from bot.results.merge import read_results
 
     newest = max(f.stat().st_mtime for f in xml)
