@@ -19,6 +19,20 @@ def read_junit(paths: Sequence[Path], expect_shards: int | None = None) -> Resul
     return read_results(list(paths), expect_shards=expect_shards)
 
 
+def read_durations(path: Path) -> dict[str, float]:
+    """Seconds per cell id for shard balancing (`--durations`, EXPORT_BOT_DURATIONS): main's baseline.json
+    (the file, or a folder holding it: each cell's newest measured duration), else an earlier run's JUnit."""
+    from bot.results.baseline_json import STATE_FILE, durations, read_state
+    from bot.run.shard import read_durations as junit_durations
+
+    path = Path(path)
+    if path.is_dir() and (path / STATE_FILE).is_file():
+        return durations(read_state(path / STATE_FILE))
+    if not path.is_dir() and path.suffix == ".json":
+        return durations(read_state(path))
+    return junit_durations(path)
+
+
 @dataclass(frozen=True)
 class LoadedSkiplists:
     """The skiplist files read once: the diff judges by `skiplists`, the proposal edits `texts`."""
