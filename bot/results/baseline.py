@@ -101,7 +101,14 @@ def chain(baseline: Baseline) -> tuple[str, ...]:
             previous = commit
     newest_first: list[str] = []
     seen: set[str] = set()
-    index = len(segments) - 1
+
+    def start(below: int) -> int:
+        """The newest segment before `below` whose last commit it was the first to hold (a later sweep of
+        an older commit is no tip), and that the walk has not reached; -1 when none is left."""
+        fresh = (i for i in range(below - 1, -1, -1) if introduced[segments[i].commits[-1]] == i)
+        return next((i for i in fresh if segments[i].commits[-1] not in seen), -1)
+
+    index = start(len(segments))
     while index >= 0:
         commit: str | None = segments[index].commits[-1]
         bound = index
@@ -110,7 +117,7 @@ def chain(baseline: Baseline) -> tuple[str, ...]:
             newest_first.append(commit)
             bound = introduced.get(commit, bound)
             commit = before.get(commit)
-        index = next((i for i in range(bound - 1, -1, -1) if segments[i].commits[-1] not in seen), -1)
+        index = start(bound)
     return tuple(reversed(newest_first))
 
 
