@@ -15,13 +15,13 @@ from bot.results.baseline import MESSAGE_LIMIT, Segment, fold, measured
 from bot.results.baseline_json import BaselineError, dumps, durations, from_junit_folder, loads, read_state
 from tests.results.factory import Case, junit
 
-SAMPLE = Path(__file__).parent / "data" / "runner_sample.xml"  # real runner output: a failure, a timeout, a skip
+SAMPLE = Path(__file__).parent / "data" / "runner_sample.xml"  # real runner output
 SAMPLE_SHA = "f11145ae0d5f0ac097439f1a3f30acc7a6e58eee"
 A, B = "a" * 40, "b" * 40
 
 
 def state_of(tmp_path) -> str:
-    """A two-run state from real JUnit: the sample sweep, then a push whose confirming re-run disagreed."""
+    """A two-run state from real JUnit: the sample sweep (a failure, a build error, a skip), then a push whose confirming re-run disagreed."""
     head = tmp_path / "head.xml"
     head.write_text(junit([Case("BertModel::test_onnx_export_static", status="failed", message="x" * 2000)]))
     rerun = tmp_path / "rerun.xml"
@@ -58,10 +58,12 @@ def test_a_state_round_trips_and_keeps_only_what_the_diff_reads(tmp_path):
     assert len(document["measured"]) == 2  # each run's (commit, time, run, source) once
     bert = state.cells[Cell.parse("BertModel::test_onnx_export_static")][0]
     assert bert.flipped and len(bert.result.message) == MESSAGE_LIMIT and bert.result.details == ""
-    timeout = next(ms[0].result for c, ms in state.cells.items() if ms[0].result.kind == "timeout")
-    assert timeout.infrastructure and timeout.duration is not None
+    build = state.cells[Cell.parse("GhostModel::test_torch_export_static")][0].result
+    assert (build.status.value, build.kind, build.stage) == ("error", "build", "build") and not build.infrastructure
+    hanging = state.cells[Cell.parse("HangingModel::test_torch_export_static")][0].result
+    assert (hanging.status.value, hanging.stage, hanging.message) == ("failed", "eager", "AssertionError")
     assert state.due == ((B, "shared: src/transformers/cache_utils.py"),)
-    assert durations(state)[timeout.cell.id] == timeout.duration
+    assert durations(state)[hanging.cell.id] == 60.003
 
 
 def test_a_version_1_folder_of_junit_is_converted_at_its_suites_commit(tmp_path, caplog):
