@@ -216,11 +216,12 @@ def outcome(result: CellResult) -> bool | None:
 
 
 def slim(result: CellResult) -> CellResult:
-    """What a measurement keeps of a result: no traceback, no file, the message cut, the properties the diff reads."""
+    """What a measurement keeps of a result: no traceback, no file, the message cut, the duration in ms, the properties the diff reads."""
     return replace(
         result,
         message=result.message[:MESSAGE_LIMIT],
         details="",
+        duration=None if result.duration is None else round(result.duration, 3),  # ms: what balancing needs
         properties=tuple((k, v) for k, v in result.properties if k in KEPT_PROPERTIES),
         source="",
     )

@@ -146,7 +146,7 @@ class _Reader:
             cell = self.cell(cell_id)
             if not isinstance(ms, list) or not 1 <= len(ms) <= MAX_PER_CELL:
                 raise self.fail(f"cells[{cell_id!r}]", f"expected a list of 1 to {MAX_PER_CELL} measurements")
-            cells[cell] = tuple(self.measurement(cell, m, table, f"cells[{cell_id!r}][{i}]") for i, m in enumerate(ms))
+            cells[cell] = tuple(self.measurement(cell, m, table, (cell_id, i)) for i, m in enumerate(ms))
         state = Baseline(
             segments=tuple(self.segment(s, f"segments[{i}]") for i, s in enumerate(self.items(data, "segments"))),
             cells=cells,
@@ -222,61 +222,74 @@ class _Reader:
         except CellIdError as exc:
             raise self.fail(f"cells[{_shown(cell_id)}]", f"not a cell id ({exc})") from None
 
-    def measurement(self, cell: Cell, value: object, table: list, path: str) -> Measurement:
-        value = self.fields(value, path, ("at", "status"))
+    # The per-measurement checks run 300,000 times on main's state: the field's path is spelled only
+    # when it is wrong (`where` is the cell id and the index).
+
+    def measurement(self, cell: Cell, value: object, table: list, where: tuple[str, int]) -> Measurement:
+        if not isinstance(value, dict) or "at" not in value or "status" not in value:
+            raise self.fail(_spelled(where), "expected an object with at, status")
         at = value["at"]
-        if isinstance(at, bool) or not isinstance(at, int) or not 0 <= at < len(table):
-            raise self.fail(f"{path}.at", f"expected an index into `measured` (0 to {len(table) - 1})")
+        if type(at) is not int or not 0 <= at < len(table):
+            raise self.fail(_spelled(where, "at"), f"expected an index into `measured` (0 to {len(table) - 1})")
         commit, time, run_id, source = table[at]
         flipped = value.get("flipped", False)
-        if not isinstance(flipped, bool):
-            raise self.fail(f"{path}.flipped", "expected true or false")
-        return Measurement(commit, time, run_id, source, self.result(cell, value, path), flipped)
+        if type(flipped) is not bool:
+            raise self.fail(_spelled(where, "flipped"), "expected true or false")
+        return Measurement(commit, time, run_id, source, self.result(cell, value, where), flipped)
 
-    def result(self, cell: Cell, value: dict, path: str) -> CellResult:
-        try:
-            status = Status(value["status"])
-        except (ValueError, TypeError):
-            known = ", ".join(s.value for s in Status)
-            raise self.fail(f"{path}.status", f"expected one of {known}, not {_shown(value['status'])}") from None
-        optional = {k: self.optional_text(value, k, path) for k in ("stage", "kind", "skip_scope", "exactness_scope")}
+    def result(self, cell: Cell, value: dict, where: tuple[str, int]) -> CellResult:
+        status = _STATUSES.get(value["status"]) if isinstance(value["status"], str) else None
+        if status is None:
+            known = ", ".join(_STATUSES)
+            raise self.fail(_spelled(where, "status"), f"expected one of {known}, not {_shown(value['status'])}")
+        texts = {key: value.get(key) for key in _TEXTS}
+        texts["message"] = value.get("message", "")
+        for key, found in texts.items():
+            limit = MESSAGE_LIMIT if key == "message" else 200
+            if found is not None and (type(found) is not str or len(found) > limit):
+                raise self.fail(_spelled(where, key), f"expected a string of at most {limit} characters")
+        probe = value.get("probe", False)
+        if type(probe) is not bool:
+            raise self.fail(_spelled(where, "probe"), "expected true or false")
         return CellResult(
             cell=cell,
             status=status,
-            message=self.text(value.get("message", ""), f"{path}.message", MESSAGE_LIMIT),
-            probe=self.flag(value, "probe", path),
-            duration=self.duration(value.get("duration"), f"{path}.duration"),
-            components=self.components(value.get("components", []), f"{path}.components"),
-            properties=self.properties(value.get("properties", {}), f"{path}.properties"),
-            **optional,
+            probe=probe,
+            duration=self.duration(value.get("duration"), where),
+            components=self.components(value["components"], where) if "components" in value else (),
+            properties=self.properties(value["properties"], where) if "properties" in value else (),
+            **texts,
         )
 
-    def optional_text(self, value: dict, key: str, path: str) -> str | None:
-        found = value.get(key)
-        return None if found is None else self.text(found, f"{path}.{key}", 200)
-
-    def flag(self, value: dict, key: str, path: str) -> bool:
-        found = value.get(key, False)
-        if not isinstance(found, bool):
-            raise self.fail(f"{path}.{key}", "expected true or false")
-        return found
-
-    def duration(self, value: object, path: str) -> float | None:
+    def duration(self, value: object, where: tuple[str, int]) -> float | None:
         if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-            raise self.fail(path, f"expected seconds, a finite number from 0, not {_shown(value)}")
+        if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
+            raise self.fail(
+                _spelled(where, "duration"), f"expected seconds, a finite number from 0, not {_shown(value)}"
+            )
         return float(value)
 
-    def components(self, value: object, path: str) -> tuple[str, ...]:
+    def components(self, value: object, where: tuple[str, int]) -> tuple[str, ...]:
+        path = _spelled(where, "components")
         if not isinstance(value, list) or len(value) > 50:
             raise self.fail(path, "expected a list of at most 50 component names")
         return tuple(self.text(v, f"{path}[{i}]", 200) for i, v in enumerate(value))
 
-    def properties(self, value: object, path: str) -> tuple[tuple[str, str], ...]:
+    def properties(self, value: object, where: tuple[str, int]) -> tuple[tuple[str, str], ...]:
+        path = _spelled(where, "properties")
         if not isinstance(value, dict) or set(value) - set(KEPT_PROPERTIES):
             raise self.fail(path, f"expected an object with only {', '.join(KEPT_PROPERTIES)}")
         return tuple((k, self.text(v, f"{path}.{k}", 200)) for k, v in sorted(value.items()))
+
+
+_STATUSES = {status.value: status for status in Status}
+_TEXTS = ("stage", "kind", "skip_scope", "exactness_scope")
+
+
+def _spelled(where: tuple[str, int], key: str | None = None) -> str:
+    cell_id, index = where
+    return f"cells[{_shown(cell_id)}][{index}]" + (f".{key}" if key else "")
 
 
 def _shown(value: object) -> str:
