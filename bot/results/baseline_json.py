@@ -145,7 +145,7 @@ class _Reader:
         for cell_id, ms in cells_data.items():
             cell = self.cell(cell_id)
             if not isinstance(ms, list) or not 1 <= len(ms) <= MAX_PER_CELL:
-                raise self.fail(f"cells[{cell_id!r}]", f"expected a list of 1 to {MAX_PER_CELL} measurements")
+                raise self.fail(f"cells[{_shown(cell_id)}]", f"expected a list of 1 to {MAX_PER_CELL} measurements")
             cells[cell] = tuple(self.measurement(cell, m, table, (cell_id, i)) for i, m in enumerate(ms))
         state = Baseline(
             segments=tuple(self.segment(s, f"segments[{i}]") for i, s in enumerate(self.items(data, "segments"))),

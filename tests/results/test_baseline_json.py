@@ -8,6 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.cells import Cell
 from bot.results import read_results
@@ -145,3 +147,25 @@ def test_deep_and_malformed_json_is_an_error_not_a_traceback():
         loads("[" * 200 + "]" * 200, where="deep.json")
     with pytest.raises(BaselineError, match="not JSON"):
         loads('{"format": ', where="cut.json")
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=50),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=20), inner, max_size=4),
+    max_leaves=20,
+)
+TOP = ("runs", "segments", "full_sweeps", "due", "measured", "cells")
+FIELDS = ("at", "status", "stage", "kind", "message", "probe", "duration", "components", "properties", "flipped")
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(st.sampled_from([("top", k) for k in TOP] + [("cell", k) for k in FIELDS]), JSON)
+def test_any_value_in_any_field_is_a_baseline_error_or_a_baseline(tmp_path_factory, where, value):
+    document = json.loads(state_of(tmp_path_factory.mktemp("fuzz")))
+    level, key = where
+    target = document if level == "top" else document["cells"]["BertModel::test_onnx_export_static"][0]
+    target[key] = value
+    try:
+        loads(json.dumps(document), where="fuzzed.json")
+    except BaselineError as exc:
+        assert "\n" not in str(exc) and str(exc).startswith("fuzzed.json")
