@@ -79,7 +79,12 @@ def merge_job(
     measurement_out: Path | None,
     settings: Settings,
 ) -> list[str]:
-    """Fold the states with this run's measurement; write the new state (and the measurement alone) whole or not at all."""
+    """Fold the states with this run's measurement; write the new state (and the measurement alone) whole or not at all.
+
+    A state path that does not exist is main's first merge (`github baseline` found none and wrote
+    nothing): said in a line, and folded as nothing. Folding makes that safe: a state left out here
+    is still folded by the next merge, which reads the newest three.
+    """
     from bot.files import check_inputs, write_files
     from bot.results import read_results
     from bot.results.baseline import Segment, fold, measured
@@ -87,8 +92,8 @@ def merge_job(
 
     run = _checked(run, bool(junit))
     check_inputs([*states, *junit, *rerun])
-    parts = [read_state(path) for path in states]
-    lines = []
+    lines = [f"no baseline at {path} yet: folded as an empty state" for path in states if not path.exists()]
+    parts = [read_state(path) for path in states if path.exists()]
     measurement = None
     if run.commit is not None:
         results = read_results(list(junit)) if junit else None
@@ -191,7 +196,11 @@ def due_job(state_path: Path, settings: Settings, *, when: str, github_output: P
     from bot.results.baseline_json import read_state
 
     when = _when(when, "--now")
-    reasons = sweep_due(read_state(state_path), now=when, every_days=settings.sweep_every_days)
+    if not state_path.exists():
+        # `github baseline` found none (found=false) and wrote nothing: the first sweep is due.
+        reasons: tuple[str, ...] = (f"no baseline yet (nothing at {state_path})",)
+    else:
+        reasons = sweep_due(read_state(state_path), now=when, every_days=settings.sweep_every_days)
     if github_output is not None:
         append_text(github_output, f"sweep={'true' if reasons else 'false'}\n")
     return [f"full sweep due: {reason}" for reason in reasons] or ["no full sweep due"]

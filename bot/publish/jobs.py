@@ -341,7 +341,6 @@ def baseline_job(
     from bot.publish.baseline import download_baseline
     from bot.results.baseline import chain
 
-    out.mkdir(parents=True, exist_ok=True)  # an empty folder reads as "no baseline yet" (`baseline due`)
     found = download_baseline(client, workflow, out, name=artifact, branch=branch, caps=caps, keep=keep, scan=scan)
     if found is None:
         notice = f"no baseline yet: no {workflow} run of {client.repository} on {branch} has {artifact}"

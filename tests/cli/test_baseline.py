@@ -59,11 +59,18 @@ def test_merge_show_and_due_on_two_pushes(two_pushes):
     assert quiet.stdout.strip() == "no full sweep due"
 
 
-def test_no_baseline_yet_makes_a_sweep_due(tmp_path):
-    (tmp_path / "base").mkdir()
+def test_no_baseline_yet_makes_a_sweep_due_and_the_first_merge_starts_the_state(tmp_path):
+    """`github baseline` found none and wrote nothing: the nightly sweep is due, and its merge starts anew."""
     result = bot("baseline", "due", "--state", tmp_path / "base", "--github-output", tmp_path / "out")
-    assert result.returncode == 0 and "no full sweep yet" in result.stdout
+    assert result.returncode == 0 and "no baseline yet" in result.stdout
     assert (tmp_path / "out").read_text() == "sweep=true\n"
+    (tmp_path / "empty").mkdir()
+    assert "no full sweep yet" in bot("baseline", "due", "--state", tmp_path / "empty").stdout
+    first = bot(
+        "baseline", "merge", "--state", tmp_path / "base", "--commit", A, "--run-id", "3", "--out", tmp_path / "s.json"
+    )
+    assert first.returncode == 0 and "no baseline at" in first.stdout
+    assert json.loads((tmp_path / "s.json").read_text())["segments"] == [{"parent": None, "commits": [A], "run_id": 3}]
 
 
 def _hostile(tmp_path) -> dict:
