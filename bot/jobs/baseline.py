@@ -86,52 +86,53 @@ def merge_job(
     is still folded by the next merge, which reads the newest three.
     """
     from bot.files import check_inputs, write_files
-    from bot.results import read_results
-    from bot.results.baseline import Segment, fold, measured
+    from bot.results.baseline import fold
     from bot.results.baseline_json import dumps, read_state
 
     run = _checked(run, bool(junit))
+    if measurement_out is not None and run.commit is None:
+        raise BotError("--measurement needs --commit: there is no measurement to write")
     check_inputs([*states, *junit, *rerun])
     lines = [f"no baseline at {path} yet: folded as an empty state" for path in states if not path.exists()]
     parts = [read_state(path) for path in states if path.exists()]
     measurement = None
     if run.commit is not None:
-        results = read_results(list(junit)) if junit else None
-        again = read_results(list(rerun)) if rerun else None
-        segment = None if run.source == "bisect" else Segment(run.parent, run.commits or (run.commit,), run.run_id)
-        measurement = measured(
-            results or _empty(),
-            commit=run.commit,
-            time=run.time,
-            run_id=run.run_id,
-            source=run.source,
-            segment=segment,
-            rerun=again,
-            full=run.full,
-            due=run.due,
-        )
+        measurement, said = _measure(run, junit, rerun)
         parts.append(measurement)
-        problems = len(results.problems) if results else 0
-        lines.append(
-            f"{len(measurement.cells)} cells measured at main@{run.commit[:7]} ({run.source}, run {run.run_id})"
-        )
-        if problems:
-            lines.append(f"{problems} problem(s) reading the JUnit: the cells read are folded in, the rest are not")
+        lines += said
     state = fold(*parts, keep=settings.baseline_history)
     texts = {out: dumps(state)}
-    if measurement_out is not None:
-        if measurement is None:
-            raise BotError("--measurement needs --commit: there is no measurement to write")
+    if measurement_out is not None and measurement is not None:
         texts[measurement_out] = dumps(measurement)
     write_files(texts)
     lines.append(f"{len(parts)} part(s) folded: {len(state.cells)} cells, {len(state.runs)} runs → {out}")
     return lines
 
 
-def _empty():
-    from bot.results import ResultSet
+def _measure(run: Run, junit: Sequence[Path], rerun: Sequence[Path]):
+    """This run's results as a measurement (a push or sweep records its segment, a bisect step none), and what to say."""
+    from bot.results import ResultSet, read_results
+    from bot.results.baseline import Segment, measured
 
-    return ResultSet()
+    results = read_results(list(junit)) if junit else ResultSet()
+    again = read_results(list(rerun)) if rerun else None
+    segment = None if run.source == "bisect" else Segment(run.parent, run.commits or (run.commit,), run.run_id)
+    measurement = measured(
+        results,
+        commit=run.commit,
+        time=run.time,
+        run_id=run.run_id,
+        source=run.source,
+        segment=segment,
+        rerun=again,
+        full=run.full,
+        due=run.due,
+    )
+    lines = [f"{len(measurement.cells)} cells measured at main@{run.commit[:7]} ({run.source}, run {run.run_id})"]
+    if results.problems:
+        count = len(results.problems)
+        lines.append(f"{count} problem(s) reading the JUnit: the cells read are folded in, the rest are not")
+    return measurement, lines
 
 
 def show_job(state_path: Path, skiplists_dir: Path, settings: Settings, *, when: str, as_json: bool) -> list[str]:
