@@ -125,3 +125,13 @@ def test_bad_merge_options_are_one_line_and_exit_2_and_write_nothing(tmp_path, a
     result = bot("baseline", "merge", *args, "--out", tmp_path / "out.json")
     assert expected in one_error(result)
     assert not (tmp_path / "out.json").exists() and not (tmp_path / "m.json").exists()
+
+
+def test_a_base_folder_holding_baseline_json_reads_as_mains_newest_results(two_pushes, tmp_path):
+    """`github baseline` writes only baseline.json: `diff`/`report --base DIR` judge against each cell's newest result."""
+    head = tmp_path / "head.xml"
+    head.write_text(junit([Case(BERT)]), encoding="utf-8")
+    result = bot("diff", "--base", two_pushes / "next", "--head", head, "--json", tmp_path / "r.json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["base_sha"] == B and [line["cell"] for line in report["categories"]["newly_passing"]] == [BERT]
