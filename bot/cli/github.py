@@ -301,13 +301,18 @@ def _checked_ref(value: str, flag: str, *, sha: bool) -> str:
 @click.option("--artifact", default="export-baseline", show_default=True)
 @click.option("--branch", default="main", show_default=True, help="The default branch, whose own sweeps count.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("base"), show_default=True)
+@click.option(
+    "--scan", type=click.IntRange(min=1, max=1000), default=60, show_default=True, help="Runs looked at, newest first."
+)
 @click.pass_obj
 @_github_errors
-def baseline(obj: Context, workflow: str, artifact: str, branch: str, out: Path) -> None:
-    """Download the baseline JUnit of this repository's newest sweep (WORKFLOW on BRANCH) into --out."""
+def baseline(obj: Context, workflow: str, artifact: str, branch: str, out: Path, scan: int) -> None:
+    """Main's baseline state (docs/baseline.md) into OUT/baseline.json: this repository's newest state artifacts
+    on BRANCH folded with the measurements not yet in them; a version-1 (JUnit) artifact is converted."""
     from bot.publish.jobs import baseline_job
 
-    _finish(baseline_job(obj.client(), workflow, artifact, branch, out, obj.caps()))
+    keep = obj.settings.baseline_history
+    _finish(baseline_job(obj.client(), workflow, artifact, branch, out, obj.caps(), keep=keep, scan=scan))
 
 
 @github.command()

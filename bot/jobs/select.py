@@ -22,7 +22,8 @@ def select_job(
     github_output: Path | None = None,
 ) -> dict:
     """The selection document `export-bot select` prints; the selection file and `$GITHUB_OUTPUT` lines are written too."""
-    from bot.run.shard import assign_shards, read_durations
+    from bot.jobs.stages import read_durations
+    from bot.run.shard import assign_shards
     from bot.select.changes import resolve
     from bot.select.request import parse_request
 

@@ -19,9 +19,30 @@ if TYPE_CHECKING:
 
 
 def read_junit(paths: Sequence[Path], expect_shards: int | None = None) -> ResultSet:
+    """JUnit files or folders; a base given as main's state (a folder holding baseline.json, which
+    `github baseline` writes) reads as each cell's newest result on main (docs/baseline.md)."""
     from bot.results import read_results
+    from bot.results.baseline import fold, newest
+    from bot.results.baseline_json import STATE_FILE, read_state
 
-    return read_results(list(paths), expect_shards=expect_shards)
+    paths = list(paths)
+    if paths and all(Path(p).is_dir() and (Path(p) / STATE_FILE).is_file() for p in paths):
+        return newest(fold(*(read_state(Path(p) / STATE_FILE) for p in paths)))
+    return read_results(paths, expect_shards=expect_shards)
+
+
+def read_durations(path: Path) -> dict[str, float]:
+    """Seconds per cell id for shard balancing (`--durations`, EXPORT_BOT_DURATIONS): main's baseline.json
+    (the file, or a folder holding it: each cell's newest measured duration), else an earlier run's JUnit."""
+    from bot.results.baseline_json import STATE_FILE, durations, read_state
+    from bot.run.shard import read_durations as junit_durations
+
+    path = Path(path)
+    if path.is_dir() and (path / STATE_FILE).is_file():
+        return durations(read_state(path / STATE_FILE))
+    if not path.is_dir() and path.suffix == ".json":
+        return durations(read_state(path))
+    return junit_durations(path)
 
 
 @dataclass(frozen=True)
