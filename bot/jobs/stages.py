@@ -64,13 +64,6 @@ def load_skiplists(folder: Path) -> LoadedSkiplists:
 BASELINE_FILE = "baseline.json"  # main's per-commit baseline in a base folder (docs/diff.md)
 
 
-def main_baseline():
-    """The module that reads main's per-commit baseline: the one place it is imported from."""
-    from bot.diff import _baseline_shim as module
-
-    return module
-
-
 def baseline_file(paths: Sequence[Path]) -> Path | None:
     """The baseline.json among the base paths (a folder holding one, or the file itself); None: JUnit only."""
     found = [
@@ -94,11 +87,11 @@ def read_main_baseline(
     from bot.diff.compare import MainHistory
     from bot.diff.model import MAX_BYTES, BaselineAge
     from bot.files import read_text
+    from bot.results import baseline, baseline_json
 
-    module = main_baseline()
-    state = module.loads(read_text(path, limit=MAX_BYTES), where=str(path))
-    base, age = module.at(state, merge_base, now=now, stale_days=stale_days)
-    newest = module.newest(state)
+    state = baseline_json.loads(read_text(path, limit=MAX_BYTES), where=str(path))
+    base, age = baseline.at(state, merge_base, now=now, stale_days=stale_days)
+    newest = baseline.newest(state)
     told = BaselineAge(
         newest=age.newest,
         behind=age.behind,
@@ -108,7 +101,7 @@ def read_main_baseline(
         merge_base_known=age.merge_base_known,
         flaky_window=flaky_window,
     )
-    history = MainHistory(newest.results, module.flips(state, flaky_window), told)
+    history = MainHistory(newest.results, baseline.flips(state, flaky_window), told)
     return replace(base, files=(str(path),)), history
 
 

@@ -8,9 +8,8 @@ from bot.cells import Cell
 from bot.diff import diff
 from bot.diff.compare import MainHistory
 from bot.diff.model import BaselineAge, Report
-from bot.jobs.stages import main_baseline
 from bot.outcomes import CellResult, Status
-from bot.results import ResultSet
+from bot.results import ResultSet, baseline, baseline_json
 from bot.results.baseline import Baseline, Measurement, Segment
 from bot.skiplist.model import Skiplist, Skiplists
 
@@ -80,7 +79,7 @@ def test_the_age_and_the_flip_count_round_trip_through_report_json():
     assert again.baseline_age == AGE and again.category("flaky")[0].flips == 4
 
 
-# --- the stand-in readers (bot/diff/_baseline_shim.py), with the semantics of docs/baseline.md -------------
+# --- the readers of bot/results/baseline.py the report uses, with the semantics of docs/baseline.md -------------
 
 
 def measured(commit, status="passed", *, cell=BERT, time="2026-12-01T00:00:00+00:00", flipped=False) -> Measurement:
@@ -97,31 +96,33 @@ STATE = Baseline(
 
 
 def test_at_takes_each_cell_s_newest_result_at_or_before_the_merge_base_and_says_how_old_it_is():
-    module = main_baseline()
-    assert module.chain(STATE) == (A, B, C, D)
-    base, age = module.at(STATE, C, now="2026-12-02T00:00:00+00:00", stale_days=7)
+    assert baseline.chain(STATE) == (A, B, C, D)
+    base, age = baseline.at(STATE, C, now="2026-12-02T00:00:00+00:00", stale_days=7)
     assert base.results[BERT].status is Status.PASSED and base.results[VIT].status is Status.FAILED
     assert (age.newest, age.behind, age.old_cells, age.merge_base_known) == (C, 0, 1, True)
-    base, age = module.at(STATE, B, now="2026-12-02T00:00:00+00:00", stale_days=7)
+    base, age = baseline.at(STATE, B, now="2026-12-02T00:00:00+00:00", stale_days=7)
     assert set(base.results) == {BERT} and (age.newest, age.behind) == (B, 0)
-    base, age = module.at(STATE, "e" * 40, now="2026-12-02T00:00:00+00:00", stale_days=7)
+    base, age = baseline.at(STATE, "e" * 40, now="2026-12-02T00:00:00+00:00", stale_days=7)
     assert base.results[BERT].status is Status.FAILED and (age.merge_base_known, age.behind) == (False, None)
-    assert module.newest(STATE).results[BERT].status is Status.FAILED
+    assert baseline.newest(STATE).results[BERT].status is Status.FAILED
 
 
 def test_flips_count_disagreeing_re_runs_and_disagreeing_results_at_one_commit_within_the_window():
-    module = main_baseline()
     flapping = Baseline(
         cells={BERT: (measured(D, "failed", flipped=True), measured(C, "passed"), measured(C, "failed"))}
     )
-    assert module.flips(flapping, 10) == {BERT: 2}
-    assert module.flips(flapping, 1) == {BERT: 1}
-    assert module.flips(STATE, 10) == {}
+    assert baseline.flips(flapping, 10) == {BERT: 2}
+    assert baseline.flips(flapping, 1) == {BERT: 1}
+    assert baseline.flips(STATE, 10) == {}
 
 
 def test_the_state_file_round_trips_and_anything_else_is_refused_in_one_line():
-    module = main_baseline()
-    assert module.loads(module.dumps(STATE), where="b.json") == STATE
+    once = baseline_json.loads(baseline_json.dumps(STATE), where="b.json")  # times come back normalized (Z)
+    assert baseline_json.loads(baseline_json.dumps(once), where="b.json") == once
+    assert once.cells[BERT][0].commit == D and once.cells[VIT][0].result.status is Status.FAILED
     for text in ("[]", '{"format": "export-bot-baseline", "version": 1}', "{" * 100_000, '{"format": 1'):
-        with pytest.raises(module.BaselineError, match=r"^b\.json: .*export-bot baseline merge"):
-            module.loads(text, where="b.json")
+        with pytest.raises(
+            baseline_json.BaselineError,
+            match=r"^b\.json: .*(delete the artifact|not a baseline|not an export-bot baseline)",
+        ):
+            baseline_json.loads(text, where="b.json")

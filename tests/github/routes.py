@@ -642,6 +642,8 @@ def commit_pulls(fake, query, body, commit_sha):
     items = [_simple_pull(fake.pull_obj(n)) for n in fake.state.commit_pulls.get(commit_sha, [])]
     page, headers = _page(fake, f"/repos/{fake.full_name}/commits/{commit_sha}/pulls", items, query)
     return 200, page, headers
+
+
 @route("GET", R + "/compare/{basehead}")
 def compare(fake, query, body, basehead):
     # GitHub: `BASE...HEAD`, each a branch or a commit; 404 when either is unknown or they share no history.

@@ -8,8 +8,8 @@ import pytest
 
 from bot.cells import Cell
 from bot.diff.model import load_report
-from bot.jobs.stages import main_baseline
 from bot.outcomes import CellResult, Status
+from bot.results import baseline_json
 from bot.results.baseline import Baseline, Measurement, Segment
 from tests.report.test_command import BERT, VIT, run
 from tests.results.factory import Case, junit
@@ -28,7 +28,7 @@ def measured(cell_id: str, commit: str, status: str, *, time: str = "2026-12-01T
 
 def write_state(folder, state: Baseline) -> None:
     folder.mkdir(exist_ok=True)
-    (folder / "baseline.json").write_text(main_baseline().dumps(state), encoding="utf-8")
+    (folder / "baseline.json").write_text(baseline_json.dumps(state), encoding="utf-8")
 
 
 def write_head(tmp_path, *cases: Case):
@@ -137,9 +137,12 @@ def test_a_plain_junit_base_folder_is_judged_as_before_and_the_merge_base_is_onl
 @pytest.mark.parametrize(
     "text, said",
     [
-        ('{"format": "export-bot-baseline", "version": 9}', "not an export-bot-baseline version 2 file"),
-        ("[" * 50_000, "not a valid baseline"),
-        (json.dumps({"format": "export-bot-baseline", "version": 2, "segments": [{"parent": "x"}]}), "not a valid"),
+        ('{"format": "export-bot-baseline", "version": 9}', "written by a newer export-bot"),
+        ("[" * 50_000, "not a baseline export-bot wrote"),
+        (
+            json.dumps({"format": "export-bot-baseline", "version": 2, "segments": [{"parent": "x"}]}),
+            "not a baseline export-bot wrote",
+        ),
     ],
 )
 def test_a_bad_baseline_json_is_exit_2_in_one_line_and_writes_nothing(tmp_path, text, said):
