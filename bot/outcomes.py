@@ -69,5 +69,13 @@ class CellResult:
         return None
 
     @property
+    def judge(self) -> str | None:
+        """Who judged the cell (`checkout:tests/exporters/test_export.py`, `rules:seed-1`), from its testcase property."""
+        for name, value in self.properties:
+            if name == "judge":
+                return value
+        return None
+
+    @property
     def infrastructure(self) -> bool:
         return self.status is Status.ERROR and self.kind in INFRASTRUCTURE_KINDS

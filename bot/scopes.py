@@ -2,9 +2,48 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
+from typing import Protocol
 
 from bot.cells import BACKENDS, TARGETS, Cell, cells_for
+
+
+class ScopeWalk(Protocol):
+    """Another version's walk (bot/skiplist/checkout_walk.py): what a checkout's own export tests visit."""
+
+    name: str
+    known: tuple[str, ...]
+
+    def skip(self, cell: Cell) -> list[str]: ...
+
+    def exactness(self, cell: Cell) -> list[str] | None: ...
+
+    def rank(self, scope: str) -> tuple[int, str]: ...
+
+
+# The walk the skiplist commands follow instead of the seed's, while a checkout's own tests judge.
+# A context variable rather than a parameter threaded through explain, lint and every proposal
+# step: they all ask the functions below, so one `with following(walk)` at the command's edge
+# makes each of them follow the checkout, and nothing can mix the two walks within one command.
+_FOLLOWED: ContextVar[ScopeWalk | None] = ContextVar("followed_walk", default=None)
+
+
+@contextmanager
+def following(walk: ScopeWalk | None) -> Iterator[None]:
+    """Within the block, the scope functions below follow `walk` (None: the seed's walk, as for the zoo)."""
+    token = _FOLLOWED.set(walk)
+    try:
+        yield
+    finally:
+        _FOLLOWED.reset(token)
+
+
+def followed() -> ScopeWalk | None:
+    """The walk followed now; None for the seed's own."""
+    return _FOLLOWED.get()
 
 
 def export_scopes(*, generate: bool, dynamic: bool, backend: str | None, static_cache: bool) -> list[str]:
@@ -37,6 +76,11 @@ def skip_scopes(cell: Cell) -> list[str]:
     ExecuTorch cells walk `executorch` and then their target (the seed's
     `any(_should_skip(..., backend=scope) for scope in ("executorch", backend))`).
     """
+    walk = _FOLLOWED.get()
+    return walk.skip(cell) if walk is not None else _seed_skip_scopes(cell)
+
+
+def _seed_skip_scopes(cell: Cell) -> list[str]:
     if cell.backend == "executorch":
         walks = _walk(cell, "executorch") + _walk(cell, cell.target)
         return list(dict.fromkeys(walks))
@@ -51,6 +95,11 @@ def exactness_scopes(cell: Cell) -> list[str] | None:
     OpenVINO pass their backend; generate ONNX/OpenVINO compare output names only and
     ExecuTorch compares output counts only, so no exactness scope concerns them.
     """
+    walk = _FOLLOWED.get()
+    return walk.exactness(cell) if walk is not None else _seed_exactness_scopes(cell)
+
+
+def _seed_exactness_scopes(cell: Cell) -> list[str] | None:
     if cell.backend == "executorch" or (cell.generate and cell.backend in ("onnx", "openvino")):
         return None
     backend = None if (cell.backend == "dynamo" and not cell.generate) else cell.backend
@@ -72,8 +121,14 @@ def onnx_optimize_scopes(cell: Cell) -> list[str] | None:
     return ["all"] + (["dynamic"] if cell.dynamic else [])
 
 
-@lru_cache(maxsize=1)
 def known_scopes() -> tuple[str, ...]:
+    """Every scope the followed walk can reach (the seed's by default), broad to specific."""
+    walk = _FOLLOWED.get()
+    return walk.known if walk is not None else _seed_scopes()
+
+
+@lru_cache(maxsize=1)
+def _seed_scopes() -> tuple[str, ...]:
     """Every scope some cell's walk can reach, skip and exactness alike, broad to specific.
 
     The order is the walk's (backend-agnostic scopes, then each backend and target in turn),
@@ -82,8 +137,8 @@ def known_scopes() -> tuple[str, ...]:
     """
     reachable: set[str] = set()
     for cell in cells_for("_", generative=True, backends=BACKENDS, targets=TARGETS):
-        reachable.update(skip_scopes(cell))
-        reachable.update(exactness_scopes(cell) or ())
+        reachable.update(_seed_skip_scopes(cell))
+        reachable.update(_seed_exactness_scopes(cell) or ())
     ordered: list[str] = []
     for prefix in (None, *BACKENDS, *TARGETS):
         for scope in _variants(prefix):
@@ -99,5 +154,8 @@ def _variants(prefix: str | None) -> list[str]:
 
 def walk_rank(scope: str) -> tuple[int, str]:
     """Sort key that places a scope where it falls in the walk (unknown scopes last)."""
-    order = known_scopes()
+    walk = _FOLLOWED.get()
+    if walk is not None:
+        return walk.rank(scope)
+    order = _seed_scopes()
     return (order.index(scope), "") if scope in order else (len(order), scope)

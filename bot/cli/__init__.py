@@ -13,6 +13,7 @@ from bot import __version__
 # commands well under a second: only `run` and `check` pull in torch and the backends.
 COMMANDS = {
     "bisect": "bot.cli.bisect:bisect",
+    "baseline": "bot.cli.baseline:baseline",
     "check": "bot.cli.check:check",
     "run": "bot.cli.run:run",
     "select": "bot.cli.select:select",

@@ -52,10 +52,13 @@ def diff(
 ) -> None:
     """Diff head results against main's and judge them: exit 0 success or neutral, 1 failure, 2 bad input."""
     from bot.jobs.report import ReportInputs, ReportOutputs, make_report, read_selected
+    from bot.settings import load_settings
 
+    settings = load_settings()
     inputs = ReportInputs(
         head=tuple(head_files),
-        skiplists=resolve_skiplists(skiplists_dir),
+        skiplists=resolve_skiplists(skiplists_dir, settings),
+        source=settings.source,
         base=tuple(base_files),
         rerun=tuple(rerun_files),
         selected=read_selected(selection_file),

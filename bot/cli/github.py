@@ -43,15 +43,19 @@ class Context:
         return load_event(self.event_path)
 
 
-def _actions():
+def _actions(output: Path | None = None):
+    """Where annotations, outputs and the summary go: the runner's files, or `output` for the outputs."""
+    from dataclasses import replace
+
     from bot.publish.actions import Actions
 
-    return Actions.from_env(sys.stdout)
+    actions = Actions.from_env(sys.stdout)
+    return replace(actions, output_path=output) if output is not None else actions
 
 
-def _finish(outcome) -> None:
-    """The job's outcome → outputs, annotations, log lines and the exit code."""
-    actions = _actions()
+def _finish(outcome, output: Path | None = None) -> None:
+    """The job's outcome → outputs (to `output` when given), annotations, log lines and the exit code."""
+    actions = _actions(output)
     for name, value in outcome.outputs:
         actions.set_output(name, value)
     for level, message in outcome.annotations:
@@ -107,7 +111,7 @@ def _github_errors(fn):
 def github(
     ctx: click.Context, repo: str | None, token: str | None, api_url: str, event_path: str | None, config: Path | None
 ) -> None:
-    """Entry points of the workflows: comment, pending, command, apply, verify-sha, baseline, reports, obsolete-skips, track."""
+    """Entry points of the workflows: comment, pending, command, apply, verify-sha, merge-base, baseline, reports, obsolete-skips, track."""
     ctx.obj = Context(repo, token, api_url, event_path, config)
 
 
@@ -252,18 +256,63 @@ def verify_sha(obj: Context, pr: int, sha: str) -> None:
     _finish(verify_sha_job(obj.client(), pr, sha))
 
 
+@github.command("merge-base")
+@click.option(
+    "--base",
+    required=True,
+    callback=lambda ctx, param, value: _checked_ref(value, "--base", sha=False),
+    help="The PR's base branch or a commit SHA.",
+)
+@click.option(
+    "--head",
+    required=True,
+    callback=lambda ctx, param, value: _checked_ref(value, "--head", sha=True),
+    help="The PR's head commit SHA.",
+)
+@click.option(
+    "--github-output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Append `sha=` here (default: $GITHUB_OUTPUT, when set).",
+)
+@click.pass_obj
+@_github_errors
+def merge_base(obj: Context, base: str, head: str, github_output: Path | None) -> None:
+    """Print the merge base of HEAD with BASE (GitHub's compare API), for `export-bot report --merge-base`."""
+    from bot.publish.jobs import merge_base_job
+
+    _finish(merge_base_job(obj.client(), base, head), github_output)
+
+
+def _checked_ref(value: str, flag: str, *, sha: bool) -> str:
+    """A commit SHA (7 to 40 hexadecimal digits) or, unless `sha`, a branch name git accepts; else a usage error."""
+    value = value.strip()
+    if 7 <= len(value) <= 40 and all(c in "0123456789abcdefABCDEF" for c in value):
+        return value.lower()
+    allowed = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-")
+    if sha or not value or len(value) > 255 or set(value) - allowed or ".." in value or value.startswith(("-", "/")):
+        what = "a commit SHA (7 to 40 hexadecimal digits)" if sha else "a branch name or a commit SHA"
+        raise click.BadParameter(f"{value[:60]!r} is not {what}", param_hint=flag)
+    return value
+
+
 @github.command()
 @click.option("--workflow", default="export-baseline.yml", show_default=True)
 @click.option("--artifact", default="export-baseline", show_default=True)
 @click.option("--branch", default="main", show_default=True, help="The default branch, whose own sweeps count.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("base"), show_default=True)
+@click.option(
+    "--scan", type=click.IntRange(min=1, max=1000), default=60, show_default=True, help="Runs looked at, newest first."
+)
 @click.pass_obj
 @_github_errors
-def baseline(obj: Context, workflow: str, artifact: str, branch: str, out: Path) -> None:
-    """Download the baseline JUnit of this repository's newest sweep (WORKFLOW on BRANCH) into --out."""
+def baseline(obj: Context, workflow: str, artifact: str, branch: str, out: Path, scan: int) -> None:
+    """Main's baseline state (docs/baseline.md) into OUT/baseline.json: this repository's newest state artifacts
+    on BRANCH folded with the measurements not yet in them; a version-1 (JUnit) artifact is converted."""
     from bot.publish.jobs import baseline_job
 
-    _finish(baseline_job(obj.client(), workflow, artifact, branch, out, obj.caps()))
+    keep = obj.settings.baseline_history
+    _finish(baseline_job(obj.client(), workflow, artifact, branch, out, obj.caps(), keep=keep, scan=scan))
 
 
 @github.command()

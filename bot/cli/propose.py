@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import EXIT_OK, handle_errors, resolve_skiplists, skiplists_option
+from bot.cli.common import EXIT_OK, handle_errors, resolve_skiplists, skiplists_option, source_option
 
 
 @click.command()
@@ -35,8 +35,9 @@ from bot.cli.common import EXIT_OK, handle_errors, resolve_skiplists, skiplists_
 @skiplists_option
 @click.option("--apply", "apply_", is_flag=True, help="Write the proposed edits into the skiplist files.")
 @click.option("--write-report", is_flag=True, help="Store the proposal in the report's `proposal` slot.")
+@source_option
 @handle_errors
-def propose(report_path, history_paths, min_passes, skiplists_dir, apply_, write_report) -> None:
+def propose(report_path, history_paths, min_passes, skiplists_dir, apply_, write_report, source) -> None:
     """Propose skiplist edits for a report: entries for new failures, removals of obsolete skips.
 
     Prints the unified diff on stdout (ready for `git apply`) and what it could not cover on
@@ -53,6 +54,7 @@ def propose(report_path, history_paths, min_passes, skiplists_dir, apply_, write
         history=tuple(history_paths),
         apply=apply_,
         write_report=write_report,
+        source=source or settings.source,
     )
     outcome = make_proposal(inputs)
     if outcome.proposal.patch:

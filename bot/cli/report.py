@@ -20,7 +20,19 @@ from bot.cli.common import (
 
 
 @click.command()
-@junit_paths_option("--base", "base_paths", "Main's baseline JUnit (repeat); missing paths: no baseline.")
+@junit_paths_option(
+    "--base",
+    "base_paths",
+    "Main's baseline: a folder holding baseline.json (judged at --merge-base), or JUnit files or folders "
+    "(repeat); missing paths: no baseline.",
+)
+@click.option(
+    "--merge-base",
+    default=None,
+    callback=lambda ctx, param, value: _full_sha(value),
+    help="The PR's merge base (`export-bot github merge-base`): each cell's base is its newest result on main "
+    "at or before it. Empty: unknown, main's newest results are used.",
+)
 @junit_paths_option("--head", "head_paths", "The shards' JUnit files or folders (repeat).")
 @selection_file_option(
     "`export-bot select --json` output; an empty selection needs no head and the comment says why "
@@ -46,6 +58,7 @@ from bot.cli.common import (
 @handle_errors
 def report(
     base_paths,
+    merge_base,
     head_paths,
     selection_file,
     expect_shards,
@@ -80,6 +93,10 @@ def report(
         tested_sha=tested_sha,
         run_url=run_url,
         skip_missing=True,
+        merge_base=merge_base,
+        stale_days=settings.stale_days,
+        flaky_window=settings.flaky_window,
+        source=settings.source,
     )
     outputs = ReportOutputs(
         report=out / "report.json",
@@ -93,3 +110,13 @@ def report(
     outcome = make_report(inputs, outputs, rerun=named_rerunner(folder, settings, workers), echo=echo)
     click.echo(f"verdict: {outcome.report.verdict}: {outcome.report.headline}")
     raise SystemExit(EXIT_OK)
+
+
+def _full_sha(value: str | None) -> str | None:
+    """A full commit SHA, lower case; empty means unknown (a workflow passes its step output as it is)."""
+    value = (value or "").strip().lower()
+    if not value:
+        return None
+    if len(value) != 40 or any(c not in "0123456789abcdef" for c in value):
+        raise click.BadParameter(f"{value[:60]!r} is not a full 40-character commit SHA (`git rev-parse`)")
+    return value

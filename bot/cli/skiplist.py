@@ -14,6 +14,7 @@ from bot.cli.common import (
     handle_errors,
     resolve_skiplists,
     skiplists_option,
+    source_option,
 )
 
 
@@ -25,12 +26,21 @@ def skiplist() -> None:
 @skiplist.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--strict", is_flag=True, help="Exit 1 when there are warnings.")
+@source_option
 @handle_errors
-def lint(paths: tuple[Path, ...], strict: bool) -> None:
-    """Check skiplist files (default: the configured skiplists folder). Exit 2 on errors."""
-    from bot.jobs.skiplist import lint_files
+def lint(paths: tuple[Path, ...], strict: bool, source: str | None) -> None:
+    """Check skiplist files (default: the configured skiplists folder). Exit 2 on errors.
 
-    results = lint_files(paths or (resolve_skiplists(None),))
+    With `--source transformers-tests:PATH` (or that source configured) and a checkout holding
+    tests/exporters/test_export.py, scopes are those the checkout's own walk visits.
+    """
+    from bot.jobs.skiplist import lint_files, walk_for_source
+    from bot.scopes import following
+    from bot.settings import load_settings
+
+    settings = load_settings()
+    with following(walk_for_source(source or settings.source)):
+        results = lint_files(paths or (resolve_skiplists(None, settings),))
     for result in results:
         for finding in result.findings:
             click.echo(str(finding))
@@ -45,35 +55,75 @@ def lint(paths: tuple[Path, ...], strict: bool) -> None:
 @click.argument("cell_ids", nargs=-1, required=True, metavar="CELL_ID...")
 @skiplists_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per cell, in a list.")
+@source_option
 @handle_errors
-def explain(cell_ids: tuple[str, ...], skiplists_dir: Path | None, as_json: bool) -> None:
-    """Say which scope skips each cell (e.g. `BertModel::test_onnx_export_dynamic`), and why."""
+def explain(cell_ids: tuple[str, ...], skiplists_dir: Path | None, as_json: bool, source: str | None) -> None:
+    """Say which scope skips each cell (e.g. `BertModel::test_onnx_export_dynamic`), and why.
+
+    A checkout's own export tests (`--source transformers-tests:PATH`) are explained by their walk.
+    """
     from bot.cells import Cell
+    from bot.jobs.skiplist import walk_for_source
+    from bot.scopes import following
+    from bot.settings import load_settings
     from bot.skiplist.explain import render_explanation
     from bot.skiplist.model import load_skiplists
 
+    settings = load_settings()
     cells = [Cell.parse(cell_id) for cell_id in cell_ids]
-    skiplists = load_skiplists(resolve_skiplists(skiplists_dir))
-    explanations = [skiplists.explain(cell) for cell in cells]
-    if as_json:
-        click.echo(json.dumps([e.to_json() for e in explanations], indent=2, ensure_ascii=False))
-        return
-    click.echo("\n\n".join(render_explanation(e, skiplists) for e in explanations))
+    skiplists = load_skiplists(resolve_skiplists(skiplists_dir, settings))
+    with following(walk_for_source(source or settings.source)):
+        explanations = [skiplists.explain(cell) for cell in cells]
+        if as_json:
+            click.echo(json.dumps([e.to_json() for e in explanations], indent=2, ensure_ascii=False))
+            return
+        click.echo("\n\n".join(render_explanation(e, skiplists) for e in explanations))
 
 
 @skiplist.command(name="import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--name", default="EXPORT_SKIPS", show_default=True, help="The module-level dict to import.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
+@click.option("--name", default=None, help="Import only this module-level dict (default: every skip table).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    help="With --name, the TOML file; else the folder that gets one NAME.toml per table (default: stdout).",
+)
 @handle_errors
-def import_(file: Path, name: str, output: Path | None) -> None:
-    """Turn a Python module's `dict[str, dict[str, str]]` literal into skiplist TOML (never runs the module)."""
+def import_(file: Path, name: str | None, output: Path | None) -> None:
+    """Turn a module's skip tables into skiplist TOML, one file per table (never runs the module).
+
+    Every upper-case dict of scope → model class → reason (or → names) becomes the file of the
+    same name in lower case (`EXPORT_SKIPS` → export_skips.toml), the file the checkout's own
+    export tests read it from. A table that cannot be converted is named with why.
+    """
+    if name is not None:
+        _import_one(file, name, output)
+        return
+    from bot.errors import BotError
+    from bot.files import write_files
+    from bot.jobs.skiplist import import_tables
+
+    if output is not None and output.suffix == ".toml":
+        raise BotError(f"-o {output}: every table is imported, so -o names a folder; pass --name NAME for one file")
+    imported = import_tables(file)
+    if output is None:
+        click.echo("\n".join(f"# {table}\n{text}" for table, text in imported.texts.items()), nl=False)
+    else:
+        write_files({output / table: text for table, text in imported.texts.items()})
+    for table, (entries, scopes) in imported.entries.items():
+        click.echo(f"{output / table if output else table}: {entries} entries in {scopes} scopes", err=True)
+    for line in imported.refused:
+        click.echo(f"warning: {line}", err=True)
+
+
+def _import_one(file: Path, name: str, output: Path | None) -> None:
+    from bot.files import write_bytes
     from bot.jobs.skiplist import import_file
 
-    document = import_file(file, name)
+    text, entries, scopes = import_file(file, name)
     if output is None:
-        click.echo(document.text(), nl=False)
+        click.echo(text, nl=False)
         return
-    document.save(output)
-    scopes = document.scopes()
-    click.echo(f"{output}: {sum(map(len, scopes.values()))} entries in {len(scopes)} scopes", err=True)
+    write_bytes(output, text.encode("utf-8"))
+    click.echo(f"{output}: {entries} entries in {scopes} scopes", err=True)

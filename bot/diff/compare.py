@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
 
 from bot.cells import BACKENDS, SHAPES, Cell
 from bot.diff.groups import ChangedLines, group_failures
-from bot.diff.model import CATEGORIES, EXCERPT, CellLine, Report
+from bot.diff.model import CATEGORIES, EXCERPT, BaselineAge, CellLine, Report, judges_of
 from bot.outcomes import CellResult, Status
 from bot.results.model import ResultSet
 from bot.skiplist.model import Skiplists
+
+
+@dataclass(frozen=True)
+class MainHistory:
+    """What main's per-commit baseline adds to each cell's base result (docs/diff.md): its newest result and flips."""
+
+    newest: Mapping[Cell, CellResult]  # each cell's newest result on main
+    flips: Mapping[Cell, int]  # cells that flipped on main within the flaky window, with how often
+    age: BaselineAge
 
 
 def diff(
@@ -26,6 +36,7 @@ def diff(
     changed_lines: ChangedLines | None = None,
     repository_url: str | None = None,
     group: bool = True,
+    main: MainHistory | None = None,
 ) -> Report:
     """Put every cell in one category and judge the head.
 
@@ -34,8 +45,10 @@ def diff(
     Newly broken and new failing cells are also grouped by cause (bot/diff/groups.py):
     `changed_lines` (the PR's hunks, from the selection) marks a culprit line the PR changed,
     `repository_url` links it at the head commit; `group=False` leaves the groups out.
+    `main` (a per-commit baseline's history; `base` is then each cell's result at the merge base)
+    sorts cells failing on main too as broken trunk and cells that flip on main as flaky.
     """
-    found = _sort(head, base, rerun, skiplists)
+    found = _sort(head, base, rerun, skiplists, main)
     categories = {name: tuple(lines) for name, lines in found.lines.items()}
     problems = _problems(head, base, rerun)
     verdict, headline = _judge(categories, problems, baseline=base is not None)
@@ -61,6 +74,8 @@ def diff(
         setup_problems=_setup_problems(head),
         groups=groups,
         repository_url=repository_url,
+        baseline_age=main.age if main is not None else None,
+        judged_by=judges_of(r.judge for r in head.results.values()),
     )
 
 
@@ -111,16 +126,19 @@ class _Sorted:
     skiplisted: set[str] = field(default_factory=set)
 
 
-def _sort(head: ResultSet, base: ResultSet | None, rerun: ResultSet | None, skiplists: Skiplists) -> _Sorted:
+def _sort(
+    head: ResultSet, base: ResultSet | None, rerun: ResultSet | None, skiplists: Skiplists, main: MainHistory | None
+) -> _Sorted:
     """Every head cell in one category (or none), the base's cells the head lacks as not run; sorted by id."""
     base_results = base.results if base is not None else {}
     rerun_results = rerun.results if rerun is not None else {}
+    flips = main.flips if main is not None else {}
     found = _Sorted()
     for cell, result in head.results.items():
         before = base_results.get(cell)
-        category, covered_by = _judged(cell, result, before, rerun_results.get(cell), skiplists, found)
+        category, covered_by = _judged(cell, result, before, rerun_results.get(cell), skiplists, found, main)
         # One line per head cell, shared by `cells` and its category.
-        line = _line(result, before, covered_by)
+        line = _line(result, before, covered_by, flips.get(cell, 0) if category == "flaky" else 0)
         found.cells.append(line)
         found.counts[cell.backend, cell.shape][result.status] += 1
         if result.status is Status.ERROR and result.infrastructure:
@@ -140,14 +158,20 @@ def _sort(head: ResultSet, base: ResultSet | None, rerun: ResultSet | None, skip
     return found
 
 
-def _judged(cell, result, before, again, skiplists, found: _Sorted) -> tuple[str | None, str | None]:
+def _judged(cell, result, before, again, skiplists, found: _Sorted, main) -> tuple[str | None, str | None]:
     """A head cell's category and covering scope; a failure is noted for the re-run and the groups."""
     category = _category(result, before)
+    # Failing on main's newest result: main itself is broken there, whether the break came before
+    # the merge base or after it (the test merge holds main's newer commits too), so it is not this PR's.
+    if category in ("still_failing", "newly_broken") and main is not None and _failing_on_main(main.newest.get(cell)):
+        return "broken_trunk", None
     if category != "newly_broken" and category != "new_failing":
         return category, None
     covered_by = _covered_by(cell, result, skiplists)
     if again is not None and again.status not in _FAILING:
         return "flaky", covered_by
+    if category == "newly_broken" and main is not None and main.flips.get(cell):
+        return "flaky", covered_by  # flipped on main lately: its failure here says nothing about this PR
     if category == "newly_broken" and again is None:
         found.needs_rerun.append(cell)
     found.failing.append(result)
@@ -175,6 +199,11 @@ def _source(head: ResultSet) -> str | None:
 _FAILING = frozenset((Status.FAILED, Status.ERROR))
 _PASSING = frozenset((Status.PASSED, Status.PASSED_UNCOMPARED))
 _NOT_RUN = frozenset((Status.SKIPPED, Status.NOT_BUILDABLE))
+
+
+def _failing_on_main(newest: CellResult | None) -> bool:
+    """Main's newest result of the cell fails where the head runs it (a probe of a skiplisted cell does not count)."""
+    return newest is not None and newest.status in _FAILING and not newest.probe
 
 
 def _category(result: CellResult, before: CellResult | None) -> str | None:
@@ -222,7 +251,7 @@ def _judge(categories, problems, *, baseline: bool) -> tuple[str, str]:
     return "success", "no newly broken cells" if baseline else "no failing cells outside the skiplists (no baseline)"
 
 
-def _line(result: CellResult, before: CellResult | None, covered_by: str | None) -> CellLine:
+def _line(result: CellResult, before: CellResult | None, covered_by: str | None, flips: int = 0) -> CellLine:
     message = result.message
     return CellLine(
         result.cell.id,
@@ -237,6 +266,7 @@ def _line(result: CellResult, before: CellResult | None, covered_by: str | None)
         covered_by,
         _weak(result),
         _setup_module(result),
+        flips,
     )
 
 

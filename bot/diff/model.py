@@ -27,6 +27,7 @@ CATEGORIES = (
     "newly_passing",  # failed on base, passes on head
     "obsolete_skip",  # skiplisted, run anyway by a probe, passed
     "new_passing",  # passes on head, no base result
+    "broken_trunk",  # failed at the merge base, on main's newest result and on head: main is broken
     "still_failing",  # failed on base and on head: not this PR's fault
     "newly_skipped",  # ran on base, skipped on head
     "not_run",  # base has it, head lacks it: never counted as fixed
@@ -36,10 +37,24 @@ EXCERPT = 300  # characters of a message kept per cell
 # Bounds a reader holds a report to: the writer stays far below them, a hostile file does not.
 MAX_TEXT = 100_000  # characters of one string
 MAX_BYTES = 512 * 2**20  # a full sweep's report is a few MB
+MAX_AGE_COUNT = 10_000_000  # cells or commits counted by `baseline_age`
 # `counts` keys: the matrix's backend/shape pairs; its statuses: the outcomes' (bot/outcomes.py).
 COUNT_KEYS = tuple(f"{backend}/{shape}" for backend in BACKENDS for shape in SHAPES)
 COUNT_STATUSES = tuple(status.value for status in Status)
 _SHA = re.compile(r"[0-9a-fA-F]{1,64}")
+# `rules:seed-1`, `checkout:tests/exporters/test_export.py`: what bot/run writes as each cell's `judge`.
+JUDGE = re.compile(r"rules:[a-z0-9][a-z0-9.-]{0,39}|checkout:[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}")
+_MAX_JUDGES = 8
+
+
+def judges_of(judges) -> tuple[str, ...]:
+    """Who judged the head's cells, each once, from their `judge` properties (bot/run writes them).
+
+    A value of another shape (a pull request's run writes the JUnit) is left out, so report.json stays readable.
+    """
+    return tuple(sorted({j for j in judges if j and JUDGE.fullmatch(j)}))[:_MAX_JUDGES]
+
+
 _REPOSITORY = re.compile(r"https://[A-Za-z0-9.-]+(?::\d+)?/[A-Za-z0-9_-][A-Za-z0-9_.-]*/[A-Za-z0-9_-][A-Za-z0-9_.-]*")
 
 
@@ -62,6 +77,7 @@ class CellLine(NamedTuple):
     covered_by: str | None = None  # a failing cell's head skiplist scope, when one lists it
     compared: str | None = None  # a pass that compared less than values: `names`, `count` or `none`
     setup_module: str | None = None  # a build error because this test module did not import (a setup problem)
+    flips: int = 0  # flaky: how often the cell flipped on main within the baseline's flaky window
 
     def to_json(self) -> dict:
         # Defaults are left out: 30,000 lines stay compact.
@@ -71,6 +87,30 @@ class CellLine(NamedTuple):
     @classmethod
     def from_json(cls, data: Mapping) -> CellLine:
         return cls(**{k: v for k, v in data.items() if k in cls._fields})
+
+
+@dataclass(frozen=True)
+class BaselineAge:
+    """How old main's baseline a PR was judged against is: the comment's one line (docs/diff.md)."""
+
+    newest: str | None  # the newest main commit among the base results used
+    behind: int | None  # commits from it to the merge base (None: the merge base is not in the baseline's history)
+    old_cells: int  # base results older than `stale_days`
+    stale_days: float
+    merge_base: str | None  # the merge base the PR was judged at (None: not given)
+    merge_base_known: bool  # False: the baseline's history lacks it, each cell's newest result on main was used
+    flaky_window: int  # the results on main a flip counts within
+
+    def to_json(self) -> dict:
+        return {
+            "newest": self.newest,
+            "behind": self.behind,
+            "old_cells": self.old_cells,
+            "stale_days": self.stale_days,
+            "merge_base": self.merge_base,
+            "merge_base_known": self.merge_base_known,
+            "flaky_window": self.flaky_window,
+        }
 
 
 class NotBuildableGroup(NamedTuple):
@@ -129,6 +169,10 @@ class Report:
     families: Mapping[str, str] = field(default_factory=dict)
     # The repository under test's web address (https://github.com/OWNER/REPO): links in the comment point only into it.
     repository_url: str | None = None
+    # How old main's baseline is, when the base was main's per-commit baseline (docs/diff.md).
+    baseline_age: BaselineAge | None = None
+    # Who judged the head's cells: the checkout's own test module (`checkout:PATH`) and/or the bot's rules profile.
+    judged_by: tuple[str, ...] = ()
     schema: str = SCHEMA
 
     def category(self, name: str) -> tuple[CellLine, ...]:
@@ -188,6 +232,8 @@ class Report:
             "created": self.created,
             "families": dict(self.families),
             "repository_url": self.repository_url,
+            "baseline_age": self.baseline_age.to_json() if self.baseline_age is not None else None,
+            "judged_by": list(self.judged_by),
             "cells": [line.to_json() for line in self.cells],
         }
 
@@ -234,6 +280,8 @@ class Report:
             created=f.get("created", (str, type(None)), None),
             families={k: f.check(v, str, f"families.{k}") for k, v in f.get("families", dict, {}).items()},
             repository_url=f.matching("repository_url", _REPOSITORY, "https://HOST/OWNER/REPO"),
+            baseline_age=f.baseline_age(data.get("baseline_age")),
+            judged_by=f.judges("judged_by"),
         )
 
 
@@ -247,8 +295,10 @@ _JSON_KINDS = {str: "a string", bool: "true or false", int: "a whole number", fl
 _JSON_KINDS.update({dict: "an object", type(None): "null"})
 # CellLine's fields after `cell` and `status`, with the JSON types each may hold.
 _LINE_TYPES = tuple(
-    (str,) if name == "message" else (bool,) if name == "probe" else (str, type(None)) for name in CellLine._fields[2:]
+    (str,) if name == "message" else (bool,) if name == "probe" else (int,) if name == "flips" else (str, type(None))
+    for name in CellLine._fields[2:]
 )
+MAX_FLIPS = 10_000  # a cell's flip count: at most two per result kept (bot/settings.py bounds the window)
 
 
 # The shapes of the report's nested objects: key → JSON types ((list, T) for a list of T).
@@ -307,6 +357,16 @@ class _Fields:
         items = self.check(self.data.get(path, []) if value is None else value, list, path)
         return tuple(self.check(item, str, f"{path}[{i}]") for i, item in enumerate(items))
 
+    def judges(self, path: str) -> tuple[str, ...]:
+        """`rules:PROFILE` or `checkout:PATH` values, a handful at most: a forged one is refused, never rendered."""
+        values = self.strings(path)
+        if len(values) > _MAX_JUDGES:
+            self.fail(path, f"at most {_MAX_JUDGES} judges", values, said=f"{len(values)} of them")
+        for i, value in enumerate(values):
+            if not JUDGE.fullmatch(value):
+                self.fail(f"{path}[{i}]", "`rules:PROFILE` or `checkout:PATH`", value)
+        return values
+
     def cell_ids(self, path: str) -> tuple[str, ...]:
         ids = self.strings(path)
         for i, cell_id in enumerate(ids):
@@ -339,6 +399,39 @@ class _Fields:
                 self.count(n, f"counts.{key}.{status}")
             found[key] = dict(by_status)
         return found
+
+    def baseline_age(self, value) -> BaselineAge | None:
+        """The `baseline_age` object, each field within its bounds; null when the base was no per-commit baseline."""
+        if value is None:
+            return None
+        item = self.check(value, dict, "baseline_age")
+        shas = {}
+        for key in ("newest", "merge_base"):
+            sha = self.check(item.get(key), (str, type(None)), f"baseline_age.{key}")
+            if sha is not None and not _SHA.fullmatch(sha):
+                self.fail(f"baseline_age.{key}", "null or a commit SHA (hexadecimal)", sha)
+            shas[key] = sha
+        behind = self.check(item.get("behind"), (int, type(None)), "baseline_age.behind")
+        numbers = {
+            "old_cells": (0, MAX_AGE_COUNT, int),
+            "stale_days": (0, 366, (int, float)),
+            "flaky_window": (1, 1000, int),
+        }
+        for key, (low, high, types) in numbers.items():
+            number = self.check(item.get(key), types, f"baseline_age.{key}")
+            if not low <= number <= high:  # NaN is refused too
+                self.fail(f"baseline_age.{key}", f"from {low} to {high:,}", number, said=str(number)[:40])
+        if behind is not None and not 0 <= behind <= MAX_AGE_COUNT:
+            self.fail("baseline_age.behind", f"null or from 0 to {MAX_AGE_COUNT:,}", behind, said=str(behind)[:40])
+        return BaselineAge(
+            newest=shas["newest"],
+            behind=behind,
+            old_cells=item["old_cells"],
+            stale_days=float(item["stale_days"]),
+            merge_base=shas["merge_base"],
+            merge_base_known=self.check(item.get("merge_base_known"), bool, "baseline_age.merge_base_known"),
+            flaky_window=item["flaky_window"],
+        )
 
     def group(self, value, path: str) -> Group:
         item = self.shaped(value, _GROUP, path)
@@ -385,6 +478,8 @@ class _Fields:
             for name, value_, types in zip(CellLine._fields[2:], line[2:], _LINE_TYPES):
                 if not isinstance(value_, types):
                     self.fail(f"{path}[{i}].{name}", " or ".join(_JSON_KINDS[t] for t in types), value_)
+            if line.flips and (isinstance(line.flips, bool) or not 0 <= line.flips <= MAX_FLIPS):
+                self.fail(f"{path}[{i}].flips", f"a whole number from 0 to {MAX_FLIPS:,}", line.flips)
             if len(line.cell) > MAX_TEXT or len(line.message) > MAX_TEXT:
                 self.fail(
                     f"{path}[{i}]", f"a cell with strings of at most {MAX_TEXT:,} characters", line, said="longer"

@@ -17,7 +17,8 @@ from pathlib import Path
 import bot
 from bot.errors import BotError
 from bot.jobs import bisect_plan
-from bot.publish._baseline_shim import dumps, fold, loads, measured, regressions
+from bot.results.baseline import fold, measured, regressions
+from bot.results.baseline_json import dumps, loads
 
 log = logging.getLogger(__name__)
 STEP_SLACK = 60.0  # seconds a step may need beyond its cells (imports, the checkout) before it is cut
@@ -61,7 +62,11 @@ def bisect(given: BisectInputs, *, clock: Callable[[], float] = time.monotonic) 
 
     _check(given)
     given.work.mkdir(parents=True, exist_ok=True)
-    skiplists = load_skiplists(given.skiplists)
+    lists = load_skiplists(given.skiplists)
+
+    def skiplists(cell):  # listed cells are no regression: the skip already accepts the break
+        return lists.explain(cell).skipped
+
     session = _Session(loads(read_text(given.state), where=str(given.state)))
     deadline = clock() + given.max_minutes * 60
     pending = frozenset(r.cell for r in regressions(session.baseline, skiplists) if r.culprit is None)

@@ -44,7 +44,9 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> ReportOutco
     head_junit = out / "junit.xml"
     echo(f"running {len(plan.cells)} cells from {plan.source} → {head_junit}")
     run_plan(plan, head_junit, options.workers)
-    inputs = ReportInputs(head=(head_junit,), skiplists=options.skiplists, base=options.base_junit, selected=selected)
+    inputs = ReportInputs(
+        head=(head_junit,), skiplists=options.skiplists, base=options.base_junit, selected=selected, source=plan.source
+    )
     outputs = ReportOutputs(
         report=out / "report.json",
         comment=out / "comment.md",

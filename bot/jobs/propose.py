@@ -17,6 +17,7 @@ class ProposeInputs:
     history: tuple[Path, ...] = ()  # earlier probe runs, oldest first: report.json files or JUnit
     apply: bool = False  # write the proposed edits into the skiplist files
     write_report: bool = False  # store the proposal in the report's `proposal` slot
+    source: str | None = None  # the model source: a checkout's own export tests walk their own scopes
 
 
 @dataclass(frozen=True)
@@ -43,14 +44,28 @@ class ProposeOutcome:
 def make_proposal(inputs: ProposeInputs) -> ProposeOutcome:
     """Propose skiplist edits for the report: entries for new failures, removals of skips the history shows obsolete."""
     from bot.diff.model import load_report, write_report
-    from bot.propose.proposal import propose, results_from_report
-    from bot.propose.texts import parse_texts, read_texts, write_texts
+    from bot.jobs.skiplist import walk_for_source
+    from bot.propose.texts import read_texts, write_texts
+    from bot.scopes import following
 
     report = load_report(inputs.report)
     history = [_read_history(path) for path in inputs.history if not _same_file(path, inputs.report)]
     folder = inputs.skiplists
     texts = read_texts(folder)
-    proposal = propose(
+    with following(walk_for_source(inputs.source)):  # refuses (exit 2) when the checkout's walk is unreadable
+        proposal = _propose(report, history, texts, inputs)
+    written = write_texts(folder, proposal.files) if inputs.apply else []
+    if inputs.write_report:
+        write_report(report.with_proposal(proposal), inputs.report)
+    return ProposeOutcome(proposal, tuple(written))
+
+
+def _propose(report, history, texts, inputs: ProposeInputs):
+    from bot.propose.proposal import propose, results_from_report
+    from bot.propose.texts import parse_texts
+
+    folder = inputs.skiplists
+    return propose(
         report,
         results_from_report(report),
         parse_texts(texts, folder),
@@ -59,10 +74,6 @@ def make_proposal(inputs: ProposeInputs) -> ProposeOutcome:
         min_passes=inputs.min_passes,
         folder=folder.name,
     )
-    written = write_texts(folder, proposal.files) if inputs.apply else []
-    if inputs.write_report:
-        write_report(report.with_proposal(proposal), inputs.report)
-    return ProposeOutcome(proposal, tuple(written))
 
 
 def _read_history(path: Path):

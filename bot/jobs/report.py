@@ -12,6 +12,7 @@ from bot.cells import Cell
 from bot.diff.model import Report
 from bot.errors import BotError
 from bot.jobs import stages
+from bot.settings import Settings
 
 # Runs the given cells once more and writes their JUnit to the path (the only step that imports torch).
 Rerunner = Callable[[tuple[Cell, ...], Path], None]
@@ -39,6 +40,12 @@ class ReportInputs:
     tested_sha: str | None = None  # the commit the cells ran on when not the head: the PR's test merge
     run_url: str | None = None
     skip_missing: bool = False  # `report`: a path that is not there is left out (no baseline yet)
+    # With main's per-commit baseline (baseline.json) as the base: the PR's merge base, and the settings
+    # that say when a base result is old and how many results on main a flip counts within.
+    merge_base: str | None = None
+    stale_days: float = Settings.stale_days
+    flaky_window: int = Settings.flaky_window
+    source: str | None = None  # the model source: a checkout's own export tests walk their own scopes
 
 
 @dataclass(frozen=True)
@@ -77,7 +84,7 @@ def make_report(
     """
     loaded = skiplists if skiplists is not None else stages.load_skiplists(inputs.skiplists)
     skiplists = loaded.skiplists
-    head, base = _read_inputs(inputs)
+    head, base, main = _read_inputs(inputs, echo)
     rerun_results = stages.read_junit(_paths(inputs.rerun, inputs.skip_missing)) if inputs.rerun else None
     context = dict(
         base_sha=inputs.base_sha,
@@ -85,6 +92,7 @@ def make_report(
         run_url=inputs.run_url,
         changed_lines=inputs.selected.changed_lines,
         repository_url=repository_url(),
+        main=main,
     )
     report = stages.diff_results(base, head, skiplists, rerun_results, **context)
     rerun_junit = None
@@ -96,14 +104,15 @@ def make_report(
         rerun(cells, rerun_junit)
         report = stages.diff_results(base, head, skiplists, stages.read_junit([rerun_junit]), **context)
     report = replace(
-        report.with_selection(inputs.selected.summary).with_created(created_now()), tested_sha=inputs.tested_sha
+        report.with_selection(inputs.selected.summary).with_created(created_now()),
+        tested_sha=inputs.tested_sha,
     )
     if inputs.selected.cells is not None and not inputs.selected.cells and inputs.selected.summary:
         # Nothing ran: the status says why ("no export-relevant changes"), not "no failing cells".
         report = replace(report, headline=inputs.selected.summary.splitlines()[0])
-    proposal = stages.propose(report, head, loaded)
+    proposal = _propose(report, head, loaded, inputs.source, echo)
     report = report.with_proposal(proposal)
-    patch = proposal.patch
+    patch = proposal.patch if proposal is not None else ""
     written, comment = _write(report, patch, outputs)
     from bot.setup_problems import nothing_built
 
@@ -111,8 +120,9 @@ def make_report(
     return ReportOutcome(report, comment, patch, written, broken, rerun_junit)
 
 
-def _read_inputs(inputs: ReportInputs):
-    """The head and base result sets; an empty selection needs no head, since no shard ran."""
+def _read_inputs(inputs: ReportInputs, echo: Callable[[str], None]):
+    """The head and base result sets, and main's history with a per-commit baseline; an empty selection
+    needs no head, since no shard ran."""
     selected = inputs.selected.cells
     head_paths, expect = _paths(inputs.head, inputs.skip_missing), inputs.expect_shards
     if selected is not None and not selected:
@@ -121,15 +131,47 @@ def _read_inputs(inputs: ReportInputs):
         missing = ", ".join(map(str, inputs.head)) or "none given"
         raise BotError(f"no head results ({missing}); pass the JUnit files `export-bot run` wrote with --head")
     head = stages.read_junit(head_paths, expect_shards=expect or None)
-    base_paths = _paths(inputs.base, inputs.skip_missing)
-    base = stages.read_junit(base_paths) if base_paths else None
+    base, main = _read_base(inputs, echo)
     if base is not None and selected is not None:
         base = base.restricted_to(selected)  # main's sweep seen through this run's cells, the rest is not "not run"
-    return head, base
+    return head, base, main
+
+
+def _read_base(inputs: ReportInputs, echo: Callable[[str], None]):
+    """Main's per-commit baseline at the merge base when a base folder holds baseline.json, else its JUnit."""
+    base_paths = _paths(inputs.base, inputs.skip_missing)
+    state = stages.baseline_file(base_paths)
+    if state is None:
+        if inputs.merge_base and base_paths:
+            echo(f"--merge-base {inputs.merge_base[:12]}: the base holds JUnit only (no baseline.json): judged as is")
+        return (stages.read_junit(base_paths) if base_paths else None), None
+    base, main = stages.read_main_baseline(
+        state, inputs.merge_base, now=created_now(), stale_days=inputs.stale_days, flaky_window=inputs.flaky_window
+    )
+    echo(f"base: {state}, each cell's newest result at or before the merge base {inputs.merge_base or '(none given)'}")
+    return base, main
 
 
 def _paths(paths: tuple[Path, ...], skip_missing: bool) -> tuple[Path, ...]:
     return tuple(p for p in paths if p.exists()) if skip_missing else paths
+
+
+def _propose(report: Report, head, loaded: stages.LoadedSkiplists, source: str | None, echo: Callable[[str], None]):
+    """The proposal, in the scopes of the walk that judged (the checkout's own); none when that walk is unreadable.
+
+    The report is still written: its verdict does not depend on the walk, only the proposal does.
+    """
+    from bot.errors import BotError
+    from bot.jobs.skiplist import walk_for_source
+    from bot.scopes import following
+
+    try:
+        walk = walk_for_source(source)
+    except BotError as exc:
+        echo(f"no skiplist proposal: {exc}")
+        return None
+    with following(walk):
+        return stages.propose(report, head, loaded)
 
 
 def _write(report: Report, patch: str, outputs: ReportOutputs) -> tuple[tuple[Path, ...], str]:

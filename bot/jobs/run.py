@@ -93,8 +93,12 @@ class NamedCells:
 
 def plan_from_options(*, settings: Settings, skiplists: Path, named: NamedCells = NamedCells(), **options) -> RunPlan:
     """The plan `run` executes: the named cells read and checked, then `bot.run.planning.build_plan`."""
+    from bot.jobs.stages import read_durations
     from bot.run.planning import build_plan
 
+    durations_file = options.pop("durations_file", None)
+    if durations_file:
+        options["durations"] = read_durations(durations_file)
     exact = _parse_cell_ids(named, options) if named.cell_ids else None
     cells = exact
     if cells is None and (named.selection_file or named.rerun_of):

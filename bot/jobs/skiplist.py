@@ -1,8 +1,9 @@
-"""The skiplist jobs: lint files, and import a Python skip dict as a checked skiplist document."""
+"""The skiplist jobs: lint files, and import a module's skip tables as checked skiplist documents."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import BotError
@@ -43,15 +44,81 @@ def _toml_files(paths: Iterable[Path]) -> list[Path]:
     return files
 
 
-def import_file(file: Path, name: str):
-    """The skiplist TOML of `file`'s `name = {...}` literal, as a parsed document (never runs the module).
+def import_file(file: Path, name: str) -> tuple[str, int, int]:
+    """The skiplist TOML of `file`'s `name = {...}` literal, checked, with its entries and scopes (never runs the module).
 
     The importer refuses what the TOML could not hold (a duplicate key, a non-string) at its
     line in `file`, so the generated text is checked under the file's name before anything is written.
     """
     from bot.files import read_text
-    from bot.skiplist.document import SkiplistDocument
-    from bot.skiplist.importer import import_skiplist
+    from bot.skiplist.importer import ImportedTable, read_skip_dict, table_comments, to_toml
 
-    text = import_skiplist(read_text(file), name, str(file))
-    return SkiplistDocument.parse(text, f"the TOML generated from {file}")
+    source = read_text(file)
+    table = ImportedTable(name, 0, tuple(read_skip_dict(source, name, str(file))), table_comments(source, name))
+    text = to_toml(table.scopes, table.comments)
+    _check(text, table, f"the TOML generated from {file}")
+    return text, sum(len(s.entries) for s in table.scopes), len(table.scopes)
+
+
+def _check(text: str, table, where: str) -> None:
+    """Parse the generated text back: a table of reasons as a skiplist document, one of names as plain TOML."""
+    from bot import toml
+    from bot.skiplist.document import SkiplistDocument
+
+    if all(isinstance(value, str) for scope in table.scopes for _, value in scope.entries):
+        SkiplistDocument.parse(text, where)
+    elif toml.loads(text) != {s.name: {c: _plain(v) for c, v in s.entries} for s in table.scopes}:
+        raise BotError(f"{where}: does not read back as written; report this with the module")
+
+
+@dataclass(frozen=True)
+class ImportedTables:
+    """Every table of a module as TOML text keyed by the file the checkout's run reads, and those refused."""
+
+    texts: dict[str, str]  # `export_skips.toml` → its text, in the module's order
+    entries: dict[str, tuple[int, int]]  # file → (entries, scopes)
+    refused: tuple[str, ...]  # `NAME not imported: file:line:column: why`, one line each
+
+
+def import_tables(file: Path) -> ImportedTables:
+    """Convert every upper-case table of `file` (through the AST), each checked by parsing its TOML back.
+
+    Exit 2 (a BotError) only when no table could be converted; the others are named with why.
+    """
+    from bot.files import read_text
+    from bot.skiplist.importer import read_tables, to_toml
+
+    found = read_tables(read_text(file), str(file))
+    texts, entries = {}, {}
+    for table in found.tables:
+        text = to_toml(table.scopes, table.comments)
+        _check(text, table, f"the TOML generated from {file}'s {table.name}")
+        texts[table.file_name] = text
+        entries[table.file_name] = (sum(len(s.entries) for s in table.scopes), len(table.scopes))
+    refused = tuple(f"{r.name} not imported: {r.why}" for r in found.refused)
+    if not texts:
+        reasons = "; ".join(refused) or "it has no upper-case dict or set literal at module level"
+        raise BotError(f"{file}: no skip table could be imported ({reasons})")
+    return ImportedTables(texts, entries, refused)
+
+
+def _plain(value):
+    return value if isinstance(value, str) else list(value)
+
+
+def walk_for_source(spec: str | None):
+    """The scope walk the skiplist commands follow for a model source (docs/skiplists.md, "Whose walk").
+
+    None (the bot's own walk) for the zoo, and for a checkout without `tests/exporters/test_export.py`,
+    whose cells the bot's rules judge. A checkout that holds the module gets its own walk, read from
+    it; a BotError saying what to do when that walk cannot be read, never a guess.
+    """
+    from bot.skiplist.checkout_walk import read_walk
+
+    kind, sep, where = (spec or "").partition(":")
+    if kind != "transformers-tests" or not sep:
+        return None
+    root = Path(where)
+    if not root.is_dir():
+        raise BotError(f"--source {spec}: {root} is not a folder; pass the checkout's root, or --source zoo")
+    return read_walk(root, f"--source {spec}: {root / 'tests' / 'exporters' / 'test_export.py'}")

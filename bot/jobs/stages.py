@@ -4,19 +4,45 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.diff.model import Report
 from bot.diff.proposal import Proposal
+from bot.errors import BotError
 from bot.results import ResultSet
 from bot.skiplist.model import Skiplists
 
+if TYPE_CHECKING:
+    from bot.diff.compare import MainHistory
+
 
 def read_junit(paths: Sequence[Path], expect_shards: int | None = None) -> ResultSet:
+    """JUnit files or folders; a base given as main's state (a folder holding baseline.json, which
+    `github baseline` writes) reads as each cell's newest result on main (docs/baseline.md)."""
     from bot.results import read_results
+    from bot.results.baseline import fold, newest
+    from bot.results.baseline_json import STATE_FILE, read_state
 
-    return read_results(list(paths), expect_shards=expect_shards)
+    paths = list(paths)
+    if paths and all(Path(p).is_dir() and (Path(p) / STATE_FILE).is_file() for p in paths):
+        return newest(fold(*(read_state(Path(p) / STATE_FILE) for p in paths)))
+    return read_results(paths, expect_shards=expect_shards)
+
+
+def read_durations(path: Path) -> dict[str, float]:
+    """Seconds per cell id for shard balancing (`--durations`, EXPORT_BOT_DURATIONS): main's baseline.json
+    (the file, or a folder holding it: each cell's newest measured duration), else an earlier run's JUnit."""
+    from bot.results.baseline_json import STATE_FILE, durations, read_state
+    from bot.run.shard import read_durations as junit_durations
+
+    path = Path(path)
+    if path.is_dir() and (path / STATE_FILE).is_file():
+        return durations(read_state(path / STATE_FILE))
+    if not path.is_dir() and path.suffix == ".json":
+        return durations(read_state(path))
+    return junit_durations(path)
 
 
 @dataclass(frozen=True)
@@ -35,10 +61,55 @@ def load_skiplists(folder: Path) -> LoadedSkiplists:
     return LoadedSkiplists(Path(folder), texts, parse_texts(texts, folder))
 
 
+BASELINE_FILE = "baseline.json"  # main's per-commit baseline in a base folder (docs/diff.md)
+
+
+def baseline_file(paths: Sequence[Path]) -> Path | None:
+    """The baseline.json among the base paths (a folder holding one, or the file itself); None: JUnit only."""
+    found = [
+        p / BASELINE_FILE if p.is_dir() else p
+        for p in paths
+        if (p / BASELINE_FILE).is_file() or p.name == BASELINE_FILE
+    ]
+    if not found:
+        return None
+    if len(paths) > 1:
+        raise BotError(
+            f"--base: {found[0]} is main's per-commit baseline; pass it alone, not beside other base results"
+        )
+    return found[0]
+
+
+def read_main_baseline(
+    path: Path, merge_base: str | None, *, now: str, stale_days: float, flaky_window: int
+) -> tuple[ResultSet, MainHistory]:
+    """Each cell's base result at the merge base, and what main's history says beyond it (docs/diff.md)."""
+    from bot.diff.compare import MainHistory
+    from bot.diff.model import MAX_BYTES, BaselineAge
+    from bot.files import read_text
+    from bot.results import baseline, baseline_json
+
+    state = baseline_json.loads(read_text(path, limit=MAX_BYTES), where=str(path))
+    base, age = baseline.at(state, merge_base, now=now, stale_days=stale_days)
+    newest = baseline.newest(state)
+    told = BaselineAge(
+        newest=age.newest,
+        behind=age.behind,
+        old_cells=age.old_cells,
+        stale_days=stale_days,
+        merge_base=merge_base,
+        merge_base_known=age.merge_base_known,
+        flaky_window=flaky_window,
+    )
+    history = MainHistory(newest.results, baseline.flips(state, flaky_window), told)
+    return replace(base, files=(str(path),)), history
+
+
 def diff_results(
     base: ResultSet | None, head: ResultSet, skiplists: Skiplists, rerun: ResultSet | None, **context
 ) -> Report:
-    """Categories and verdict (docs/diff.md); `context` is the shas, run link, changed lines and repository URL."""
+    """Categories and verdict (docs/diff.md); `context` is the shas, run link, changed lines, repository URL
+    and main's history (`main`, from a per-commit baseline)."""
     from bot.diff import diff
 
     return diff(base, head, skiplists, rerun, **context)

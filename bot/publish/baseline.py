@@ -1,10 +1,11 @@
-"""Artifacts of earlier workflow runs: main's baseline JUnit, the history of baseline reports, a PR's last report."""
+"""Artifacts of earlier workflow runs: main's baseline state, the history of baseline reports, a PR's last report."""
 
 from __future__ import annotations
 
 import io
 import json
 import logging
+import tempfile
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -12,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from bot.errors import BotError
-from bot.publish.github_api import ArtifactTooLarge, GitHubClient, WorkflowRun
+from bot.publish.github_api import Artifact, ArtifactTooLarge, GitHubClient, WorkflowRun
+from bot.results.baseline import Baseline
 
 log = logging.getLogger(__name__)
 
@@ -150,8 +152,8 @@ def extract(data: bytes, dest: Path, *, caps: Caps = Caps()) -> list[Path]:
     return written
 
 
-def read_json_member(data: bytes, member: str = "report.json", *, caps: Caps = Caps()) -> dict | None:
-    """`member` of an artifact zip as JSON (found at any depth), or None when absent."""
+def read_member(data: bytes, member: str, *, caps: Caps = Caps()) -> bytes | None:
+    """`member` of an artifact zip (found at any depth, the shallowest first), inflated within the cap; None when absent."""
     try:
         with _open(data) as archive:
             found = [i for i in _safe_members(archive, 1 << 62) if PurePosixPath(i.filename).name == member]
@@ -162,9 +164,34 @@ def read_json_member(data: bytes, member: str = "report.json", *, caps: Caps = C
                 raise ArtifactError(_over(info.filename, caps.inflated))
             chunks: list[bytes] = []
             _stream(archive, info, caps.inflated, chunks.append)
-            return json.loads(b"".join(chunks).decode("utf-8"))
-    except (zipfile.BadZipFile, zlib.error, EOFError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            return b"".join(chunks)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
         raise ArtifactError(f"cannot read {member} from the artifact ({exc})") from exc
+
+
+def read_json_member(data: bytes, member: str = "report.json", *, caps: Caps = Caps()) -> dict | None:
+    """`member` of an artifact zip as JSON (found at any depth), or None when absent."""
+    raw = read_member(data, member, caps=caps)
+    if raw is None:
+        return None
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise ArtifactError(f"cannot read {member} from the artifact ({exc})") from exc
+
+
+MEASUREMENT_ARTIFACT = "export-measurement"
+STATES_FOLDED = 3  # state artifacts folded: a merge that lost a race to a newer one loses nothing
+
+
+@dataclass(frozen=True)
+class MainState:
+    """What `github baseline` folded: the state, and the runs it came from (GitHub's records)."""
+
+    state: Baseline
+    states: tuple[WorkflowRun, ...]  # runs whose state artifact was folded, newest first
+    measurements: tuple[WorkflowRun, ...]  # runs whose measurement was not yet in those states
+    converted: tuple[int, ...] = ()  # runs whose state was a version-1 JUnit folder
 
 
 def download_baseline(
@@ -173,31 +200,102 @@ def download_baseline(
     dest: Path,
     *,
     name: str = BASELINE_ARTIFACT,
+    measurement: str = MEASUREMENT_ARTIFACT,
     branch: str = "main",
     caps: Caps = Caps(),
-) -> WorkflowRun | None:
-    """The newest sweep's baseline on `branch` into `dest`; None when there is none yet.
+    scan: int = 60,
+    keep: int = 10,
+) -> MainState | None:
+    """Main's state into `dest/baseline.json`: the newest 3 state artifacts folded with every measurement
+    artifact of the last `scan` runs that none of them holds yet (docs/baseline.md); None when there is none.
 
-    Only this repository's own sweeps count (trust.is_sweep): a fork's run on a branch it named
-    `main` is never a baseline. Runs are picked by their baseline artifact, not by their
-    conclusion: a later job of the run (the obsolete-skip PR) can fail and conclude the run
-    `failure`, and that must not leave every PR diffing against an older sweep night after night
-    (docs/github.md).
+    Only this repository's own runs on `branch` count (trust.is_sweep): a fork's run on a branch it
+    named `main` is never a baseline. Runs are picked by their artifacts, not by their conclusion or
+    status: a later job can fail the run, and a measurement is uploaded before the run's merge job,
+    which GitHub may cancel while it is pending (docs/github.md).
     """
     from bot.publish.trust import is_sweep
+    from bot.results.baseline import fold
+    from bot.results.baseline_json import STATE_FILE, write_state
 
-    fetched = fetch_artifacts(
-        client,
-        workflow,
-        name,
-        accept=lambda run: is_sweep(run, client.repository, branch),
-        branch=branch,
-        status=None,
-        caps=caps,
-    )
-    if not fetched:
+    states, measurements = [], []
+    for run in client.workflow_runs(workflow, branch=branch, status=None, limit=scan):
+        if not is_sweep(run, client.repository, branch):
+            log.info("run %s of %s (%s from %s) is not one to read here", run.id, workflow, run.event, run.head_repo)
+            continue
+        listed = {a.name: a for a in client.artifacts(run.id) if not a.expired}
+        if name in listed and len(states) < STATES_FOLDED:
+            states.append((run, listed[name]))
+        if measurement in listed:
+            measurements.append((run, listed[measurement]))
+    parts = [_read_state(client, run, artifact, caps) for run, artifact in states]
+    held = frozenset().union(*(part.runs for part, _ in parts))
+    extra = [
+        (run, _read_measurement(client, run, artifact, caps)) for run, artifact in measurements if run.id not in held
+    ]
+    extra = [(run, part) for run, part in extra if part is not None]
+    if not parts and not extra:
         return None
-    dest.mkdir(parents=True, exist_ok=True)
-    files = extract(fetched[0].data, dest, caps=caps)
-    log.info("baseline of run %s (%s): %d file(s)", fetched[0].run.id, fetched[0].run.head_sha, len(files))
-    return fetched[0].run
+    state = fold(*(part for part, _ in parts), *(part for _, part in extra), keep=keep)
+    write_state(dest / STATE_FILE, state)
+    converted = tuple(run.id for (run, _), (_, v1) in zip(states, parts) if v1)
+    log.info("baseline: %d state(s), %d measurement(s) folded into %s", len(parts), len(extra), dest / STATE_FILE)
+    return MainState(state, tuple(run for run, _ in states), tuple(run for run, _ in extra), converted)
+
+
+def _read_state(client: GitHubClient, run: WorkflowRun, artifact: Artifact, caps: Caps) -> tuple[Baseline, bool]:
+    """A run's state artifact: baseline.json (version 2), or a version-1 folder of JUnit converted at the
+    run's commit as GitHub records it; True with a converted one. Any other version is refused."""
+    from bot.results.baseline_json import STATE_FILE, loads
+
+    data = client.download(artifact, max_bytes=caps.archive)
+    raw = read_member(data, STATE_FILE, caps=caps)
+    if raw is not None:
+        return loads(_text(raw, run, STATE_FILE), where=f"{STATE_FILE} of run {run.id}"), False
+    return _converted(data, run, caps), True
+
+
+def _converted(data: bytes, run: WorkflowRun, caps: Caps) -> Baseline:
+    from bot.results import read_results
+    from bot.results.baseline_json import from_junit_folder
+
+    with tempfile.TemporaryDirectory(prefix="export-bot-v1-") as folder:
+        files = [f for f in extract(data, Path(folder), caps=caps) if f.suffix == ".xml"]
+        if not files:
+            raise ArtifactError(
+                f"run {run.id}'s {BASELINE_ARTIFACT} holds neither baseline.json nor JUnit XML; delete the artifact"
+            )
+        results = read_results(files)
+    if not results.results:
+        raise ArtifactError(
+            f"run {run.id}'s {BASELINE_ARTIFACT} is a version-1 baseline (JUnit XML) with no readable cell "
+            f"({results.problems[0] if results.problems else 'no testcase'}); delete the artifact"
+        )
+    return from_junit_folder(
+        results, commit=run.head_sha, time=run.created_at, run_id=run.id, where=f"run {run.id}'s {BASELINE_ARTIFACT}"
+    )
+
+
+def _read_measurement(client: GitHubClient, run: WorkflowRun, artifact: Artifact, caps: Caps) -> Baseline | None:
+    """A run's measurement, or None (logged) when it speaks for another run than the one GitHub says uploaded it."""
+    from bot.results.baseline_json import MEASUREMENT_FILE, loads
+
+    raw = read_member(client.download(artifact, max_bytes=caps.archive), MEASUREMENT_FILE, caps=caps)
+    if raw is None:
+        log.warning("run %s: its %s holds no %s; passed over", run.id, artifact.name, MEASUREMENT_FILE)
+        return None
+    part = loads(_text(raw, run, MEASUREMENT_FILE), where=f"{MEASUREMENT_FILE} of run {run.id}")
+    others = {m.run_id for ms in part.cells.values() for m in ms} | set(part.runs) | {s.run_id for s in part.segments}
+    if others - {run.id}:
+        log.warning(
+            "run %s: its %s speaks for run(s) %s; passed over", run.id, MEASUREMENT_FILE, sorted(others - {run.id})
+        )
+        return None
+    return part
+
+
+def _text(raw: bytes, run: WorkflowRun, member: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ArtifactError(f"run {run.id}'s {member} is not UTF-8 text ({exc}); delete the artifact") from None

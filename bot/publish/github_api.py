@@ -551,6 +551,14 @@ class GitHubClient:
     def workflow_run(self, run_id: int) -> WorkflowRun:
         return _run(self._repo.get_workflow_run(run_id))
 
+    @_guard("find the merge base of {0} and {1}")
+    def merge_base(self, base: str, head: str) -> str:
+        """The commit `head` branched off `base` (a branch or a SHA): the compare API's `merge_base_commit`."""
+        sha = self._repo.compare(base, head).merge_base_commit.sha
+        if not (isinstance(sha, str) and len(sha) == 40 and all(c in "0123456789abcdef" for c in sha)):
+            raise GitHubError(f"GitHub's comparison of {base}...{head} named no merge base commit")
+        return sha
+
     @_guard("list the branches whose head is {0}")
     def branches_at(self, sha: str) -> list[str]:
         """This repository's branches whose head commit is `sha` (GitHub's `branches-where-head`)."""

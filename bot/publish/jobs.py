@@ -323,21 +323,44 @@ def verify_sha_job(client: GitHubClient, pr: int, sha: str) -> JobOutcome:
     return JobOutcome((f"#{pr} head is still {sha}",))
 
 
+def merge_base_job(client: GitHubClient, base: str, head: str) -> JobOutcome:
+    """The PR's merge base with its base branch, as GitHub computes it: the commit its baseline is taken at."""
+    sha = client.merge_base(base, head)
+    return JobOutcome((sha,), outputs=(("sha", sha),))
+
+
 # --- the sweep on the default branch ---------------------------------------------------------
 
 
-def baseline_job(client: GitHubClient, workflow: str, artifact: str, branch: str, out: Path, caps: Caps) -> JobOutcome:
-    """The baseline JUnit of the newest sweep of this repository on `branch`, unpacked into `out`."""
+def baseline_job(
+    client: GitHubClient,
+    workflow: str,
+    artifact: str,
+    branch: str,
+    out: Path,
+    caps: Caps,
+    *,
+    keep: int = 10,
+    scan: int = 60,
+) -> JobOutcome:
+    """Main's state, folded from the newest state artifacts and the measurements not yet in them, into `out/baseline.json`."""
     from bot.publish.baseline import download_baseline
+    from bot.results.baseline import chain
 
-    run: WorkflowRun | None = download_baseline(client, workflow, out, name=artifact, branch=branch, caps=caps)
-    if run is None:
-        notice = f"no baseline yet: no {workflow} sweep of {client.repository} on {branch} has {artifact}"
+    found = download_baseline(client, workflow, out, name=artifact, branch=branch, caps=caps, keep=keep, scan=scan)
+    if found is None:
+        notice = f"no baseline yet: no {workflow} run of {client.repository} on {branch} has {artifact}"
         return JobOutcome(("no baseline yet",), outputs=(("found", "false"),), annotations=(("notice", notice),))
-    return JobOutcome(
-        (f"baseline of {run.head_sha} (run {run.id}) in {out}",),
-        outputs=(("found", "true"), ("sha", run.head_sha)),
-    )
+    order = chain(found.state)
+    sha = order[-1] if order else (found.states or found.measurements)[0].head_sha
+    lines = [
+        f"baseline of main@{sha[:12]} in {out / 'baseline.json'}: {len(found.state.cells)} cells, "
+        f"{len(found.states)} state(s) (runs {', '.join(str(r.id) for r in found.states) or 'none'}) "
+        f"and {len(found.measurements)} measurement(s) not yet in them"
+    ]
+    if found.converted:
+        lines.append(f"version-1 baseline(s) of run(s) {', '.join(map(str, found.converted))} converted")
+    return JobOutcome(tuple(lines), outputs=(("found", "true"), ("sha", sha)))
 
 
 def reports_job(

@@ -28,7 +28,8 @@ def track_job(client: GitHubClient, given: TrackInputs) -> JobOutcome:
     from bot.skiplist.model import load_skiplists
 
     baseline = tracking.loads(read_text(given.state), where=str(given.state))
-    found = tracking.regressions(baseline, load_skiplists(given.skiplists))
+    lists = load_skiplists(given.skiplists)
+    found = tracking.regressions(baseline, lambda cell: lists.explain(cell).skipped)
     groups = _report_groups(given.report)
     causes = tracking.causes_of(found, groups)
     commits = tracking.chain(baseline)

@@ -6,9 +6,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.diff.groups import Group, group_failures
-from bot.publish._baseline_shim import Regression, chain, loads, regressions
 from bot.publish.github_api import Issue, PullRequest
 from bot.report.markdown import cause_heading, cause_lines, code, cut, escape, link, n, short_sha, the_cells
+from bot.results.baseline import Regression, chain, regressions
+from bot.results.baseline_json import loads
 
 MARKER = "<!-- export-bot:main-regressions -->"
 TITLE = "export-bot: regressions on main"

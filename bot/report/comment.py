@@ -6,10 +6,11 @@ import re
 from dataclasses import dataclass
 
 from bot.diff.model import CATEGORIES, CellLine, Report
-from bot.diff.proposal import Proposal
+from bot.report.folds import Folds, fold_proposal, fold_summary, unseen_backends
 from bot.report.markdown import (
     TITLES,
     VERDICT_ICON,
+    baseline_line,
     cause_heading,
     cause_lines,
     code,
@@ -17,6 +18,7 @@ from bot.report.markdown import (
     cut,
     defuse,
     escape,
+    flaky_note,
     footer,
     n,
     not_buildable_lines,
@@ -66,6 +68,7 @@ _NOUNS = {
     "newly_passing": ("newly passing cell", "newly passing cells"),
     "obsolete_skip": ("obsolete skip", "obsolete skips"),
     "new_passing": ("new passing cell", "new passing cells"),
+    "broken_trunk": ("cell failing on main too", "cells failing on main too"),
     "still_failing": ("pre-existing failure", "pre-existing failures"),
     "newly_skipped": ("newly skipped cell", "newly skipped cells"),
     "not_run": ("cell not run", "cells not run"),
@@ -106,6 +109,8 @@ class _Fixed:
     category: dict  # a grouped list's cell id → (list name, its line)
     repository: str | None  # links point only into it
     where: str  # the job summary, linked when the run is the repository's
+    window: int | None  # the results on main a flip counts within, with a per-commit baseline
+    folds: Folds  # the causes in order, and the proposed skips folded under them
 
     @classmethod
     def of(cls, report: Report, repository: str | None) -> _Fixed:
@@ -113,7 +118,8 @@ class _Fixed:
         grouped = frozenset(cell for group in report.groups for cell in group.cells)
         linked = points_into(report.run_url, repository)
         where = f"[job summary]({report.run_url})" if linked else "job summary"
-        return cls(weak_passes(report), grouped, category, repository, where)
+        window = report.baseline_age.flaky_window if report.baseline_age is not None else None
+        return cls(weak_passes(report), grouped, category, repository, where, window, fold_proposal(report))
 
 
 def _opening(report: Report, budget: _Budget, fixed: _Fixed, left_out: list[str]) -> list[str]:
@@ -125,6 +131,9 @@ def _opening(report: Report, budget: _Budget, fixed: _Fixed, left_out: list[str]
         out.append(f"Selected: {escape(cut(report.selection, 1000))}.")
     if not report.baseline:
         out.append("No baseline: judged against the head's skiplists alone.")
+    age = baseline_line(report)
+    if age:
+        out.append(age)
     if report.problems:
         out += ["", f"### ⚠️ Results incomplete ({n(len(report.problems), 'problem')})", ""]
         shown = report.problems[: max(budget.items, 5)]
@@ -152,6 +161,7 @@ def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
     where = fixed.where
     pending = set(report.needs_rerun)
     out = _opening(report, budget, fixed, left_out)
+    out += _broken_trunk(report, budget, pending, where, left_out)
     grouped = fixed.grouped
     for name in MAIN_LISTS:
         lines = report.category(name)
@@ -161,8 +171,8 @@ def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
             lines = tuple(line for line in lines if line.cell not in grouped)  # a report's groups cover them all
         if lines:
             out += ["", f"### {TITLES[name]} ({len(lines):,})", ""]
-            out += _list(name, lines, budget.items, budget.excerpt, pending, where, left_out)
-    out += _proposal(report.proposal, budget, left_out)
+            out += _list(name, lines, budget.items, budget.excerpt, pending, where, left_out, window=fixed.window)
+    out += _proposal(report, fixed.folds, budget, left_out)
     for name in DETAIL_LISTS:
         lines = report.category(name)
         if lines:
@@ -179,16 +189,32 @@ def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
     return "\n".join(out) + "\n"
 
 
-def _list(name, lines, limit, excerpt, pending, where, left_out) -> list[str]:
+def _broken_trunk(report: Report, budget: _Budget, pending: set[str], where: str, left_out: list[str]) -> list[str]:
+    """One line that says how many cells fail on main too (never this PR's), their list folded under it."""
+    lines = report.category("broken_trunk")
+    if not lines:
+        return []
+    one = len(lines) == 1
+    said = (
+        f"🚨 {n(len(lines), 'cell')} {'fails' if one else 'fail'} on main too (in main's newest results): "
+        f"not this PR's doing, the verdict leaves {'it' if one else 'them'} out"
+    )
+    out = ["", f"<details><summary>{said}</summary>", ""]
+    out += _list("broken_trunk", lines, budget.details, min(budget.excerpt, 120), pending, where, left_out)
+    return [*out, "", "</details>"]
+
+
+def _list(name, lines, limit, excerpt, pending, where, left_out, *, window: int | None = None) -> list[str]:
     shown = lines[:limit]
     out: list[str] = []
     if shown:
-        with_error = name in ("newly_broken", "new_failing", "still_failing", "flaky")
+        with_error = name in ("newly_broken", "new_failing", "still_failing", "broken_trunk", "flaky")
         if with_error:
             out += ["| cell | stage | error |", "|---|---|---|"]
             for line in shown:
                 out.append(
-                    f"| {_cell(line, pending, table=True)} | {escape(cut(line.stage or line.kind or '', 40))} | "
+                    f"| {_cell(line, pending, table=True)}{flaky_note(line, window)} | "
+                    f"{escape(cut(line.stage or line.kind or '', 40))} | "
                     f"{escape(cut(line.message, excerpt)) if excerpt else ''} |"
                 )
         else:
@@ -205,12 +231,14 @@ def _list(name, lines, limit, excerpt, pending, where, left_out) -> list[str]:
 def _causes(report: Report, budget: _Budget, fixed: _Fixed, pending: set[str], left_out: list[str]) -> list[str]:
     """Newly broken and new failing cells as causes: one block per group, its cells folded.
 
-    The cells named across all groups share one budget: many groups of many cells stay linear.
+    Causes on a line this PR changed come first, each with its proposed skips folded under it
+    (bot/report/folds.py). The cells named across all groups share one budget: many groups of
+    many cells stay linear.
     """
-    category, where = fixed.category, fixed.where
+    where = fixed.where
     present = [name for name in GROUPED_LISTS if report.category(name)]
     title = TITLES[present[0]] if len(present) == 1 else "Newly broken and new failing"
-    groups = report.groups
+    groups = fixed.folds.groups
     cells = sum(len(group.cells) for group in groups)
     out = ["", f"### {title}, by cause ({n(cells, 'cell')}, {n(len(groups), 'cause')})"]
     shown = groups[: budget.items]
@@ -219,18 +247,10 @@ def _causes(report: Report, budget: _Budget, fixed: _Fixed, pending: set[str], l
         out += ["", cause_heading(index, group), "", *cause_lines(group, budget.excerpt, fixed.repository)]
         listed = group.cells[: max(room, 0)]  # the cells of the main lists they replace
         room -= len(listed)
-        if listed:
-            out += ["", f"<details><summary>{the_cells(len(group.cells))}</summary>", ""]
-            for cell_id in listed:
-                name, line = category.get(cell_id, ("", None))
-                label = name.replace("_", " ")
-                out.append(
-                    f"- {_cell(line, pending) if line else code(cut(cell_id, 200))}" + (f" — {label}" if label else "")
-                )
-            if len(listed) < len(group.cells):
-                out.append(f"- …and {n(len(group.cells) - len(listed), 'more cell')}: see the {where}")
-            out += ["", "</details>"]
+        out += _group_cells(group, listed, fixed, pending)
         unlisted += len(group.cells) - len(listed)
+        if index - 1 in fixed.folds.entries:
+            out += _fold(report, fixed, index - 1, budget, left_out)
     if unlisted:
         left_out.append(f"the names of {n(unlisted, 'cell')} in the causes shown")
     if len(shown) < len(groups):
@@ -239,6 +259,33 @@ def _causes(report: Report, budget: _Budget, fixed: _Fixed, pending: set[str], l
         out += ["", f"…and {more} ({n(sum(len(g.cells) for g in rest), 'cell')}): see the {where}."]
         left_out.append(more.replace("more ", ""))
     return out
+
+
+def _group_cells(group, listed: tuple[str, ...], fixed: _Fixed, pending: set[str]) -> list[str]:
+    """A cause's cells, folded: each with its list's name."""
+    if not listed:
+        return []
+    out = ["", f"<details><summary>{the_cells(len(group.cells))}</summary>", ""]
+    for cell_id in listed:
+        name, line = fixed.category.get(cell_id, ("", None))
+        label = name.replace("_", " ")
+        out.append(f"- {_cell(line, pending) if line else code(cut(cell_id, 200))}" + (f" — {label}" if label else ""))
+    if len(listed) < len(group.cells):
+        out.append(f"- …and {n(len(group.cells) - len(listed), 'more cell')}: see the {fixed.where}")
+    return [*out, "", "</details>"]
+
+
+def _fold(report: Report, fixed: _Fixed, position: int, budget: _Budget, left_out: list[str]) -> list[str]:
+    """The skips proposed for a cause the PR's own line broke, under "if this break is intended"."""
+    proposal = report.proposal
+    edits = tuple(proposal.entries[i] for i in fixed.folds.entries[position])
+    out = ["", f"<details><summary>{escape(fold_summary(edits))}</summary>", ""]
+    out += _entry_lines([edit.to_json() for edit in edits], budget, left_out)
+    if fixed.folds.patch_under == position:
+        note = unseen_backends(report)
+        out += ["", note] if note else []
+        out += _patch_lines(proposal.patch, budget, left_out)
+    return [*out, "", "</details>"]
 
 
 def _cell(line: CellLine, pending: set[str], *, table: bool = False) -> str:
@@ -262,45 +309,69 @@ def _aside(name: str, line: CellLine) -> str:
     return ""
 
 
-def _proposal(typed: Proposal | None, budget: _Budget, left_out: list[str]) -> list[str]:
-    proposal = typed.to_json() if typed is not None else None  # the shape the lines below read
-    if not proposal or not (proposal.get("entries") or proposal.get("uncoverable") or proposal.get("patch")):
-        return []  # an empty proposal (nothing to add or remove) gets no heading
+def _proposal(report: Report, folds: Folds, budget: _Budget, left_out: list[str]) -> list[str]:
+    """The proposal's entries not folded under a cause, the uncoverable cells, and the patch."""
+    typed = report.proposal
+    if typed is None or not (typed.entries or typed.uncoverable or typed.patch) or folds.patch_under is not None:
+        return []  # an empty proposal gets no heading; one folded whole under its cause gets none either
+    entries = [edit.to_json() for i, edit in enumerate(typed.entries) if i not in folds.folded]
     out = ["", "### Proposed skiplist change", ""]
-    entries = _listed(proposal.get("entries"))
-    for entry in entries[: max(budget.items, 0)]:
-        out.append(f"- {_entry(entry)}")
+    out += _entry_lines(entries, budget, left_out)
+    if folds.folded:
+        out.append(f"- {n(len(folds.folded), 'entry', 'entries')} for the causes above, folded under them")
+    note = unseen_backends(report)
+    out += ["", note] if note else []
+    out += _uncoverable_lines([u.to_json() for u in typed.uncoverable], budget, left_out)
+    patch = _patch_lines(typed.patch, budget, left_out)
+    if patch and folds.folded and not entries:
+        several = tuple(typed.entries[i] for i in folds.folded)
+        summary = escape(fold_summary(several, several=True))
+        patch = ["", f"<details><summary>{summary}: the patch</summary>", *patch, "", "</details>"]
+    return out + patch
+
+
+def _entry_lines(entries: list, budget: _Budget, left_out: list[str]) -> list[str]:
+    out = [f"- {_entry(entry)}" for entry in entries[: max(budget.items, 0)]]
     if len(entries) > budget.items:
         out.append(f"- …and {n(len(entries) - budget.items, 'more entry', 'more entries')} (see report.json)")
         left_out.append(n(len(entries) - budget.items, "proposed entry", "proposed entries"))
-    uncoverable = _listed(proposal.get("uncoverable"))
-    if uncoverable:
-        out += [
-            "",
-            f"{n(len(uncoverable), 'failing cell')} no skiplist scope can cover without also skipping "
-            "a passing cell (fix these, or skip them by hand):",
-        ]
-        for item in uncoverable[: budget.items]:
-            cell = item.get("cell", "?") if isinstance(item, dict) else str(item)
-            finest = item.get("finest_scope") if isinstance(item, dict) else None
-            out.append(
-                f"- {code(cut(str(cell), 200))}" + (f" (finest scope {code(cut(str(finest), 100))})" if finest else "")
-            )
-        if len(uncoverable) > budget.items:
-            left_out.append(n(len(uncoverable) - budget.items, "uncoverable cell"))
-    patch = str(proposal.get("patch") or "").rstrip("\n")
-    if patch:
-        lines = patch.split("\n")
-        shown = lines[: budget.patch]
-        # A fence longer than any backtick run inside the patch keeps it one block.
-        fence = "`" * max(3, max((len(r) for r in _backtick_runs(patch)), default=0) + 1)
-        if shown:
-            out += ["", f"{fence}diff", *(defuse(line) for line in shown), fence]
-        if len(shown) < len(lines):
-            out.append(
-                f"…{n(len(lines) - len(shown), 'more patch line')}: run `export-bot propose` or see report.json."
-            )
-            left_out.append(n(len(lines) - len(shown), "patch line"))
+    return out
+
+
+def _uncoverable_lines(uncoverable: list, budget: _Budget, left_out: list[str]) -> list[str]:
+    if not uncoverable:
+        return []
+    out = [
+        "",
+        f"{n(len(uncoverable), 'failing cell')} no skiplist scope can cover without also skipping "
+        "a passing cell (fix these, or skip them by hand):",
+    ]
+    for item in uncoverable[: budget.items]:
+        cell = item.get("cell", "?") if isinstance(item, dict) else str(item)
+        finest = item.get("finest_scope") if isinstance(item, dict) else None
+        out.append(
+            f"- {code(cut(str(cell), 200))}" + (f" (finest scope {code(cut(str(finest), 100))})" if finest else "")
+        )
+    if len(uncoverable) > budget.items:
+        left_out.append(n(len(uncoverable) - budget.items, "uncoverable cell"))
+    return out
+
+
+def _patch_lines(patch: str, budget: _Budget, left_out: list[str]) -> list[str]:
+    """The patch as a `diff` block, cut to the budget."""
+    patch = (patch or "").rstrip("\n")
+    if not patch:
+        return []
+    lines = patch.split("\n")
+    shown = lines[: budget.patch]
+    out = []
+    # A fence longer than any backtick run inside the patch keeps it one block.
+    fence = "`" * max(3, max((len(r) for r in _backtick_runs(patch)), default=0) + 1)
+    if shown:
+        out += ["", f"{fence}diff", *(defuse(line) for line in shown), fence]
+    if len(shown) < len(lines):
+        out.append(f"…{n(len(lines) - len(shown), 'more patch line')}: run `export-bot propose` or see report.json.")
+        left_out.append(n(len(lines) - len(shown), "patch line"))
     return out
 
 

@@ -27,11 +27,12 @@ WEAK_LEGEND = (
 TITLES = {
     "newly_broken": "Newly broken",
     "new_failing": "New failing (no base result)",
-    "flaky": "Flaky (a re-run disagreed)",
+    "flaky": "Flaky (a re-run disagreed, or the cell flips on main)",
     "newly_passing": "Newly passing",
     "obsolete_skip": "Obsolete skips (skiplisted, passed in probe)",
     "new_passing": "New passing (no base result)",
-    "still_failing": "Pre-existing failures (failing on main too)",
+    "broken_trunk": "Failing on main too (in main's newest results)",
+    "still_failing": "Pre-existing failures (failing on the base too)",
     "newly_skipped": "Newly skipped",
     "not_run": "Not run (in the baseline, not in this run)",
     "not_buildable": "Not buildable by this source",
@@ -222,6 +223,37 @@ def not_buildable_lines(report: Report, classes: int = 5, reasons: int | None = 
     return out
 
 
+def baseline_line(report: Report) -> str | None:
+    """`Baseline: main@`abc1234`, 4 commits behind the merge base; 3 cells older than 7 days.` (a per-commit baseline)."""
+    age = report.baseline_age
+    if age is None:
+        return None
+    if age.newest is None:
+        text = "Baseline: main's history holds no result of these cells"
+    else:
+        text = f"Baseline: main@{code(age.newest[:7])}"
+        if not age.merge_base_known:
+            why = "no merge base given"
+            if age.merge_base:
+                why = f"the merge base {code(age.merge_base[:7])} is not in the baseline's history"
+            text += f", main's newest results ({why})"
+        elif age.behind:
+            text += f", {n(age.behind, 'commit')} behind the merge base {code((age.merge_base or '')[:7])}"
+        else:
+            text += ", at the merge base"
+    if age.old_cells:
+        text += f"; {n(age.old_cells, 'cell')} older than {age.stale_days:g} days"
+    return text + "."
+
+
+def flaky_note(line: CellLine, window: int | None) -> str:
+    """` (flaky on main: flipped 2× in its last 10 results)` for a cell main's history shows flipping."""
+    if not line.flips:
+        return ""
+    within = f" in its last {window:,} results" if window else ""
+    return f" (flaky on main: flipped {line.flips:,}×{within})"
+
+
 def short_sha(sha: str | None) -> str:
     return code(sha[:12]) if sha else "unknown"
 
@@ -254,6 +286,18 @@ def tested_line(report: Report) -> str | None:
     return text
 
 
+def judged_line(report: Report) -> str | None:
+    """`Judged by the checkout's tests/exporters/test_export.py.` or the bot's rules profile; None when unsaid."""
+    said = []
+    for judge in report.judged_by:
+        kind, _, name = judge.partition(":")
+        if kind == "checkout":
+            said.append(f"the checkout's {escape(cut(name, 200))}")
+        else:
+            said.append(f"the bot's rules profile {code(cut(judge, 60))}")
+    return f"Judged by {' and '.join(said)}." if said else None
+
+
 def footer(report: Report, repository: str | None) -> list[str]:
     base = short_sha(report.base_sha) if report.baseline else "none (no baseline)"
     lines = [f"Base {base} → head {short_sha(report.head_sha)}."]
@@ -265,6 +309,9 @@ def footer(report: Report, repository: str | None) -> list[str]:
     tested = tested_line(report)
     if tested:
         lines.append(tested)
+    judged = judged_line(report)
+    if judged:
+        lines.append(judged)
     if report.versions:
         shown = list(report.versions.items())[:VERSIONS]
         lines.append("Versions: " + ", ".join(f"{escape(cut(k, 60))} {escape(cut(v, 60))}" for k, v in shown) + ".")

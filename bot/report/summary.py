@@ -9,12 +9,14 @@ from bot.diff.model import CATEGORIES, CellLine, Report
 from bot.report.markdown import (
     TITLES,
     VERDICT_ICON,
+    baseline_line,
     cause_heading,
     cause_lines,
     code,
     counts_table,
     cut,
     escape,
+    flaky_note,
     footer,
     mark,
     n,
@@ -65,6 +67,8 @@ def _compose(
     ]
     if not report.baseline:
         out.append("No baseline: judged against the head's skiplists alone.")
+    if baseline_line(report):
+        out.append(baseline_line(report))
     for problem in report.problems[: max(items, 100)]:
         out.append(f"- ⚠️ {escape(cut(str(problem), 1000))}")
     out += ["", totals(report), "", *counts_table(report.counts), "", overview(report, CATEGORIES)]
@@ -124,16 +128,18 @@ class _ItemLines:
     def __call__(self, name: str, items: int) -> list[str]:
         done = self.done.setdefault(name, [])
         lines = self.report.category(name)
-        done += [_item(line) for line in lines[len(done) : items]]
+        window = self.report.baseline_age.flaky_window if self.report.baseline_age is not None else None
+        done += [_item(line, window) for line in lines[len(done) : items]]
         return done[:items]
 
 
-def _item(line: CellLine) -> str:
+def _item(line: CellLine, window: int | None) -> str:
     text = f"- {code(cut(line.cell, 200))}"
     if line.stage or line.kind:
         text += f" [{escape(cut(line.stage or line.kind, 40))}]"
     if line.covered_by:
         text += f" (skiplisted: {code(cut(line.covered_by, 100))})"
+    text += flaky_note(line, window)
     if line.message:
         text += f": {escape(cut(line.message, 200))}"
     return text

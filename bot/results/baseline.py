@@ -8,15 +8,22 @@ A PR is judged against each cell's newest result at or before its merge base (`a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta, timezone
 
 from bot.cells import Cell
 from bot.outcomes import CellResult
+from bot.results.model import ResultSet, SuiteInfo
+from bot.setup_problems import MODULE
 
 FORMAT = "export-bot-baseline"
 VERSION = 2
 SOURCES = ("push", "sweep", "bisect")
+MESSAGE_LIMIT = 500  # a measurement keeps the first characters of its message, never the traceback
+FULL_SWEEPS_KEPT = 20
+# The testcase properties a measurement keeps: what the diff reads of a base result.
+KEPT_PROPERTIES = ("compared", MODULE)
 
 
 @dataclass(frozen=True)
@@ -45,7 +52,8 @@ class Baseline:
     segments: tuple[Segment, ...] = ()
     cells: Mapping[Cell, tuple[Measurement, ...]] = field(default_factory=dict)  # newest first, at most `keep`
     full_sweeps: tuple[tuple[str, str], ...] = ()  # (commit, time) of the full sweeps kept, newest first
-    due: tuple[str, ...] = ()  # why a full sweep is due since the last one ("shared: src/…/modeling_utils.py")
+    # (commit, reason): why a full sweep is due, and the push that said so ("shared: src/…/modeling_utils.py")
+    due: tuple[tuple[str, str], ...] = ()
     runs: frozenset[int] = frozenset()  # the runs folded in (a measurement run is folded once)
 
 
@@ -57,3 +65,322 @@ class Age:
     behind: int | None  # commits between it and the merge base (None: a commit not in the chain)
     old_cells: int  # base results older than `stale-days`
     merge_base_known: bool  # False: the merge base is not in the chain; main's newest results were used
+
+
+@dataclass(frozen=True)
+class Regression:
+    """A cell failing on main that passed before: the last good and first bad results, and who broke it."""
+
+    cell: Cell
+    good: Measurement  # the newest passing measurement
+    bad: Measurement  # the oldest failing measurement newer than `good`
+    culprit: str | None  # the commit that broke it, when the history says so without a bisect
+    candidates: tuple[str, ...]  # chain commits after good.commit up to and including bad.commit
+
+
+# --- main's commits in order ------------------------------------------------------------------
+
+
+def chain(baseline: Baseline) -> tuple[str, ...]:
+    """Main's commits oldest → newest, linked from the segments (docs/baseline.md, "The chain").
+
+    From the newest segment's last commit, each commit's predecessor (the commit before it in its
+    push, or the push's `before`) leads back. Where no segment names a predecessor (a gap: a push
+    whose run never merged, or the start of history), the walk goes on from the newest segment
+    pushed before the one it was in. Commits a force-push replaced are never reached.
+    """
+    segments = sorted(set(baseline.segments), key=_segment_key)  # oldest first
+    before: dict[str, str] = {}
+    introduced: dict[str, int] = {}  # commit → index of the oldest segment that holds it
+    for index, segment in enumerate(segments):
+        previous = segment.parent
+        for commit in segment.commits:
+            if previous is not None and previous != commit:
+                before.setdefault(commit, previous)
+            introduced.setdefault(commit, index)
+            previous = commit
+    newest_first: list[str] = []
+    seen: set[str] = set()
+
+    def start(below: int) -> int:
+        """The newest segment before `below` whose last commit it was the first to hold (a later sweep of
+        an older commit is no tip), and that the walk has not reached; -1 when none is left."""
+        fresh = (i for i in range(below - 1, -1, -1) if introduced[segments[i].commits[-1]] == i)
+        return next((i for i in fresh if segments[i].commits[-1] not in seen), -1)
+
+    index = start(len(segments))
+    while index >= 0:
+        commit: str | None = segments[index].commits[-1]
+        bound = index
+        while commit is not None and commit not in seen:
+            seen.add(commit)
+            newest_first.append(commit)
+            bound = introduced.get(commit, bound)
+            commit = before.get(commit)
+        index = start(bound)
+    return tuple(reversed(newest_first))
+
+
+def _segment_key(segment: Segment) -> tuple:
+    return (segment.run_id, segment.commits, segment.parent or "")
+
+
+def ranks(baseline: Baseline) -> dict[str, int]:
+    """Each chain commit's position, oldest 0; a commit off the chain ranks below all of them (-1)."""
+    return {commit: index for index, commit in enumerate(chain(baseline))}
+
+
+def _order(rank: Mapping[str, int]) -> Callable[[Measurement], tuple]:
+    """The sort key of measurements, oldest smallest: chain position, then time, then run; a total order."""
+
+    def key(m: Measurement) -> tuple:
+        r = m.result
+        return (
+            rank.get(m.commit, -1),
+            m.time,
+            m.run_id,
+            m.commit,
+            m.source,
+            m.flipped,
+            r.status.value,
+            r.stage or "",
+            r.kind or "",
+            r.message,
+            r.skip_scope or "",
+            r.exactness_scope or "",
+            r.probe,
+            -1.0 if r.duration is None else r.duration,
+            r.components,
+            r.properties,
+        )
+
+    return key
+
+
+# --- folding ----------------------------------------------------------------------------------
+
+
+def fold(*parts: Baseline, keep: int = 10) -> Baseline:
+    """The union of states and measurements; the same whatever the order, and folding one twice changes nothing.
+
+    Per cell, one measurement per (commit, run), newest first by the commit's place in the chain,
+    at most `keep`. A due reason is dropped once a full sweep at or after its commit is in.
+    """
+    segments = tuple(sorted({s for part in parts for s in part.segments}, key=_segment_key))
+    rank = ranks(Baseline(segments=segments))
+    key = _order(rank)
+    gathered: dict[Cell, dict[tuple[str, int], Measurement]] = {}
+    for part in parts:
+        for cell, measurements in part.cells.items():
+            slot = gathered.setdefault(cell, {})
+            for m in measurements:
+                held = slot.get((m.commit, m.run_id))
+                if held is None or key(m) > key(held):
+                    slot[(m.commit, m.run_id)] = m
+    cells = {
+        cell: tuple(sorted(slot.values(), key=key, reverse=True)[:keep]) for cell, slot in sorted(gathered.items())
+    }
+    sweeps = sorted({s for part in parts for s in part.full_sweeps}, key=lambda s: (s[1], s[0]), reverse=True)
+    due = _pending({d for part in parts for d in part.due}, sweeps, rank)
+    return Baseline(
+        segments=segments,
+        cells=cells,
+        full_sweeps=tuple(sweeps[:FULL_SWEEPS_KEPT]),
+        due=due,
+        runs=frozenset(run for part in parts for run in part.runs),
+    )
+
+
+def _pending(due: Iterable[tuple[str, str]], sweeps, rank: Mapping[str, int]) -> tuple[tuple[str, str], ...]:
+    """The due reasons no full sweep has answered yet: none at the reason's commit or later on the chain."""
+    swept = max((rank.get(commit, -1) for commit, _ in sweeps), default=-2)
+    swept_commits = {commit for commit, _ in sweeps}
+    left = [
+        (commit, reason)
+        for commit, reason in due
+        if commit not in swept_commits and not (commit in rank and rank[commit] <= swept)
+    ]
+    return tuple(sorted(left, key=lambda d: (-rank.get(d[0], -1), d[0], d[1])))
+
+
+# --- one run's results as a state ---------------------------------------------------------------
+
+
+def outcome(result: CellResult) -> bool | None:
+    """True passing, False failing; None for what says nothing about the export (a skip, a crash, a timeout)."""
+    if result.status.passing:
+        return True
+    if result.status.failing and not result.infrastructure:
+        return False
+    return None
+
+
+def slim(result: CellResult) -> CellResult:
+    """What a measurement keeps of a result: no traceback, no file, the message cut, the duration in ms, the properties the diff reads."""
+    return replace(
+        result,
+        message=result.message[:MESSAGE_LIMIT],
+        details="",
+        duration=None if result.duration is None else round(result.duration, 3),  # ms: what balancing needs
+        properties=tuple((k, v) for k, v in result.properties if k in KEPT_PROPERTIES),
+        source="",
+    )
+
+
+def measured(
+    results: ResultSet,
+    *,
+    commit: str,
+    time: str,
+    run_id: int,
+    source: str,
+    segment: Segment | None,
+    rerun: ResultSet | None = None,
+    full: bool = False,
+    due: tuple[str, ...] = (),
+) -> Baseline:
+    """One run's results as a Baseline, the measurement artifact; `flipped` where the confirming re-run disagreed."""
+    again = rerun.results if rerun is not None else {}
+    time = utc(time)
+    cells = {}
+    for cell, result in sorted(results.results.items()):
+        other = again.get(cell)
+        flipped = (
+            other is not None and None not in (outcome(result), outcome(other)) and outcome(result) != outcome(other)
+        )
+        cells[cell] = (Measurement(commit, time, run_id, source, slim(result), flipped),)
+    return Baseline(
+        segments=(segment,) if segment else (),
+        cells=cells,
+        full_sweeps=((commit, time),) if full else (),
+        due=tuple(sorted({(commit, reason) for reason in due})),
+        runs=frozenset({run_id}) if run_id else frozenset(),
+    )
+
+
+# --- reading the state ------------------------------------------------------------------------
+
+
+def newest(baseline: Baseline) -> ResultSet:
+    """Each cell's newest result on main."""
+    results = {cell: ms[0].result for cell, ms in baseline.cells.items() if ms}
+    return ResultSet(results=results, suites=_suites(_newest_commit(baseline.cells.values(), ranks(baseline))))
+
+
+def at(baseline: Baseline, merge_base: str | None, *, now: str, stale_days: float) -> tuple[ResultSet, Age]:
+    """Per cell, its newest measurement at or before `merge_base` on the chain, and how old that base is.
+
+    A merge base off the chain (or None) gives each cell's newest result, said in `Age.merge_base_known`.
+    Measurements at commits off the chain count as older than every chain commit.
+    """
+    rank = ranks(baseline)
+    known = merge_base is not None and merge_base in rank
+    limit = rank[merge_base] if known else len(rank)
+    used: dict[Cell, Measurement] = {}
+    for cell, ms in baseline.cells.items():
+        found = next((m for m in ms if rank.get(m.commit, -1) <= limit), None)
+        if found is not None:
+            used[cell] = found
+    newest_commit = _newest_commit([(m,) for m in used.values()], rank)
+    behind = limit - rank[newest_commit] if known and newest_commit in rank else None
+    stale = _instant(now) - timedelta(days=stale_days)
+    old = sum(1 for m in used.values() if _instant(m.time) < stale)
+    results = ResultSet(results={cell: m.result for cell, m in used.items()}, suites=_suites(newest_commit))
+    return results, Age(newest_commit, behind, old, known)
+
+
+def _newest_commit(measurement_lists: Iterable[tuple[Measurement, ...]], rank: Mapping[str, int]) -> str | None:
+    heads = [ms[0] for ms in measurement_lists if ms]
+    if not heads:
+        return None
+    return max(heads, key=lambda m: (rank.get(m.commit, -1), m.time, m.commit)).commit
+
+
+def _suites(commit: str | None) -> tuple[SuiteInfo, ...]:
+    """The base's one suite: its commit, so a diff against it states main's commit as the base sha."""
+    return (SuiteInfo(file="baseline.json", name="baseline", git_sha=commit),) if commit else ()
+
+
+def flips(baseline: Baseline, window: int) -> dict[Cell, int]:
+    """Cells that flipped on main within their last `window` measurements, with the count of flips.
+
+    A flip is a measurement whose confirming re-run disagreed, or two adjacent measurements at the
+    same commit that disagree (one passing, one failing).
+    """
+    found = {}
+    for cell, ms in baseline.cells.items():
+        recent = ms[:window]
+        count = sum(m.flipped for m in recent)
+        for newer, older in zip(recent, recent[1:]):
+            a, b = outcome(newer.result), outcome(older.result)
+            if newer.commit == older.commit and None not in (a, b) and a != b:
+                count += 1
+        if count:
+            found[cell] = count
+    return found
+
+
+def regressions(baseline: Baseline, skipped: Callable[[Cell], bool]) -> tuple[Regression, ...]:
+    """Cells whose newest measurement fails (not a crash or timeout), not skiplisted, that passed before.
+
+    `skipped(cell)` says whether the skiplists list the cell (the caller asks its skiplists, e.g.
+    `lambda cell: skiplists.explain(cell).skipped`).
+    """
+    order = chain(baseline)
+    rank = {commit: index for index, commit in enumerate(order)}
+    runs_segment = {s.run_id: s for s in baseline.segments if s.run_id}
+    found = []
+    for cell, ms in sorted(baseline.cells.items()):
+        if not ms or outcome(ms[0].result) is not False or skipped(cell):
+            continue
+        last_good = next((i for i, m in enumerate(ms) if outcome(m.result) is True), None)
+        if last_good is None:
+            continue
+        good = ms[last_good]
+        bad = [m for m in ms[:last_good] if outcome(m.result) is False][-1]
+        low, high = rank.get(good.commit, -1), rank.get(bad.commit)
+        candidates = tuple(order[low + 1 : high + 1]) if high is not None else ()
+        found.append(Regression(cell, good, bad, _culprit(bad, candidates, runs_segment), candidates))
+    return tuple(found)
+
+
+def _culprit(bad: Measurement, candidates: tuple[str, ...], runs_segment: Mapping[int, Segment]) -> str | None:
+    """The commit that broke a cell, when no bisect is needed: the only candidate, or the push that
+    ran the cell and pushed that one commit alone (docs/baseline.md, "Regressions and culprits")."""
+    if candidates == (bad.commit,):
+        return bad.commit
+    segment = runs_segment.get(bad.run_id)
+    if bad.source == "push" and segment is not None and segment.commits == (bad.commit,):
+        return bad.commit
+    return None
+
+
+def sweep_due(baseline: Baseline, *, now: str, every_days: float) -> tuple[str, ...]:
+    """Why a full sweep is due: none yet, the last one is too old, or a push since asked for one; () when none is."""
+    if not baseline.full_sweeps:
+        return ("no full sweep yet",)
+    reasons = []
+    commit, time = max(baseline.full_sweeps, key=lambda s: (s[1], s[0]))
+    days = (_instant(now) - _instant(time)) / timedelta(days=1)
+    if days >= every_days:
+        reasons.append(
+            f"the last full sweep (main@{commit[:7]}, {time}) is {days:.1f} days old (sweep-every-days = {every_days:g})"
+        )
+    rank = ranks(baseline)
+    for due_commit, reason in _pending(baseline.due, baseline.full_sweeps, rank):
+        reasons.append(f"{reason} (main@{due_commit[:7]})")
+    return tuple(reasons)
+
+
+def _instant(text: str) -> datetime:
+    """An ISO 8601 time as an aware UTC datetime (a time without a zone is UTC)."""
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def utc(text: str) -> str:
+    """An ISO 8601 time in the one spelling the state keeps (`2026-12-02T07:14:10Z`), so times sort as text.
+
+    Raises ValueError for text that is no time.
+    """
+    return _instant(text).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -158,7 +158,8 @@ def install_tables(namespace: Mapping[str, Any], skiplists_dir: Path | str) -> d
     """Replace each skip table of the checkout's export module by the TOML skiplist of the same name, in place.
 
     `EXPORT_SKIPS` ← `export_skips.toml`, `ONNX_DISABLE_OPTIMIZE` ← `onnx_disable_optimize.toml`, and
-    any other module-level table (an upper-case dict) whose lower-case name has a TOML file. In
+    any other module-level table (an upper-case dict) whose lower-case name has a TOML file (its
+    values reasons, or arrays of names as `skiplist import` writes them, installed as tuples). In
     place, so every function of the module (and whoever imported the table) sees the same tables.
     `namespace` is the module's globals. Returns table name → the file that now drives it.
     """
@@ -170,7 +171,7 @@ def install_tables(namespace: Mapping[str, Any], skiplists_dir: Path | str) -> d
         path = folder / f"{name.lower()}.toml"
         if not path.is_file():
             continue
-        scopes = load_skiplist(path).scopes
+        scopes = load_skiplist(path, names=True).scopes
         table.clear()
         table.update({scope: dict(classes) for scope, classes in scopes.items()})
         installed[name] = path.name

@@ -21,6 +21,7 @@ def build_plan(
     probe=False,
     shard=None,
     durations_file=None,
+    durations=None,
     source=None,
     skiplists: Path,
     cell_timeout=None,
@@ -54,7 +55,8 @@ def build_plan(
     if named is not None and (models or preset):
         raise PlanError("--selection and --rerun-of already name the cells; leave out --models and --preset")
     cells = narrow(named, chosen) if named is not None else _from_source(chosen, model_source)
-    times = read_durations(durations_file) if durations_file else {}
+    # `durations`: seconds per cell id read by the caller (main's baseline.json is read above this layer).
+    times = dict(durations) if durations is not None else read_durations(durations_file) if durations_file else {}
     if shard_spec:
         cells = select_shard(cells, shard_spec, times)
     return RunPlan(

@@ -34,6 +34,11 @@ def format_entry(model_class: str, reason: str) -> str:
     return f"{tomlkit.key(model_class).as_string()} = {tomlkit.string(reason).as_string()}"
 
 
+def format_names(model_class: str, names: tuple[str, ...]) -> str:
+    """`ModelClass = ["A", "B"]`: a table whose values are names (partitioner configs), not reasons."""
+    return f"{tomlkit.key(model_class).as_string()} = {tomlkit.item(list(names)).as_string()}"
+
+
 _BACKEND_WORDS = {
     "dynamo": "torch.export (dynamo)",
     "onnx": "ONNX",
@@ -198,8 +203,7 @@ class SkiplistDocument:
             self._splice(later.comments_start, later.comments_start, [*block, ""])
             return
         lines = self._layout.lines
-        # An empty file (a repository starting without skips) gets the table alone.
-        lead = ["", *block] if lines and lines[-1].strip() else block
+        lead = ["", *block] if lines and lines[-1].strip() else block  # an empty file gets the table too
         self._splice(len(lines), len(lines), lead)
 
     def _replace(self, scope: str, model_class: str, reason: str) -> None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from bot.scopes import exactness_scopes, onnx_optimize_scopes, skip_scopes
+from bot.scopes import exactness_scopes, followed, onnx_optimize_scopes, skip_scopes
 from bot.skiplist.model import Explanation, Skiplists
 
 
 def render_explanation(explanation: Explanation, skiplists: Skiplists) -> str:
     cell = explanation.cell
-    lines = [cell.id, f"  skip scopes walked: {' → '.join(skip_scopes(cell))}"]
+    walk = followed()
+    by = f" (the walk of the checkout's {walk.name.removeprefix('checkout:')})" if walk is not None else ""
+    lines = [cell.id, f"  skip scopes walked{by}: {' → '.join(skip_scopes(cell))}"]
     if explanation.skipped:
         lines.append(f"  skipped by scope `{explanation.scope}`: {explanation.reason}")
         lines += _referenced(skiplists, explanation.scope, explanation.reason)
@@ -49,6 +51,8 @@ def _referenced(skiplists: Skiplists, scope: str | None, reason: str | None) -> 
 
 
 def _comparison(cell) -> str:
+    if followed() is not None:
+        return "the checkout's own test decides how it compares with eager"
     if cell.backend == "executorch":
         return "compares output counts with eager"
     if cell.generate and cell.backend in ("onnx", "openvino"):

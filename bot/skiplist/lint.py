@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from bot.cells import BACKENDS, TARGETS, cells_for
-from bot.scopes import exactness_scopes, known_scopes, onnx_optimize_scopes, skip_scopes, walk_rank
+from bot.scopes import ScopeWalk, exactness_scopes, followed, known_scopes, onnx_optimize_scopes, skip_scopes, walk_rank
 from bot.skiplist.layout import EntrySpan, LayoutError, TableSpan, check_syntax, scan
-from bot.skiplist.model import ONNX_DISABLE_OPTIMIZE, referenced_class
+from bot.skiplist.model import EXPORT_SKIPS, ONNX_DISABLE_OPTIMIZE, referenced_class
 
 ERROR, WARNING = "error", "warning"
 _TOML_TYPES = {"dict": "a table", "list": "an array", "int": "a number", "float": "a number", "bool": "a boolean"}
@@ -100,7 +100,7 @@ def lint_text(
             )
             continue
         headers[table.scope] = table.header + 1
-        scopes[table.scope] = _entries(table, report)
+        scopes[table.scope] = _entries(table, report, names=_holds_names(name))
     if not any(f.severity == ERROR for f in findings):
         # Anything tomllib still refuses (a key redefined as a table, …) is a syntax error.
         error = check_syntax(text)
@@ -111,7 +111,12 @@ def lint_text(
     return LintResult(name, tuple(findings), sum(len(e) for e in scopes.values()), len(scopes))
 
 
-def _entries(table: TableSpan, report) -> dict[str, EntrySpan]:
+def _holds_names(name: str) -> bool:
+    """A table other than the two docs/skiplists.md names may map a class to names (`skiplist import`'s arrays)."""
+    return name.replace("\\", "/").rsplit("/", 1)[-1] not in (EXPORT_SKIPS, ONNX_DISABLE_OPTIMIZE)
+
+
+def _entries(table: TableSpan, report, *, names: bool = False) -> dict[str, EntrySpan]:
     entries: dict[str, EntrySpan] = {}
     for entry in table.entries:
         where = f"`{entry.name}` in `{table.scope}`"
@@ -121,7 +126,9 @@ def _entries(table: TableSpan, report) -> dict[str, EntrySpan]:
                 entry.line, entry.key_column, ERROR, f"duplicate class {where} (first at line {first}); keep one entry"
             )
             continue
-        if not isinstance(entry.value, str):
+        if names and isinstance(entry.value, list) and entry.value and all(isinstance(n, str) for n in entry.value):
+            pass  # names fed to an exporter config: the comment above says why
+        elif not isinstance(entry.value, str):
             kind = _TOML_TYPES.get(type(entry.value).__name__, "date or time")
             report(entry.line, entry.value_column, ERROR, f"the reason of {where} must be a string, not {kind}")
         elif not entry.value.strip():
@@ -131,11 +138,16 @@ def _entries(table: TableSpan, report) -> dict[str, EntrySpan]:
 
 
 def _warnings(scopes, headers, toggles: bool, known_classes, report) -> None:
-    known = _toggle_coverage() if toggles else _coverage()
+    walk = followed()
+    known = _toggle_coverage() if toggles else _coverage(walk)
     for scope, line in headers.items():
         if scope not in known:
             where = (
-                "the ONNX optimize toggle walks only `all` and `dynamic`" if toggles else "no cell's walk reaches it"
+                "the ONNX optimize toggle walks only `all` and `dynamic`"
+                if toggles
+                else f"the walk of {walk.name.removeprefix('checkout:')} never visits it"
+                if walk is not None
+                else "no cell's walk reaches it"
             )
             report(line, 2, WARNING, f"unknown scope `{scope}`: {where}; check the spelling")
     in_file = {c for entries in scopes.values() for c in entries}
@@ -191,9 +203,12 @@ def _all_cells():
     return list(cells_for("_", generative=True, backends=BACKENDS, targets=TARGETS))
 
 
-@lru_cache(maxsize=1)
-def _coverage() -> dict[str, frozenset]:
-    """scope → the cells (of a class with every path) whose skip or exactness walk reaches it."""
+@lru_cache(maxsize=4)
+def _coverage(walk: ScopeWalk | None) -> dict[str, frozenset]:
+    """scope → the cells (of a class with every path) whose skip or exactness walk reaches it.
+
+    `walk` is the walk followed (bot/scopes.py) and keys the cache: the checkout's, or None for the seed's.
+    """
     covered: dict[str, set] = {scope: set() for scope in known_scopes()}
     for cell in _all_cells():
         for scope in [*skip_scopes(cell), *(exactness_scopes(cell) or ())]:

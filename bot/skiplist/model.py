@@ -140,18 +140,22 @@ class Skiplists:
         yield from self.disable_optimize.entries()
 
 
-def scopes_from_toml(data: Mapping, name: str) -> dict[str, dict[str, str]]:
+def scopes_from_toml(data: Mapping, name: str, *, names: bool = False) -> dict[str, dict[str, str]]:
     """Flatten parsed TOML into scope → class → reason.
 
     Accepts quoted flat names (`["onnx.dynamic"]`) and nested tables (`[onnx.dynamic]`)
     alike: a table whose values are all strings is a scope, a table of tables nests.
+    With `names`, a value may also be an array of strings (a tuple here): the tables whose
+    values are names fed to an exporter config (`EXECUTORCH_PARTITION_EXCLUDE`), not reasons.
     """
     scopes: dict[str, dict[str, str]] = {}
 
     def visit(prefix: str, table: Mapping) -> None:
         entries = {k: v for k, v in table.items() if not isinstance(v, Mapping)}
         for model_class, reason in entries.items():
-            if not isinstance(reason, str):
+            if names and isinstance(reason, list) and all(isinstance(n, str) for n in reason):
+                entries[model_class] = tuple(reason)
+            elif not isinstance(reason, str):
                 raise SkiplistError(
                     f"{name}: the reason of {model_class} in {prefix!r} must be a string, not "
                     f"{type(reason).__name__}; run `export-bot skiplist lint {name}`"
@@ -169,14 +173,15 @@ def scopes_from_toml(data: Mapping, name: str) -> dict[str, dict[str, str]]:
     return scopes
 
 
-def load_skiplist(path: Path) -> Skiplist:
+def load_skiplist(path: Path, *, names: bool = False) -> Skiplist:
+    """One skiplist file (empty when missing); `names` also accepts arrays of names as values (scopes_from_toml)."""
     try:
         data = tomllib.loads(read_text(path))
     except FileNotFoundError:
         return Skiplist(path.name, {})
     except tomllib.TOMLDecodeError as exc:
         raise SkiplistError(f"{path}: {exc}; run `export-bot skiplist lint {path}` for details") from exc
-    return Skiplist(path.name, scopes_from_toml(data, str(path)))
+    return Skiplist(path.name, scopes_from_toml(data, str(path), names=names))
 
 
 def load_skiplists(directory: Path | str) -> Skiplists:

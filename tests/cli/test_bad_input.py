@@ -103,7 +103,7 @@ def test_dev_zero_is_refused_without_reading_it(tmp_path, args):
 def test_a_deeply_nested_literal_in_skiplist_import_is_one_line(tmp_path):
     source = tmp_path / "deep.py"
     source.write_text('EXPORT_SKIPS = {"all": {"A": ' + '{"a": ' * 180 + "1" + "}" * 182 + "\n")
-    line = one_error(bot("skiplist", "import", source, "-o", tmp_path / "out.toml"))
+    line = one_error(bot("skiplist", "import", source, "--name", "EXPORT_SKIPS", "-o", tmp_path / "out.toml"))
     assert "must be a string literal, not a nested dict literal" in line
     assert not (tmp_path / "out.toml").exists()
 

@@ -48,7 +48,7 @@ def head(tmp_path):
 def test_skiplist_import_into_a_missing_folder_makes_it(tmp_path):
     source = tmp_path / "skips.py"
     source.write_text('EXPORT_SKIPS = {"all": {"BertModel": "reason"}}\n')
-    result = invoke("skiplist", "import", source, "-o", tmp_path / "missing" / "x.toml")
+    result = invoke("skiplist", "import", source, "--name", "EXPORT_SKIPS", "-o", tmp_path / "missing" / "x.toml")
     assert result.exit_code == 0, result.output
     assert (tmp_path / "missing" / "x.toml").read_text() == '[all]\nBertModel = "reason"\n'
 
@@ -58,7 +58,7 @@ def test_skiplist_import_output_honours_the_umask(tmp_path):
     source.write_text('EXPORT_SKIPS = {"all": {"BertModel": "reason"}}\n')
     old = os.umask(0o022)
     try:
-        assert invoke("skiplist", "import", source, "-o", tmp_path / "x.toml").exit_code == 0
+        assert invoke("skiplist", "import", source, "--name", "EXPORT_SKIPS", "-o", tmp_path / "x.toml").exit_code == 0
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "x.toml").stat().st_mode) == 0o644
@@ -67,7 +67,7 @@ def test_skiplist_import_output_honours_the_umask(tmp_path):
 def test_skiplist_import_of_a_duplicate_key_points_at_the_source_line(tmp_path):
     source = tmp_path / "skips.py"
     source.write_text('EXPORT_SKIPS = {\n    "all": {\n        "A": "x",\n        "A": "y",\n    },\n}\n')
-    result = invoke("skiplist", "import", source, "-o", tmp_path / "x.toml")
+    result = invoke("skiplist", "import", source, "--name", "EXPORT_SKIPS", "-o", tmp_path / "x.toml")
     line = one_error_line(result)
     assert line.startswith(f"error: {source}:4:9: duplicate model class 'A' in 'all' (first at line 3)")
     assert "lint" not in line and "<stdout>" not in line and "x.toml" not in line

@@ -432,6 +432,51 @@ class FakeGitHub:
             },
         }
 
+    def resolve(self, ref_or_sha: str) -> str | None:
+        """A branch name or a (full or abbreviated) commit SHA → the commit's SHA; None when unknown."""
+        if f"heads/{ref_or_sha}" in self.state.refs:
+            return self.state.refs[f"heads/{ref_or_sha}"]
+        found = [sha for sha in self.state.commits if len(ref_or_sha) >= 7 and sha.startswith(ref_or_sha.lower())]
+        return found[0] if len(found) == 1 else None
+
+    def ancestors(self, sha: str) -> list[str]:
+        """`sha` and every commit reachable from it, nearest first (breadth first over the parents)."""
+        seen, queue = [sha], [sha]
+        while queue:
+            for parent in self.state.commits[queue.pop(0)]["parents"]:
+                if parent not in seen:
+                    seen.append(parent)
+                    queue.append(parent)
+        return seen
+
+    def merge_base(self, base: str, head: str) -> str | None:
+        """The nearest commit reachable from both (git's merge base for the histories the tests build)."""
+        reachable = set(self.ancestors(head))
+        return next((sha for sha in self.ancestors(base) if sha in reachable), None)
+
+    def rest_commit_obj(self, sha: str) -> dict:
+        """A commit as the REST commits and compare endpoints give it (the `commit` schema)."""
+        git = self.commit_obj(sha)
+        return {
+            "url": self.api(f"/commits/{sha}"),
+            "sha": sha,
+            "node_id": git["node_id"],
+            "html_url": git["html_url"],
+            "comments_url": self.api(f"/commits/{sha}/comments"),
+            "commit": {
+                "url": git["url"],
+                "author": git["author"],
+                "committer": git["committer"],
+                "message": git["message"],
+                "comment_count": 0,
+                "tree": git["tree"],
+                "verification": git["verification"],
+            },
+            "author": None,  # a commit whose email maps to no GitHub account
+            "committer": None,
+            "parents": git["parents"],
+        }
+
     def tree_obj(self, sha: str) -> dict:
         return {
             "sha": sha,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import re
+from urllib.parse import unquote
 
 from tests.github import payloads as P
 from tests.github.fake_github import BOT, RUN_NAMES, STAMP_NOW, FakeGitHub, _git_sha
@@ -12,9 +13,11 @@ ROUTES = []
 
 
 def route(method: str, template: str):
-    # `{ref}` and `{path}` span slashes (refs/heads/export-bot/obsolete-skips); other parameters do not.
+    # `{ref}`, `{path}` and `{basehead}` span slashes (refs/heads/export-bot/obsolete-skips); other parameters do not.
     pattern = re.sub(
-        r"\{(\w+)\}", lambda m: f"(?P<{m.group(1)}>{'.+' if m.group(1) in ('ref', 'path') else '[^/]+'})", template
+        r"\{(\w+)\}",
+        lambda m: f"(?P<{m.group(1)}>{'.+' if m.group(1) in ('ref', 'path', 'basehead') else '[^/]+'})",
+        template,
     )
 
     def register(fn):
@@ -639,3 +642,37 @@ def commit_pulls(fake, query, body, commit_sha):
     items = [_simple_pull(fake.pull_obj(n)) for n in fake.state.commit_pulls.get(commit_sha, [])]
     page, headers = _page(fake, f"/repos/{fake.full_name}/commits/{commit_sha}/pulls", items, query)
     return 200, page, headers
+
+
+@route("GET", R + "/compare/{basehead}")
+def compare(fake, query, body, basehead):
+    # GitHub: `BASE...HEAD`, each a branch or a commit; 404 when either is unknown or they share no history.
+    base_ref, sep, head_ref = unquote(basehead).partition("...")
+    base, head = fake.resolve(base_ref), fake.resolve(head_ref)
+    if not sep or base is None or head is None:
+        return not_found()
+    merge_base = fake.merge_base(base, head)
+    if merge_base is None:
+        return not_found(f"No common ancestor between {base_ref} and {head_ref}.")
+    from_base, from_head = set(fake.ancestors(base)), fake.ancestors(head)
+    ahead = [sha for sha in reversed(from_head) if sha not in from_base]  # oldest first, as GitHub lists them
+    behind = len(from_base - set(from_head))
+    status = (
+        "identical" if not ahead and not behind else "ahead" if not behind else "behind" if not ahead else "diverged"
+    )
+    html = fake.repo["html_url"]
+    return 200, {
+        "url": fake.api(f"/compare/{basehead}"),
+        "html_url": f"{html}/compare/{basehead}",
+        "permalink_url": f"{html}/compare/{base[:7]}...{head[:7]}",
+        "diff_url": f"{html}/compare/{basehead}.diff",
+        "patch_url": f"{html}/compare/{basehead}.patch",
+        "base_commit": fake.rest_commit_obj(base),
+        "merge_base_commit": fake.rest_commit_obj(merge_base),
+        "status": status,
+        "ahead_by": len(ahead),
+        "behind_by": behind,
+        "total_commits": len(ahead),
+        "commits": [fake.rest_commit_obj(sha) for sha in ahead[:250]],
+        "files": [],
+    }

@@ -11,11 +11,13 @@ import pytest
 
 from bot.diff.model import write_report
 from bot.report import COMMENT_MARKER
+from bot.results.baseline_json import read_state
 from tests.conftest import ROOT
 from tests.github import payloads as P
 from tests.github.conftest import WRITER, make_report, outputs, report_zip, zipped
 from tests.github.test_command import ENTRY, _event
 from tests.report.hostile import PAYLOADS
+from tests.results.factory import Case, junit
 
 FORK = "mallory/Hello-World"
 CONFORMANCE = "export-conformance.yml"
@@ -370,14 +372,18 @@ def _baseline(tag, sha):
     report = make_report(head_sha=sha, headline=tag)
     report = json.loads(json.dumps(report.to_json()))
     report["run_url"] = "javascript:alert(1)" if tag != "ours" else report["run_url"]
-    return zipped({"baseline-1.xml": tag, "report.json": json.dumps(report)})
+    # A version-1 baseline: sweep JUnit, its one cell's message naming whose it is.
+    xml = junit([Case("BertModel::test_onnx_export_static", status="failed", stage="export", message=tag)])
+    return zipped({"baseline-1.xml": xml, "report.json": json.dumps(report)})
 
 
 def test_a_fork_run_on_a_branch_named_main_is_never_the_baseline(fake, gh, tmp_path):
     _sweeps(fake)
     out = tmp_path / "base"
     assert gh("baseline", "--out", str(out)).exit_code == 0
-    assert (out / "baseline-1.xml").read_text() == "ours"
+    state = read_state(out / "baseline.json")
+    measurements = [m for ms in state.cells.values() for m in ms]
+    assert [(m.result.message, m.commit) for m in measurements] == [("ours", fake.state.refs["heads/main"])]
 
 
 def test_a_fork_run_on_a_branch_named_main_is_never_a_night_of_history(fake, gh, tmp_path):

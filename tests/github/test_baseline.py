@@ -1,52 +1,156 @@
-"""`export-bot github baseline`: the newest successful main run's baseline artifact, unpacked."""
+"""`export-bot github baseline`: main's state folded from the newest state artifacts and the measurements not yet in them."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
 from bot.publish.baseline import ArtifactError, extract
+from bot.results import read_results
+from bot.results.baseline import Segment, chain, fold, measured
+from bot.results.baseline_json import dumps, read_state
 from tests.github.conftest import outputs, zipped
+from tests.results.factory import Case, junit
+
+BERT = "BertModel::test_onnx_export_static"
+GPT2 = "GPT2Model::test_torch_export_static"
+LLAMA = "LlamaModel::test_torch_export_dynamic"
 
 
-def test_the_newest_main_run_with_the_artifact_is_downloaded_whatever_its_conclusion(fake, gh, tmp_path):
-    # Run 3's sweep uploaded its baseline, then a later job (the obsolete-skip PR) failed the run:
-    # its baseline is still the newest sweep.
-    fake.add_run(
-        "export-baseline.yml", head_sha="1" * 40, artifacts={"export-baseline": zipped({"baseline-1.xml": "old"})}
+def sha(n: int) -> str:
+    return f"{n:x}" * 40 if n < 16 else f"{n:040x}"
+
+
+def measurement(tmp_path, cases, *, commit, parent, run_id, time="2026-12-01T00:00:00Z"):
+    """One push's measurement, from real JUnit text read by the real reader."""
+    path = tmp_path / f"junit-{run_id}-{commit[:4]}.xml"
+    path.write_text(junit(cases), encoding="utf-8")
+    return measured(
+        read_results([path]),
+        commit=commit,
+        time=time,
+        run_id=run_id,
+        source="push",
+        segment=Segment(parent, (commit,), run_id),
     )
+
+
+def push_run(fake, commit: str, **kwargs) -> int:
+    return fake.add_run("export-baseline.yml", head_sha=commit, **kwargs)
+
+
+def test_version_1_artifacts_are_converted_at_the_commit_github_records_whatever_the_conclusion(fake, gh, tmp_path):
+    # Today's artifact: a folder of sweep JUnit. Its git_sha property says "abc123" (the runner's
+    # checkout); the commit used is the run's head SHA from GitHub's record.
+    for n, conclusion, status in ((1, "success", "passed"), (2, "success", "failed"), (3, "failure", "passed")):
+        xml = junit([Case(BERT, status=status, message="boom", stage="export")], shard="1/1")
+        fake.add_run(
+            "export-baseline.yml",
+            head_sha=sha(n),
+            conclusion=conclusion,
+            artifacts={"export-baseline": zipped({"baseline/baseline-1.xml": xml, "baseline/report.json": "{}"})},
+        )
+    other = junit([Case(GPT2)])
     fake.add_run(
-        "export-baseline.yml", head_sha="2" * 40, artifacts={"export-baseline": zipped({"baseline-1.xml": "new"})}
-    )
-    fake.add_run(
-        "export-baseline.yml",
-        head_sha="3" * 40,
-        conclusion="failure",
-        artifacts={"export-baseline": zipped({"baseline-1.xml": "newest"})},
-    )
-    fake.add_run(
-        "export-baseline.yml",
-        head_sha="4" * 40,
-        branch="other",
-        artifacts={"export-baseline": zipped({"baseline-1.xml": "branch"})},
+        "export-baseline.yml", head_sha=sha(4), branch="other", artifacts={"export-baseline": zipped({"b.xml": other})}
     )
     out = tmp_path / "base"
     result = gh("baseline", "--out", str(out))
     assert result.exit_code == 0, result.output
-    assert (out / "baseline-1.xml").read_text() == "newest"
-    assert outputs(gh.output) == {"found": "true", "sha": "3" * 40}
+    assert outputs(gh.output) == {"found": "true", "sha": sha(3)}
+    assert "version-1 baseline(s)" in result.output
+    state = read_state(out / "baseline.json")
+    assert list(out.iterdir()) == [out / "baseline.json"]
+    assert chain(state) == (sha(1), sha(2), sha(3))
+    history = state.cells[next(iter(state.cells))]
+    assert [(m.commit, m.result.status.value, m.source) for m in history] == [
+        (sha(3), "passed", "sweep"),
+        (sha(2), "failed", "sweep"),
+        (sha(1), "passed", "sweep"),
+    ]
+    assert [c.id for c in state.cells] == [BERT]  # the other branch's run is no baseline
+    assert len(state.full_sweeps) == 3
 
 
-def test_no_baseline_yet_is_not_an_error(fake, gh, tmp_path):
+def test_no_baseline_yet_is_not_an_error_and_writes_nothing(fake, gh, tmp_path):
     result = gh("baseline", "--out", str(tmp_path / "base"))
     assert result.exit_code == 0 and "no baseline yet" in result.output
     assert outputs(gh.output) == {"found": "false"}
+    assert not (tmp_path / "base").exists()  # `report --base base` then judges without a baseline
 
 
-def test_a_run_without_the_artifact_is_passed_over(fake, gh, tmp_path):
-    fake.add_run("export-baseline.yml", head_sha="1" * 40, artifacts={"export-baseline": zipped({"b.xml": "ok"})})
-    fake.add_run("export-baseline.yml", head_sha="2" * 40, artifacts={"something-else": zipped({"x": "y"})})
-    assert gh("baseline", "--out", str(tmp_path / "base")).exit_code == 0
-    assert (tmp_path / "base" / "b.xml").read_text() == "ok"
+def test_the_newest_three_states_are_folded_with_every_measurement_none_of_them_holds(fake, gh, tmp_path):
+    # Push A merged; push B's merge job was replaced while pending (its measurement stands alone);
+    # push C merged before B's measurement was uploaded. Nothing B measured may be lost.
+    a, b, c = (push_run(fake, sha(n), status="in_progress") for n in (1, 2, 3))
+    m_a = measurement(tmp_path, [Case(BERT)], commit=sha(1), parent=sha(15), run_id=a)
+    m_b = measurement(
+        tmp_path, [Case(GPT2, status="failed", stage="export", message="x")], commit=sha(2), parent=sha(1), run_id=b
+    )
+    m_c = measurement(tmp_path, [Case(LLAMA)], commit=sha(3), parent=sha(2), run_id=c)
+    s_a, s_c = fold(m_a), fold(m_a, m_c)
+    fake.add_artifact(a, "export-measurement", zipped({"measurement.json": dumps(m_a)}))
+    fake.add_artifact(a, "export-baseline", zipped({"baseline.json": dumps(s_a)}))
+    fake.add_artifact(b, "export-measurement", zipped({"measurement.json": dumps(m_b)}))
+    fake.add_artifact(c, "export-measurement", zipped({"measurement.json": dumps(m_c)}))
+    fake.add_artifact(c, "export-baseline", zipped({"nested/baseline.json": dumps(s_c)}))
+    out = tmp_path / "base"
+    result = gh("baseline", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    state = read_state(out / "baseline.json")
+    assert state == fold(s_a, s_c, m_b)
+    assert state.runs == {a, b, c} and chain(state) == (sha(15), sha(1), sha(2), sha(3))
+    assert "2 state(s)" in result.output and "1 measurement(s) not yet in them" in result.output
+    assert outputs(gh.output) == {"found": "true", "sha": sha(3)}
+    # Measurements the states already hold are not downloaded again.
+    downloads = [path for method, path in fake.requests if path.endswith("/zip")]
+    assert len(downloads) == 3
+
+
+def test_a_forks_run_on_a_branch_it_named_main_and_a_measurement_speaking_for_another_run_are_passed_over(
+    fake, gh, tmp_path
+):
+    own = push_run(fake, sha(1))
+    fake.add_artifact(
+        own,
+        "export-baseline",
+        zipped(
+            {"baseline.json": dumps(fold(measurement(tmp_path, [Case(BERT)], commit=sha(1), parent=None, run_id=own)))}
+        ),
+    )
+    fork = push_run(fake, sha(2), event="pull_request", head_repo="mallory/transformers")
+    forged = measurement(
+        tmp_path, [Case(BERT, status="failed", stage="export", message="x")], commit=sha(2), parent=sha(1), run_id=fork
+    )
+    fake.add_artifact(fork, "export-measurement", zipped({"measurement.json": dumps(forged)}))
+    liar = push_run(fake, sha(3))
+    claims = measurement(
+        tmp_path, [Case(BERT, status="failed", stage="export", message="x")], commit=sha(3), parent=sha(1), run_id=own
+    )
+    fake.add_artifact(liar, "export-measurement", zipped({"measurement.json": dumps(claims)}))
+    result = gh("baseline", "--out", str(tmp_path / "base"))
+    assert result.exit_code == 0, result.output
+    state = read_state(tmp_path / "base" / "baseline.json")
+    assert [m.result.status.value for ms in state.cells.values() for m in ms] == ["passed"]
+    assert state.runs == {own}
+
+
+def test_a_state_of_a_newer_version_is_refused_with_what_to_do(fake, gh, tmp_path):
+    run = push_run(fake, sha(1))
+    newer = json.dumps({"format": "export-bot-baseline", "version": 3, "cells": {}})
+    fake.add_artifact(run, "export-baseline", zipped({"baseline.json": newer}))
+    result = gh("baseline", "--out", str(tmp_path / "base"))
+    assert result.exit_code == 2
+    assert "version 3, written by a newer export-bot" in result.output and "update the bot-ref" in result.output
+    assert not (tmp_path / "base" / "baseline.json").exists()
+
+
+def test_a_version_1_artifact_without_a_readable_cell_is_refused_not_read_as_an_empty_baseline(fake, gh, tmp_path):
+    run = push_run(fake, sha(1))
+    fake.add_artifact(run, "export-baseline", zipped({"baseline-1.xml": "not xml"}))
+    result = gh("baseline", "--out", str(tmp_path / "base"))
+    assert result.exit_code == 2 and "no readable cell" in result.output
 
 
 def test_unsafe_member_names_are_refused(tmp_path):

@@ -7,6 +7,9 @@ import json
 import pytest
 
 from bot.publish.obsolete_skips import BRANCH, MARKER, fingerprint, render_body, title_for
+from bot.results import ResultSet
+from bot.results.baseline import measured
+from bot.results.baseline_json import dumps, read_state
 from tests.conftest import SKIPLISTS
 from tests.github.conftest import make_report, outputs, zipped
 from tests.github.payloads import push_event
@@ -16,12 +19,12 @@ BIGBIRD = "BigBirdForMultipleChoice::test_openvino_export_dynamic"
 RUNS = "https://github.com/Codertocat/Hello-World/actions/runs/"
 
 
-def _night(fake, gh, passing, failing=(), *, night: str = ""):
+def _night(fake, gh, passing, failing=()):
     """One baseline run on main: its sweep uploads the baseline artifact (with this sweep's report.json),
     then its obsolete-skips job reads that artifact and the earlier runs' ones. Returns (run id, result)."""
     cells = [(c, "passed", True) for c in passing] + [(c, "failed", True) for c in failing]
     report = make_report(head_sha=fake.state.refs["heads/main"], cells=cells)
-    artifact = zipped({"report.json": json.dumps(report.to_json()), "night.txt": night})
+    artifact = zipped({"report.json": json.dumps(report.to_json()), "baseline.json": _state(fake)})
     run_id = fake.add_run(
         "export-baseline.yml",
         head_sha=fake.state.refs["heads/main"],
@@ -40,6 +43,14 @@ def _night(fake, gh, passing, failing=(), *, night: str = ""):
     # The job's exit decides the run's conclusion, as on GitHub.
     fake.finish_run(run_id, "success" if result.exit_code == 0 else "failure")
     return run_id, result
+
+
+def _state(fake) -> str:
+    """The night's baseline state: a full sweep of main, dated by the night (the runs so far, plus this one)."""
+    main = fake.state.refs["heads/main"]
+    stamp = f"2026-12-{len(fake.state.runs) + 1:02d}T00:00:00Z"
+    sweep = measured(ResultSet(), commit=main, time=stamp, run_id=0, source="sweep", segment=None, full=True)
+    return dumps(sweep)
 
 
 def _sweep(fake, gh, passing, failing=()):
@@ -150,13 +161,15 @@ def test_four_failing_nights_still_leave_prs_diffing_against_the_newest_sweep(fa
     # The repository forbids Actions to open PRs: from now on every night's obsolete-skip job fails.
     fake.pull_creation_forbidden = True
     for night in range(1, 5):
-        run_id, result = _night(fake, gh, [GDINO], night=f"night {night}")
+        run_id, result = _night(fake, gh, [GDINO])
         assert result.exit_code == 2
         # GitHub's reason is in the printed error; the failed nights still count as history.
         assert "HTTP 403 GitHub Actions is not permitted to create or approve pull requests" in result.output
         out = tmp_path / f"base-{night}"
         assert gh("baseline", "--out", str(out)).exit_code == 0
-        assert (out / "night.txt").read_text() == f"night {night}"
+        # The newest sweep is the failed night's: its full sweep heads the folded state.
+        newest_sweep = read_state(out / "baseline.json").full_sweeps[0]
+        assert newest_sweep[1] == f"2026-12-{len(fake.state.runs):02d}T00:00:00Z"
         assert outputs(gh.output)["found"] == "true"
     assert [r["conclusion"] for r in fake.state.runs][-4:] == ["failure"] * 4
     fake.pull_creation_forbidden = False

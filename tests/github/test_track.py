@@ -9,9 +9,9 @@ import pytest
 
 from bot.cells import Cell
 from bot.outcomes import CellResult, Status
-from bot.publish._baseline_shim import dumps
 from bot.publish.tracking import MARKER
 from bot.results.baseline import Baseline, Measurement, Segment
+from bot.results.baseline_json import dumps
 from tests.conftest import SKIPLISTS
 from tests.github.conftest import outputs
 from tests.github.routes import add_issue, associate

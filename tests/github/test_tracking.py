@@ -7,10 +7,9 @@ import pytest
 from bot.cells import Cell
 from bot.diff.groups import Culprit, Group
 from bot.outcomes import CellResult, Status
-from bot.publish._baseline_shim import Regression
 from bot.publish.github_api import Issue, PullRequest
 from bot.publish.tracking import MARKER, MAX_BODY, IssuePlan, causes_of, plan_issue, render_issue, tracking_issues
-from bot.results.baseline import Measurement
+from bot.results.baseline import Measurement, Regression
 
 G, B1, B2, B3 = (f"{c}" * 40 for c in "abcd")
 REPO = "https://github.com/o/r"

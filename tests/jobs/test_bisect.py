@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -12,8 +11,8 @@ from click.testing import CliRunner
 from bot.cells import Cell
 from bot.cli import main
 from bot.outcomes import CellResult, Status
-from bot.publish._baseline_shim import dumps, loads, regressions
-from bot.results.baseline import Baseline, Measurement, Segment
+from bot.results.baseline import Baseline, Measurement, Segment, regressions
+from bot.results.baseline_json import dumps, loads
 from bot.skiplist.model import load_skiplists
 from tests.conftest import SKIPLISTS
 from tests.e2e.checkout import HERE, MODELING, commit_all, git, make_toy_repo, write
@@ -68,7 +67,7 @@ def test_the_bisect_names_the_commit_that_broke_the_cell(tmp_path, history):
     after = loads((tmp_path / "out.json").read_text(encoding="utf-8"), where="out.json")
     bisected = {m.commit: m.result.status for m in after.cells[CELL] if m.source == "bisect"}
     assert bisected == {commits[3]: Status.FAILED, commits[2]: Status.PASSED}  # the middle first, then below it
-    [found] = regressions(after, load_skiplists(SKIPLISTS))
+    [found] = regressions(after, lambda cell: load_skiplists(SKIPLISTS).explain(cell).skipped)
     assert found.culprit == commits[3] and found.good.commit == commits[2]
     assert git(repo, "worktree", "list").count("\n") == 0  # every step's worktree is gone
 
@@ -81,7 +80,7 @@ def test_out_of_budget_it_stops_cleanly_and_says_what_is_left(tmp_path, history)
         "bisect: 1 steps" in got.output and "out of budget: between" in got.output and "(3 commits left)" in got.output
     )
     after = loads((tmp_path / "out.json").read_text(encoding="utf-8"), where="out.json")
-    [open_range] = regressions(after, load_skiplists(SKIPLISTS))
+    [open_range] = regressions(after, lambda cell: load_skiplists(SKIPLISTS).explain(cell).skipped)
     assert open_range.culprit is None and open_range.candidates == tuple(commits[1:4])
 
 
@@ -90,8 +89,8 @@ def test_a_step_whose_run_fails_gives_no_result_and_the_next_commit_is_tried(tmp
     got = run_bisect(tmp_path, repo, state(commits), "--max-steps", "2", "--run-args", "--no-such-option")
     assert got.exit_code == 0, got.output
     assert "bisect: 2 steps" in got.output and "out of budget" in got.output
-    after = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
-    assert all(m["source"] != "bisect" for m in after["cells"][CELL.id])
+    after = loads((tmp_path / "out.json").read_text(encoding="utf-8"), where="out.json")
+    assert all(m.source != "bisect" for m in after.cells[CELL])
 
 
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, history):

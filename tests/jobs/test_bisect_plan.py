@@ -103,8 +103,7 @@ def test_nothing_to_do():
 
 def test_ranges_group_cells_and_leave_known_culprits_out_unless_being_bisected():
     from bot.outcomes import CellResult, Status
-    from bot.publish._baseline_shim import Regression
-    from bot.results.baseline import Measurement
+    from bot.results.baseline import Measurement, Regression
 
     def reg(cell, good, bad, candidates, culprit=None):
         m = lambda sha: Measurement(sha, "t", 1, "sweep", CellResult(cell, Status.PASSED))  # noqa: E731

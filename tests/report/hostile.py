@@ -81,7 +81,9 @@ def hostile_document(payload: str, *, run_url: str | None = None) -> dict:
         "setup_module": p,
     }
     known = dict(line, cell=CELL, status="error", kind="crash")
-    categories = {name: [line, known] for name in ("newly_broken", "new_failing", "flaky", "still_failing")}
+    names = ("newly_broken", "new_failing", "flaky", "still_failing", "broken_trunk")
+    categories = {name: [line, known] for name in names}
+    categories["flaky"] = [dict(line, flips=3), known]  # flaky on main: its flip count is shown
     categories |= {name: [dict(line, status="passed"), known] for name in ("newly_passing", "obsolete_skip")}
     categories |= {name: [line] for name in ("new_passing", "newly_skipped", "not_run", "not_buildable")}
     group = {
@@ -136,6 +138,9 @@ def hostile_document(payload: str, *, run_url: str | None = None) -> dict:
         "groups": [group, dict(group, hint={"id": "data-dependent-guard", "text": p, "link": p})],
         "created": p,
         "families": {p: p},
+        # Its fields are SHAs and numbers, checked when read: present so the age line is rendered.
+        "baseline_age": {"newest": "c" * 40, "behind": 2, "old_cells": 5, "stale_days": 7, "merge_base": "d" * 40}
+        | {"merge_base_known": True, "flaky_window": 10},
         "cells": [line, known, dict(line, cell=f"{p}::test_onnx_export_static")],
     }
     return within_proposal_schema(document)

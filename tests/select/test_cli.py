@@ -11,6 +11,7 @@ from bot.cells import Cell
 from bot.cli import main
 from bot.run.shard import select_shard
 from bot.select.selection_file import SelectionFileError, read_selection, write_selection
+from tests.results.factory import Case, junit
 from tests.select.conftest import MODELS, commit_all
 
 # A modeling module cut down to its class headers: selection reads the bases, not the bodies.
@@ -74,6 +75,26 @@ def test_durations_come_from_a_folder_named_in_the_environment_and_an_empty_one_
     monkeypatch.setenv("EXPORT_BOT_DURATIONS", "")
     recorded = json.loads(run(*args).output)["shards"]
     assert recorded != weighed and ["GPT2Model::test_onnx_export_static"] not in recorded
+
+
+def test_durations_come_from_mains_baseline_json_each_cells_newest_measurement(repo, tmp_path, monkeypatch):
+    """`github baseline` writes baseline.json into the durations folder: its newest duration per cell weighs."""
+    (repo / f"{MODELS}/gpt2/modeling_gpt2.py").write_text(GPT2_SHRUNK + "__all__ = ['GPT2Model']\n")
+    commit_all(repo, "gpt2")
+    folder = tmp_path / "durations"
+    for n, seconds in ((1, "0.1"), (2, "500")):  # an old fast result, then the newest slow one
+        xml = tmp_path / f"{n}.xml"
+        xml.write_text(junit([Case("GPT2Model::test_onnx_export_static", time=seconds)]), encoding="utf-8")
+        state = ("--state", str(folder)) if n > 1 else ()
+        merged = CliRunner().invoke(
+            main,
+            ["baseline", "merge", *state, "--junit", str(xml), "--commit", str(n) * 40, "--run-id", str(n)]
+            + ["--time", f"2026-12-0{n}T00:00:00Z", "--out", str(folder / "baseline.json")],
+        )
+        assert merged.exit_code == 0, merged.output
+    monkeypatch.setenv("EXPORT_BOT_DURATIONS", str(folder))
+    weighed = json.loads(run("--repo", str(repo), "--base", "main", "--head", "pr", "--shards", "2").output)["shards"]
+    assert ["GPT2Model::test_onnx_export_static"] in weighed
 
 
 def test_an_empty_selection_has_an_empty_matrix(repo):

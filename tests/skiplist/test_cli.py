@@ -49,11 +49,6 @@ def test_shipped_skiplists_lint_with_warnings_only():
         ),
         ('[all]\nBertModel = ""\n', "bad.toml:2:13: error: empty reason for `BertModel` in `all`", 2),
         ('BertModel = "a"\n', "bad.toml:1:1: error: `BertModel` is neither a reason nor a scope table", 2),
-        (
-            '[all]\nBertModel = ["a"]\n',
-            "bad.toml:2:13: error: the reason of `BertModel` in `all` must be a string, not an array",
-            2,
-        ),
         ('[onnx.dynamc]\nBertModel = "a"\n', "bad.toml:1:2: warning: unknown scope `onnx.dynamc`", 0),
         (
             '[all]\nBertModel = "Same as `Nope`."\n',
@@ -179,4 +174,18 @@ def test_import_errors_name_the_problem(tmp_path):
     source.write_text("X = {'all': {'A': f'{1}'}}\n", encoding="utf-8")
     result = run("import", str(source), "--name", "X")
     assert result.exit_code == 2 and "m.py:1:" in result.output and "string literal" in result.output
-    assert "no module-level assignment to 'EXPORT_SKIPS'" in run("import", str(source)).output
+    assert "no module-level assignment to 'EXPORT_SKIPS'" in run("import", str(source), "--name", "EXPORT_SKIPS").output
+    every = run("import", str(source))
+    assert every.exit_code == 2 and "no skip table could be imported (X not imported: " in every.output
+
+
+def test_names_are_reasons_only_outside_the_two_named_files(tmp_path):
+    # `skiplist import` writes a table whose values are names (EXECUTORCH_PARTITION_EXCLUDE) as arrays.
+    (tmp_path / "executorch_partition_exclude.toml").write_text('[all]\nBertModel = ["ViewCopyConfig"]\n')
+    assert run("lint", str(tmp_path / "executorch_partition_exclude.toml")).exit_code == 0
+    (tmp_path / "export_skips.toml").write_text('[all]\nBertModel = ["a"]\n')
+    result = run("lint", str(tmp_path / "export_skips.toml"))
+    assert result.exit_code == 2
+    assert "export_skips.toml:2:13: error: the reason of `BertModel` in `all` must be a string, not an array" in (
+        result.output
+    )

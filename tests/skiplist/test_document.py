@@ -247,3 +247,9 @@ def test_random_edit_sequences_keep_the_file_sound(data):
     kept_old = [line for i, line in enumerate(split_lines(EXPORT_SKIPS)) if i not in old_edited and line.strip()]
     kept_new = [line for j, line in enumerate(split_lines(text)) if j not in new_edited and line.strip()]
     assert kept_old == kept_new
+
+
+def test_an_entry_added_to_an_empty_file_gets_its_table():
+    document = SkiplistDocument.parse("", "export_skips.toml")
+    document.add("static", "BertModel", "Static pooler.")
+    assert document.text() == '# Every backend, static-shape only.\n[static]\nBertModel = "Static pooler."\n'
