@@ -331,7 +331,8 @@ def regressions(baseline: Baseline, skipped: Callable[[Cell], bool]) -> tuple[Re
     runs_segment = {s.run_id: s for s in baseline.segments if s.run_id}
     found = []
     for cell, ms in sorted(baseline.cells.items()):
-        if not ms or outcome(ms[0].result) is not False or skipped(cell):
+        # A newest failure whose confirming re-run passed is a flake (counted by `flips`), not a break.
+        if not ms or ms[0].flipped or outcome(ms[0].result) is not False or skipped(cell):
             continue
         last_good = next((i for i, m in enumerate(ms) if outcome(m.result) is True), None)
         if last_good is None:

@@ -248,3 +248,12 @@ def test_skiplisted_crashing_and_never_passing_cells_are_no_regressions(tmp_path
     )
     assert [r.cell.id for r in regressions(state, NEVER)] == [GPT2]
     assert regressions(state, lambda cell: cell.model_class == "GPT2Model") == ()
+
+
+def test_a_failure_its_confirming_rerun_contradicted_is_a_flake_not_a_regression(tmp_path):
+    """Main's newest result failed, its re-run passed: flaky (counted by flips), no tracking issue, no bisect."""
+    state = fold(push(tmp_path, 1, [passed()]), push(tmp_path, 2, [failed()], rerun=[passed()]))
+    assert regressions(state, NEVER) == () and flips(state, window=10) == {Cell.parse(BERT): 1}
+    confirmed = fold(state, push(tmp_path, 3, [failed()], rerun=[failed()]))
+    (regression,) = regressions(confirmed, NEVER)  # confirmed now: a regression since the last pass
+    assert regression.good.commit == sha(1)
