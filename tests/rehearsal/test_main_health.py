@@ -180,6 +180,10 @@ class MainHealth(Rehearsal):
         assert [commit for commit, _ in state.full_sweeps] == [self.main]
         report = json.loads((run.artifacts["export-sweep"] / "report.json").read_text())
         assert {line["cell"] for line in report["cells"]} == ALL and report["head_sha"] == self.main
+        # The next night nothing is due: the plan job alone runs, on the light install.
+        quiet = self.schedule()
+        assert quiet.jobs["baseline / plan"].outputs["mode"] == "none"
+        assert {name for name, job in quiet.jobs.items() if job.result != "skipped"} == {"baseline", "baseline / plan"}
 
     # --- (f) ------------------------------------------------------------------------------------
     def breaking_pr_leads_with_the_fix(self) -> None:
