@@ -174,3 +174,18 @@ def test_baseline_json_beside_other_base_results_is_refused(tmp_path):
     head = write_head(tmp_path, Case(BERT))
     result = run(tmp_path, "--head", str(head), "--base", str(tmp_path / "base"), "--base", str(other))
     assert result.exit_code == 2 and "pass it alone" in result.output
+
+
+def test_a_base_off_main_s_recorded_history_is_never_said_to_be_at_the_merge_base(judged):
+    """Main A ← B, the merge base B; the cell's only result is at D, a commit no push recorded (a force-push
+    replaced it): its distance is unknown, and the comment must not claim the base is at the merge base."""
+    d = "d" * 40
+    state = Baseline(
+        segments=(Segment(None, (A,)), Segment(A, (B,))), cells={Cell.parse(VIT): (measured(VIT, d, "passed"),)}
+    )
+    report, comment = judged(Case(VIT), merge_base=B, state=state)
+    assert report.baseline_age.merge_base_known and report.baseline_age.behind is None
+    assert "at the merge base" not in comment
+    assert (
+        "Baseline: main@`ddddddd`, a commit not in main's recorded history, behind the merge base `bbbbbbb`" in comment
+    )
