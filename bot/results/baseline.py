@@ -329,6 +329,7 @@ def regressions(baseline: Baseline, skipped: Callable[[Cell], bool]) -> tuple[Re
     order = chain(baseline)
     rank = {commit: index for index, commit in enumerate(order)}
     runs_segment = {s.run_id: s for s in baseline.segments if s.run_id}
+    asked = frozenset(commit for commit, _ in baseline.due)  # pushes that changed more than they ran
     found = []
     for cell, ms in sorted(baseline.cells.items()):
         if not ms or outcome(ms[0].result) is not False or skipped(cell):
@@ -340,18 +341,26 @@ def regressions(baseline: Baseline, skipped: Callable[[Cell], bool]) -> tuple[Re
         bad = [m for m in ms[:last_good] if outcome(m.result) is False][-1]
         low, high = rank.get(good.commit, -1), rank.get(bad.commit)
         candidates = tuple(order[low + 1 : high + 1]) if high is not None else ()
-        found.append(Regression(cell, good, bad, _culprit(bad, candidates, runs_segment), candidates))
+        culprit = _culprit(bad, candidates, runs_segment, asked)
+        found.append(Regression(cell, good, bad, culprit, candidates))
     return tuple(found)
 
 
-def _culprit(bad: Measurement, candidates: tuple[str, ...], runs_segment: Mapping[int, Segment]) -> str | None:
+def _culprit(
+    bad: Measurement, candidates: tuple[str, ...], runs_segment: Mapping[int, Segment], asked: frozenset[str]
+) -> str | None:
     """The commit that broke a cell, when no bisect is needed: the only candidate, or the push that
-    ran the cell and pushed that one commit alone (docs/baseline.md, "Regressions and culprits")."""
+    ran the cell and pushed that one commit alone (docs/baseline.md, "Regressions and culprits").
+
+    The push is named only when no earlier candidate asked for a full sweep still pending: such a
+    push (a shared path, the skiplists, the toolchain) may break cells its selection did not run,
+    and the next push that runs them would otherwise take the blame.
+    """
     if candidates == (bad.commit,):
         return bad.commit
     segment = runs_segment.get(bad.run_id)
     if bad.source == "push" and segment is not None and segment.commits == (bad.commit,):
-        return bad.commit
+        return None if asked.intersection(candidates[:-1]) else bad.commit
     return None
 
 

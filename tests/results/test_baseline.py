@@ -222,6 +222,22 @@ def test_a_push_that_ran_the_cell_and_pushed_one_commit_is_the_culprit(tmp_path)
     assert regression.candidates == (sha(2), sha(3), sha(4), sha(5)) and regression.culprit == sha(5)
 
 
+def test_a_push_running_a_cell_a_shared_push_broke_unseen_is_not_blamed(tmp_path):
+    """Push 2 changes a shared path: it runs the core cells only (GPT2) and asks for a full sweep. Push 3
+    touches Bert alone, runs it, and finds it broken: the break may be push 2's, so it is bisected."""
+    state = fold(
+        push(tmp_path, 1, [passed(), passed(GPT2)]),
+        push(tmp_path, 2, [passed(GPT2)], due=("shared: src/transformers/modeling_utils.py",)),
+        push(tmp_path, 3, [failed()]),
+    )
+    (regression,) = regressions(state, NEVER)
+    assert regression.candidates == (sha(2), sha(3)) and regression.culprit is None
+    # Once a bisect ran Bert at push 2's commit, the range is narrowed by results, not by blame.
+    bisected = fold(state, replace(sweep(tmp_path, 9, [passed()], commit=sha(2)), segments=(), full_sweeps=()))
+    (found,) = regressions(bisected, NEVER)
+    assert found.candidates == (sha(3),) and found.culprit == sha(3)
+
+
 def test_a_sweep_finding_has_candidates_and_no_culprit_until_bisected(tmp_path):
     state = fold(
         sweep(tmp_path, 1, [passed(GPT2)], commit=sha(1)),
