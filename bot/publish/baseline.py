@@ -291,7 +291,26 @@ def _read_measurement(client: GitHubClient, run: WorkflowRun, artifact: Artifact
             "run %s: its %s speaks for run(s) %s; passed over", run.id, MEASUREMENT_FILE, sorted(others - {run.id})
         )
         return None
+    elsewhere = sorted(_claimed_commits(part) - {run.head_sha})
+    if elsewhere:
+        # A push or sweep measures the commit GitHub says it ran: results placed at another commit would
+        # stand at a merge base they were never measured at, or say who broke main.
+        log.warning(
+            "run %s: its %s places results at %s, not at the run's commit %s; passed over",
+            run.id,
+            MEASUREMENT_FILE,
+            elsewhere[0][:12],
+            (run.head_sha or "none")[:12],
+        )
+        return None
     return part
+
+
+def _claimed_commits(part: Baseline) -> set[str]:
+    """The commits a measurement says its run measured (a bisect step's are older main commits, on purpose)."""
+    measured_at = {m.commit for ms in part.cells.values() for m in ms if m.source != "bisect"}
+    tips = {s.commits[-1] for s in part.segments}
+    return measured_at | tips | {c for c, _ in part.full_sweeps} | {c for c, _ in part.due}
 
 
 def _text(raw: bytes, run: WorkflowRun, member: str) -> str:

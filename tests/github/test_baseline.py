@@ -136,6 +136,28 @@ def test_a_forks_run_on_a_branch_it_named_main_and_a_measurement_speaking_for_an
     assert state.runs == {own}
 
 
+def test_a_measurement_placing_results_at_another_commit_than_its_run_s_is_passed_over(fake, gh, tmp_path):
+    """A run on main GitHub says ran sha(2) uploads results "at" sha(1), main's merge base for PRs: they would
+    judge those PRs and, failing, name sha(1) the culprit. Only the run's own commit is taken."""
+    first = push_run(fake, sha(1))
+    fake.add_artifact(
+        first,
+        "export-measurement",
+        zipped(
+            {"measurement.json": dumps(measurement(tmp_path, [Case(BERT)], commit=sha(1), parent=None, run_id=first))}
+        ),
+    )
+    second = push_run(fake, sha(2))
+    broken = [Case(BERT, status="failed", stage="export", message="x")]
+    placed = measurement(tmp_path, broken, commit=sha(1), parent=None, run_id=second, time="2026-12-02T00:00:00Z")
+    fake.add_artifact(second, "export-measurement", zipped({"measurement.json": dumps(placed)}))
+    result = gh("baseline", "--out", str(tmp_path / "base"))
+    assert result.exit_code == 0, result.output
+    state = read_state(tmp_path / "base" / "baseline.json")
+    assert [(m.run_id, m.result.status.value) for ms in state.cells.values() for m in ms] == [(first, "passed")]
+    assert state.runs == {first}
+
+
 def test_a_state_of_a_newer_version_is_refused_with_what_to_do(fake, gh, tmp_path):
     run = push_run(fake, sha(1))
     newer = json.dumps({"format": "export-bot-baseline", "version": 3, "cells": {}})
