@@ -189,3 +189,18 @@ def test_a_base_off_main_s_recorded_history_is_never_said_to_be_at_the_merge_bas
     assert (
         "Baseline: main@`ddddddd`, a commit not in main's recorded history, behind the merge base `bbbbbbb`" in comment
     )
+
+
+def test_a_crash_on_main_does_not_excuse_a_pr_that_breaks_the_cell(judged):
+    """Main's newest result of BERT is a worker crash (a runner ran out of memory): it says nothing about
+    the export, so a PR breaking BERT is newly broken, not "failing on main too"."""
+    crash = CellResult(Cell.parse(BERT), Status.ERROR, kind="crash", message="worker crashed")
+    state = Baseline(
+        segments=STATE.segments,
+        cells={
+            Cell.parse(BERT): (Measurement(C, "2026-12-01T00:00:00Z", 8, "push", crash), measured(BERT, A, "passed"))
+        },
+    )
+    report, _ = judged(Case(BERT, **FAILED), state=state)
+    assert report.category("broken_trunk") == ()
+    assert [line.cell for line in report.category("newly_broken")] == [BERT] and report.verdict == "failure"
