@@ -69,9 +69,7 @@ BASELINE_FILE = "baseline.json"  # main's per-commit baseline in a base folder (
 def baseline_file(paths: Sequence[Path]) -> Path | None:
     """The baseline.json among the base paths (a folder holding one, or the file itself); None: JUnit only."""
     found = [
-        p / BASELINE_FILE if p.is_dir() else p
-        for p in paths
-        if _present(p / BASELINE_FILE) or p.name == BASELINE_FILE
+        p / BASELINE_FILE if p.is_dir() else p for p in paths if _present(p / BASELINE_FILE) or p.name == BASELINE_FILE
     ]
     if not found:
         return None

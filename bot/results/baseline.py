@@ -177,9 +177,7 @@ def fold(*parts: Baseline, keep: int = 10) -> Baseline:
                 held = slot.get((m.commit, m.run_id))
                 if held is None or key(m) > key(held):
                     slot[(m.commit, m.run_id)] = m
-    cells = {
-        cell: tuple(sorted(slot.values(), key=key, reverse=True)[:keep]) for cell, slot in sorted(gathered.items())
-    }
+    cells = {cell: _kept(sorted(slot.values(), key=key, reverse=True), keep) for cell, slot in sorted(gathered.items())}
     sweeps = sorted({s for part in parts for s in part.full_sweeps}, key=lambda s: (s[1], s[0]), reverse=True)
     due = _pending({d for part in parts for d in part.due}, sweeps, rank)
     return Baseline(
@@ -189,6 +187,19 @@ def fold(*parts: Baseline, keep: int = 10) -> Baseline:
         due=due,
         runs=frozenset(run for part in parts for run in part.runs),
     )
+
+
+def _kept(ordered: list[Measurement], keep: int) -> tuple[Measurement, ...]:
+    """The newest `keep` measurements, and the newest passing one when none of those passes.
+
+    Without it a cell failing `keep` times in a row would lose its last pass, and with it the
+    regression: the tracking issue would close saying the cell passes again. Still the same
+    whatever the order of folding (the newest pass of a union is the newest of the parts' own).
+    """
+    kept = ordered[:keep]
+    if not any(outcome(m.result) for m in kept):
+        kept += [m for m in ordered[keep:] if outcome(m.result)][:1]
+    return tuple(kept)
 
 
 def _pending(due: Iterable[tuple[str, str]], sweeps, rank: Mapping[str, int]) -> tuple[tuple[str, str], ...]:
@@ -320,11 +331,15 @@ def flips(baseline: Baseline, window: int) -> dict[Cell, int]:
     return found
 
 
-def regressions(baseline: Baseline, skipped: Callable[[Cell], bool]) -> tuple[Regression, ...]:
+def regressions(
+    baseline: Baseline, skipped: Callable[[Cell], bool], *, keep: int | None = None
+) -> tuple[Regression, ...]:
     """Cells whose newest measurement fails (not a crash or timeout), not skiplisted, that passed before.
 
     `skipped(cell)` says whether the skiplists list the cell (the caller asks its skiplists, e.g.
-    `lambda cell: skiplists.explain(cell).skipped`).
+    `lambda cell: skiplists.explain(cell).skipped`). `keep` is the history kept per cell
+    (`baseline-history`): a cell holding more kept its last pass beyond it (`fold`), so failures
+    between that pass and the ones kept were dropped, and `bad` may not be the first failure.
     """
     order = chain(baseline)
     rank = {commit: index for index, commit in enumerate(order)}
@@ -341,7 +356,8 @@ def regressions(baseline: Baseline, skipped: Callable[[Cell], bool]) -> tuple[Re
         bad = [m for m in ms[:last_good] if outcome(m.result) is False][-1]
         low, high = rank.get(good.commit, -1), rank.get(bad.commit)
         candidates = tuple(order[low + 1 : high + 1]) if high is not None else ()
-        culprit = _culprit(bad, candidates, runs_segment, asked)
+        cut = keep is not None and len(ms) > keep  # failures after `good` were dropped: `bad` may not be the first
+        culprit = _culprit(bad, candidates, runs_segment, asked) if not cut else None
         found.append(Regression(cell, good, bad, culprit, candidates))
     return tuple(found)
 

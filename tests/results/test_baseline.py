@@ -238,6 +238,24 @@ def test_a_push_running_a_cell_a_shared_push_broke_unseen_is_not_blamed(tmp_path
     assert found.candidates == (sha(3),) and found.culprit == sha(3)
 
 
+def test_a_cell_failing_more_often_than_the_history_keeps_is_still_a_regression(tmp_path):
+    """Passed at push 1, then failed at 12 pushes: with 10 results kept, the last pass must stay, or the
+    regression would vanish and the tracking issue close saying the cell passes again."""
+    parts = [push(tmp_path, 1, [passed()])] + [push(tmp_path, n, [failed()]) for n in range(2, 14)]
+    state = fold(*parts, keep=10)
+    assert len(state.cells[Cell.parse(BERT)]) == 11
+    (regression,) = regressions(state, NEVER, keep=10)
+    assert regression.good.commit == sha(1) and regression.bad.commit == sha(4)
+    # The failures at 2 and 3 were dropped: push 4 ran the cell alone, but is not named; the range is bisected.
+    assert regression.candidates == (sha(2), sha(3), sha(4)) and regression.culprit is None
+    # Folded in any grouping, the same state.
+    assert fold(fold(*parts[:6], keep=10), fold(*parts[6:], keep=10), keep=10) == state
+    assert fold(*reversed(parts), keep=10) == state
+    # Once it passes again, the old pass is no longer kept beyond the 10.
+    fixed = fold(state, push(tmp_path, 14, [passed()]), keep=10)
+    assert len(fixed.cells[Cell.parse(BERT)]) == 10 and regressions(fixed, NEVER) == ()
+
+
 def test_a_sweep_finding_has_candidates_and_no_culprit_until_bisected(tmp_path):
     state = fold(
         sweep(tmp_path, 1, [passed(GPT2)], commit=sha(1)),
