@@ -334,7 +334,8 @@ def flips(baseline: Baseline, window: int) -> dict[Cell, int]:
 def regressions(
     baseline: Baseline, skipped: Callable[[Cell], bool], *, keep: int | None = None
 ) -> tuple[Regression, ...]:
-    """Cells whose newest measurement fails (not a crash or timeout), not skiplisted, that passed before.
+    """Cells whose newest measurement that passes or fails (a crash, a timeout or a skip does neither) fails,
+    not skiplisted, that passed before.
 
     `skipped(cell)` says whether the skiplists list the cell (the caller asks its skiplists, e.g.
     `lambda cell: skiplists.explain(cell).skipped`). `keep` is the history kept per cell
@@ -347,7 +348,10 @@ def regressions(
     asked = frozenset(commit for commit, _ in baseline.due)  # pushes that changed more than they ran
     found = []
     for cell, ms in sorted(baseline.cells.items()):
-        if not ms or outcome(ms[0].result) is not False or skipped(cell):
+        # A crash, a timeout or a skip says nothing about the export: the newest result that does decides,
+        # or a runner running out of memory would close the tracking issue as if the cell passed again.
+        said = next((outcome(m.result) for m in ms if outcome(m.result) is not None), None)
+        if said is not False or skipped(cell):
             continue
         last_good = next((i for i, m in enumerate(ms) if outcome(m.result) is True), None)
         if last_good is None:

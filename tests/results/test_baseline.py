@@ -256,6 +256,15 @@ def test_a_cell_failing_more_often_than_the_history_keeps_is_still_a_regression(
     assert len(fixed.cells[Cell.parse(BERT)]) == 10 and regressions(fixed, NEVER) == ()
 
 
+def test_a_crash_after_a_break_leaves_the_regression_open(tmp_path):
+    """Broken at push 2; the sweep at push 3 crashed (the runner ran out of memory): still broken, not fixed."""
+    crash = Case(BERT, status="error", kind="crash", message="worker crashed")
+    state = fold(push(tmp_path, 1, [passed()]), push(tmp_path, 2, [failed()]), push(tmp_path, 3, [crash]))
+    (regression,) = regressions(state, NEVER)
+    assert (regression.good.commit, regression.bad.commit, regression.culprit) == (sha(1), sha(2), sha(2))
+    assert regressions(fold(state, push(tmp_path, 4, [passed()])), NEVER) == ()
+
+
 def test_a_sweep_finding_has_candidates_and_no_culprit_until_bisected(tmp_path):
     state = fold(
         sweep(tmp_path, 1, [passed(GPT2)], commit=sha(1)),
