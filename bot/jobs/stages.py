@@ -96,7 +96,6 @@ def read_main_baseline(
 
     state = baseline_json.loads(read_text(path, limit=MAX_BYTES), where=str(path))
     base, age = baseline.at(state, merge_base, now=now, stale_days=stale_days)
-    newest = baseline.newest(state)
     told = BaselineAge(
         newest=age.newest,
         behind=age.behind,
@@ -106,7 +105,7 @@ def read_main_baseline(
         merge_base_known=age.merge_base_known,
         flaky_window=flaky_window,
     )
-    history = MainHistory(newest.results, baseline.flips(state, flaky_window), told)
+    history = MainHistory(baseline.newest_said(state), baseline.flips(state, flaky_window), told)
     return replace(base, files=(str(path),)), history
 
 

@@ -278,6 +278,16 @@ def newest(baseline: Baseline) -> ResultSet:
     return ResultSet(results=results, suites=_suites(_newest_commit(baseline.cells.values(), ranks(baseline))))
 
 
+def newest_said(baseline: Baseline) -> dict[Cell, CellResult]:
+    """Each cell's newest result that passes or fails, else its newest: a crash, a timeout or a skip on main
+    after a failure leaves main broken (for "failing on main too")."""
+    return {
+        cell: next((m.result for m in ms if outcome(m.result) is not None), ms[0].result)
+        for cell, ms in baseline.cells.items()
+        if ms
+    }
+
+
 def at(baseline: Baseline, merge_base: str | None, *, now: str, stale_days: float) -> tuple[ResultSet, Age]:
     """Per cell, its newest measurement at or before `merge_base` on the chain, and how old that base is.
 

@@ -204,3 +204,16 @@ def test_a_crash_on_main_does_not_excuse_a_pr_that_breaks_the_cell(judged):
     report, _ = judged(Case(BERT, **FAILED), state=state)
     assert report.category("broken_trunk") == ()
     assert [line.cell for line in report.category("newly_broken")] == [BERT] and report.verdict == "failure"
+
+
+def test_a_crash_on_main_after_a_break_leaves_main_broken(judged):
+    """BERT broke on main at B; main's newest result, at C, is a crash: main is still broken, so a PR
+    failing BERT is failing on main too."""
+    crash = CellResult(Cell.parse(BERT), Status.ERROR, kind="crash", message="worker crashed")
+    history = (
+        Measurement(C, "2026-12-01T00:00:00Z", 8, "push", crash),
+        measured(BERT, B, "failed"),
+        measured(BERT, A, "passed"),
+    )
+    report, _ = judged(Case(BERT, **FAILED), state=Baseline(segments=STATE.segments, cells={Cell.parse(BERT): history}))
+    assert [line.cell for line in report.category("broken_trunk")] == [BERT] and report.verdict != "failure"
