@@ -197,8 +197,8 @@ def _kept(ordered: list[Measurement], keep: int) -> tuple[Measurement, ...]:
     whatever the order of folding (the newest pass of a union is the newest of the parts' own).
     """
     kept = ordered[:keep]
-    if not any(outcome(m.result) for m in kept):
-        kept += [m for m in ordered[keep:] if outcome(m.result)][:1]
+    if not any(said(m) for m in kept):
+        kept += [m for m in ordered[keep:] if said(m)][:1]
     return tuple(kept)
 
 
@@ -224,6 +224,12 @@ def outcome(result: CellResult) -> bool | None:
     if result.status.failing and not result.infrastructure:
         return False
     return None
+
+
+def said(m: Measurement) -> bool | None:
+    """What a measurement says of the export: its outcome, or None when its confirming re-run disagreed
+    (a flip: counted by `flips`, but neither a break nor a pass of main)."""
+    return None if m.flipped else outcome(m.result)
 
 
 def slim(result: CellResult) -> CellResult:
@@ -282,7 +288,7 @@ def newest_said(baseline: Baseline) -> dict[Cell, CellResult]:
     """Each cell's newest result that passes or fails, else its newest: a crash, a timeout or a skip on main
     after a failure leaves main broken (for "failing on main too")."""
     return {
-        cell: next((m.result for m in ms if outcome(m.result) is not None), ms[0].result)
+        cell: next((m.result for m in ms if said(m) is not None), ms[0].result)
         for cell, ms in baseline.cells.items()
         if ms
     }
@@ -360,14 +366,14 @@ def regressions(
     for cell, ms in sorted(baseline.cells.items()):
         # A crash, a timeout or a skip says nothing about the export: the newest result that does decides,
         # or a runner running out of memory would close the tracking issue as if the cell passed again.
-        said = next((outcome(m.result) for m in ms if outcome(m.result) is not None), None)
-        if said is not False or skipped(cell):
+        newest_word = next((said(m) for m in ms if said(m) is not None), None)
+        if newest_word is not False or skipped(cell):
             continue
-        last_good = next((i for i, m in enumerate(ms) if outcome(m.result) is True), None)
+        last_good = next((i for i, m in enumerate(ms) if said(m) is True), None)
         if last_good is None:
             continue
         good = ms[last_good]
-        bad = [m for m in ms[:last_good] if outcome(m.result) is False][-1]
+        bad = [m for m in ms[:last_good] if said(m) is False][-1]
         low, high = rank.get(good.commit, -1), rank.get(bad.commit)
         candidates = tuple(order[low + 1 : high + 1]) if high is not None else ()
         cut = keep is not None and len(ms) > keep  # failures after `good` were dropped: `bad` may not be the first

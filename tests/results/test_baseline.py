@@ -265,6 +265,16 @@ def test_a_crash_after_a_break_leaves_the_regression_open(tmp_path):
     assert regressions(fold(state, push(tmp_path, 4, [passed()])), NEVER) == ()
 
 
+def test_a_failure_its_confirming_rerun_contradicted_is_a_flip_not_a_regression(tmp_path):
+    """Push 2 failed the cell and its re-run passed it: flaky, counted as a flip; no tracking issue blames
+    push 2 (it ran the cell alone), and no bisect runs for it. A confirmed failure later is a regression."""
+    state = fold(push(tmp_path, 1, [passed()]), push(tmp_path, 2, [failed()], rerun=[passed()]))
+    assert flips(state, window=10) == {Cell.parse(BERT): 1}
+    assert regressions(state, NEVER) == ()
+    (regression,) = regressions(fold(state, push(tmp_path, 3, [failed()], rerun=[failed()])), NEVER)
+    assert (regression.good.commit, regression.bad.commit) == (sha(1), sha(3))
+
+
 def test_a_sweep_finding_has_candidates_and_no_culprit_until_bisected(tmp_path):
     state = fold(
         sweep(tmp_path, 1, [passed(GPT2)], commit=sha(1)),
