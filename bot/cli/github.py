@@ -430,7 +430,5 @@ def track(
     from bot.publish.track import TrackInputs, track_job
 
     repository_url = f"{server_url.rstrip('/')}/{obj.repository}" if obj.repository else None
-    given = TrackInputs(
-        state_path, skiplists_dir, report_path, bot_login, repository_url, obj.settings.baseline_history
-    )
+    given = TrackInputs(state_path, skiplists_dir, report_path, bot_login, repository_url)
     _finish(track_job(obj.client(), given))

@@ -74,9 +74,9 @@ def bisect(given: BisectInputs, *, clock: Callable[[], float] = time.monotonic) 
 
     session = _Session(loads(read_text(given.state), where=str(given.state)))
     deadline = clock() + given.max_minutes * 60
-    pending = frozenset(r.cell for r in regressions(session.baseline, skiplists, keep=given.keep) if r.culprit is None)
+    pending = frozenset(r.cell for r in regressions(session.baseline, skiplists) if r.culprit is None)
     while True:
-        spans = bisect_plan.ranges(regressions(session.baseline, skiplists, keep=given.keep), pending)
+        spans = bisect_plan.ranges(regressions(session.baseline, skiplists), pending)
         decided = bisect_plan.plan(
             spans,
             frozenset(session.tried),

@@ -19,7 +19,6 @@ class TrackInputs:
     report: Path | None  # this run's report.json: its failure groups carry culprit lines and hints
     bot_login: str  # the token's user: only issues it opened are the tracking issue
     repository_url: str | None  # links point only into this repository
-    keep: int | None = None  # `baseline-history`: how many results per cell the state keeps
 
 
 def track_job(client: GitHubClient, given: TrackInputs) -> JobOutcome:
@@ -30,7 +29,7 @@ def track_job(client: GitHubClient, given: TrackInputs) -> JobOutcome:
 
     baseline = tracking.loads(read_text(given.state), where=str(given.state))
     lists = load_skiplists(given.skiplists)
-    found = tracking.regressions(baseline, lambda cell: lists.explain(cell).skipped, keep=given.keep)
+    found = tracking.regressions(baseline, lambda cell: lists.explain(cell).skipped)
     groups = _report_groups(given.report)
     causes = tracking.causes_of(found, groups)
     commits = tracking.chain(baseline)

@@ -190,16 +190,25 @@ def fold(*parts: Baseline, keep: int = 10) -> Baseline:
 
 
 def _kept(ordered: list[Measurement], keep: int) -> tuple[Measurement, ...]:
-    """The newest `keep` measurements, and the newest passing one when none of those passes.
+    """The newest `keep` measurements; when none of them passes, also the newest pass and the first
+    failure after it (the two ends of the regression: `regressions`' good and bad).
 
-    Without it a cell failing `keep` times in a row would lose its last pass, and with it the
-    regression: the tracking issue would close saying the cell passes again. Still the same
-    whatever the order of folding (the newest pass of a union is the newest of the parts' own).
+    Without them a cell failing `keep` times in a row would lose its last pass, and with it the
+    regression (the tracking issue would close saying the cell passes again), or its first failure,
+    and with it the culprit a push or a bisect named (it would be bisected again every night).
+    The kept set is a function of the measurements folded, whatever their order; folded in groups,
+    a group whose own last pass is older may have dropped the first failure, which only widens the
+    range (`bad` newer than the first failure, never a wrong culprit by the one-candidate rule).
     """
     kept = ordered[:keep]
-    if not any(said(m) for m in kept):
-        kept += [m for m in ordered[keep:] if said(m)][:1]
-    return tuple(kept)
+    if any(said(m) for m in kept):
+        return tuple(kept)
+    last_pass = next((i for i, m in enumerate(ordered) if said(m)), None)
+    if last_pass is None:
+        return tuple(kept)
+    first_fail = next((i for i in range(last_pass - 1, -1, -1) if said(ordered[i]) is False), None)
+    ends = [i for i in (first_fail, last_pass) if i is not None and i >= keep]
+    return (*kept, *(ordered[i] for i in ends))
 
 
 def _pending(due: Iterable[tuple[str, str]], sweeps, rank: Mapping[str, int]) -> tuple[tuple[str, str], ...]:
@@ -347,16 +356,12 @@ def flips(baseline: Baseline, window: int) -> dict[Cell, int]:
     return found
 
 
-def regressions(
-    baseline: Baseline, skipped: Callable[[Cell], bool], *, keep: int | None = None
-) -> tuple[Regression, ...]:
+def regressions(baseline: Baseline, skipped: Callable[[Cell], bool]) -> tuple[Regression, ...]:
     """Cells whose newest measurement that passes or fails (a crash, a timeout or a skip does neither) fails,
     not skiplisted, that passed before.
 
     `skipped(cell)` says whether the skiplists list the cell (the caller asks its skiplists, e.g.
-    `lambda cell: skiplists.explain(cell).skipped`). `keep` is the history kept per cell
-    (`baseline-history`): a cell holding more kept its last pass beyond it (`fold`), so failures
-    between that pass and the ones kept were dropped, and `bad` may not be the first failure.
+    `lambda cell: skiplists.explain(cell).skipped`).
     """
     order = chain(baseline)
     rank = {commit: index for index, commit in enumerate(order)}
@@ -376,8 +381,7 @@ def regressions(
         bad = [m for m in ms[:last_good] if said(m) is False][-1]
         low, high = rank.get(good.commit, -1), rank.get(bad.commit)
         candidates = tuple(order[low + 1 : high + 1]) if high is not None else ()
-        cut = keep is not None and len(ms) > keep  # failures after `good` were dropped: `bad` may not be the first
-        culprit = _culprit(bad, candidates, runs_segment, asked) if not cut else None
+        culprit = _culprit(bad, candidates, runs_segment, asked)
         found.append(Regression(cell, good, bad, culprit, candidates))
     return tuple(found)
 
