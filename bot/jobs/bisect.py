@@ -97,6 +97,9 @@ def _check(given: BisectInputs) -> None:
         raise BotError("--max-steps and --max-minutes must be 0 or more")
     if not given.repo.is_dir() or not _git(given.repo, "rev-parse", "--git-dir", quiet=True):
         raise BotError(f"--repo {given.repo}: not a git checkout; pass a clone of the repository with main's history")
+    from bot.files import make_parent
+
+    make_parent(given.out)  # an --out that cannot be written is said now, not after an hour of steps
 
 
 def _run_step(given: BisectInputs, session: _Session, step: bisect_plan.Step, seconds: float) -> None:
