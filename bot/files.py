@@ -111,10 +111,28 @@ def write_bytes(path: Path | str, data: bytes) -> None:
 
 def append_text(path: Path | str, text: str) -> None:
     """Append to `path` (made, with its folder, when missing): for files others write to too ($GITHUB_OUTPUT)."""
-    path = Path(path)
-    make_parent(path)
-    with path.open("a", encoding="utf-8") as stream:
+    with open_append(Path(path)) as stream:
         stream.write(text)
+
+
+def open_append(path: Path):
+    """`path` opened for appending text, made when missing; a FIFO nothing reads is refused, never waited on.
+
+    O_NONBLOCK makes opening a FIFO without a reader fail at once (ENXIO) instead of blocking the
+    command for good; a pipe someone reads (`--github-output /dev/stdout | …`) still opens.
+    """
+    make_parent(path)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        if exc.errno != errno.ENXIO:
+            raise
+        raise NotAFile(
+            f"{path}: not a regular file (a FIFO nothing reads, which would block the command); pass a file"
+        ) from None
+    os.set_blocking(fd, True)  # a reader is there: wait for it as any write would
+    return os.fdopen(fd, "a", encoding="utf-8")
 
 
 def write_files(texts: Mapping[Path, str], appends: Mapping[Path, str] | None = None) -> None:
@@ -130,8 +148,7 @@ def write_files(texts: Mapping[Path, str], appends: Mapping[Path, str] | None = 
         for path, text in texts.items():
             staged.append((_stage(Path(path), text.encode("utf-8")), Path(path)))
         for path in appends or {}:
-            make_parent(Path(path))
-            handles.append(Path(path).open("a", encoding="utf-8"))
+            handles.append(open_append(Path(path)))
     except BaseException:
         for handle in handles:
             handle.close()

@@ -202,8 +202,9 @@ _NOT_RUN = frozenset((Status.SKIPPED, Status.NOT_BUILDABLE))
 
 
 def _failing_on_main(newest: CellResult | None) -> bool:
-    """Main's newest result of the cell fails where the head runs it (a probe of a skiplisted cell does not count)."""
-    return newest is not None and newest.status in _FAILING and not newest.probe
+    """Main's newest result of the cell fails where the head runs it (a probe of a skiplisted cell does not count,
+    nor a crash or a timeout: they say nothing about the export, and would excuse any break of the cell)."""
+    return newest is not None and newest.status in _FAILING and not newest.probe and not newest.infrastructure
 
 
 def _category(result: CellResult, before: CellResult | None) -> str | None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shlex
 import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from bot.results.baseline import fold, measured, regressions
 from bot.results.baseline_json import dumps, loads
 
 log = logging.getLogger(__name__)
+_SHA = re.compile(r"[0-9a-f]{40}")
 STEP_SLACK = 60.0  # seconds a step may need beyond its cells (imports, the checkout) before it is cut
 
 
@@ -61,6 +63,9 @@ def bisect(given: BisectInputs, *, clock: Callable[[], float] = time.monotonic) 
     from bot.skiplist.model import load_skiplists
 
     _check(given)
+    # Absolute: git runs in --repo (`-C`) and the step in the checkout, and a relative `-w…` would
+    # otherwise resolve against each differently, or read as an option.
+    given = replace(given, work=given.work.resolve())
     given.work.mkdir(parents=True, exist_ok=True)
     lists = load_skiplists(given.skiplists)
 
@@ -92,6 +97,9 @@ def _check(given: BisectInputs) -> None:
         raise BotError("--max-steps and --max-minutes must be 0 or more")
     if not given.repo.is_dir() or not _git(given.repo, "rev-parse", "--git-dir", quiet=True):
         raise BotError(f"--repo {given.repo}: not a git checkout; pass a clone of the repository with main's history")
+    from bot.files import make_parent
+
+    make_parent(given.out)  # an --out that cannot be written is said now, not after an hour of steps
 
 
 def _run_step(given: BisectInputs, session: _Session, step: bisect_plan.Step, seconds: float) -> None:
@@ -100,18 +108,21 @@ def _run_step(given: BisectInputs, session: _Session, step: bisect_plan.Step, se
 
     session.steps += 1
     session.tried.update((step.commit, cell) for cell in step.cells)
+    if not _SHA.fullmatch(step.commit):  # the state's reader checks every SHA: this is the last guard before git
+        log.warning("bisect step %d: %r is not a commit SHA: no result", session.steps, step.commit[:60])
+        return
     folder = given.work / f"step-{session.steps}-{step.commit[:12]}"
     junit = given.work / f"step-{session.steps}.xml"
     started = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     log.warning("bisect step %d: %d cells at %s", session.steps, len(step.cells), step.commit[:12])
     shutil.rmtree(folder, ignore_errors=True)  # left by an earlier bisect given the same --work
     _git(given.repo, "worktree", "prune")
-    added = _git(given.repo, "worktree", "add", "--detach", "--force", str(folder), step.commit)
+    added = _git(given.repo, "worktree", "add", "--detach", "--force", "--end-of-options", str(folder), step.commit)
     try:
         ran = added and _run_cells(folder, step, junit, given.run_args, seconds)
     finally:
         if added:
-            _git(given.repo, "worktree", "remove", "--force", str(folder))
+            _git(given.repo, "worktree", "remove", "--force", "--end-of-options", str(folder))
     if not ran:
         return
     results = read_results([junit])
@@ -126,8 +137,9 @@ def _run_step(given: BisectInputs, session: _Session, step: bisect_plan.Step, se
 
 def _run_cells(folder: Path, step: bisect_plan.Step, junit: Path, run_args: tuple[str, ...], seconds: float) -> bool:
     """`export-bot run --cells … --probe` in the checkout, its transformers first on the path; False: no JUnit."""
-    command = [sys.executable, "-m", "bot", "run", "--cells", ",".join(c.id for c in step.cells), "--probe"]
-    command += ["--junit", str(junit.resolve()), *run_args]
+    # `--opt=value`: a value never reads as an option, whatever it starts with.
+    command = [sys.executable, "-m", "bot", "run", f"--cells={','.join(c.id for c in step.cells)}", "--probe"]
+    command += [f"--junit={junit.resolve()}", *run_args]
     # The checkout's own transformers (its src/), then this bot, whatever the runner has installed.
     paths = [str(folder.resolve() / "src"), str(Path(bot.__file__).resolve().parents[1])]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([*paths, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))

@@ -26,7 +26,9 @@ def read_junit(paths: Sequence[Path], expect_shards: int | None = None) -> Resul
     from bot.results.baseline_json import STATE_FILE, read_state
 
     paths = list(paths)
-    if paths and all(Path(p).is_dir() and (Path(p) / STATE_FILE).is_file() for p in paths):
+    # exists(), not is_file(): a baseline.json that is a FIFO or a folder is refused by the reader,
+    # never passed over for "no base" (which would judge every cell as new).
+    if paths and all(Path(p).is_dir() and _present(Path(p) / STATE_FILE) for p in paths):
         return newest(fold(*(read_state(Path(p) / STATE_FILE) for p in paths)))
     return read_results(paths, expect_shards=expect_shards)
 
@@ -38,7 +40,7 @@ def read_durations(path: Path) -> dict[str, float]:
     from bot.run.shard import read_durations as junit_durations
 
     path = Path(path)
-    if path.is_dir() and (path / STATE_FILE).is_file():
+    if path.is_dir() and _present(path / STATE_FILE):
         return durations(read_state(path / STATE_FILE))
     if not path.is_dir() and path.suffix == ".json":
         return durations(read_state(path))
@@ -67,9 +69,7 @@ BASELINE_FILE = "baseline.json"  # main's per-commit baseline in a base folder (
 def baseline_file(paths: Sequence[Path]) -> Path | None:
     """The baseline.json among the base paths (a folder holding one, or the file itself); None: JUnit only."""
     found = [
-        p / BASELINE_FILE if p.is_dir() else p
-        for p in paths
-        if (p / BASELINE_FILE).is_file() or p.name == BASELINE_FILE
+        p / BASELINE_FILE if p.is_dir() else p for p in paths if _present(p / BASELINE_FILE) or p.name == BASELINE_FILE
     ]
     if not found:
         return None
@@ -78,6 +78,11 @@ def baseline_file(paths: Sequence[Path]) -> Path | None:
             f"--base: {found[0]} is main's per-commit baseline; pass it alone, not beside other base results"
         )
     return found[0]
+
+
+def _present(path: Path) -> bool:
+    """Something is at `path` (a dangling link too): the reader then says what is wrong with it."""
+    return path.exists() or path.is_symlink()
 
 
 def read_main_baseline(
@@ -91,7 +96,6 @@ def read_main_baseline(
 
     state = baseline_json.loads(read_text(path, limit=MAX_BYTES), where=str(path))
     base, age = baseline.at(state, merge_base, now=now, stale_days=stale_days)
-    newest = baseline.newest(state)
     told = BaselineAge(
         newest=age.newest,
         behind=age.behind,
@@ -101,7 +105,7 @@ def read_main_baseline(
         merge_base_known=age.merge_base_known,
         flaky_window=flaky_window,
     )
-    history = MainHistory(newest.results, baseline.flips(state, flaky_window), told)
+    history = MainHistory(baseline.newest_said(state), baseline.flips(state, flaky_window), told)
     return replace(base, files=(str(path),)), history
 
 

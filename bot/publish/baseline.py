@@ -58,6 +58,7 @@ def fetch_artifacts(
     scan: int = 60,
     caps: Caps = Caps(),
     skip_oversized: bool = False,
+    events: frozenset[str] | None = None,
 ) -> list[Fetched]:
     """Artifact `name` of the newest `limit` runs of `workflow` that `accept` takes and that have it, newest first.
 
@@ -66,9 +67,11 @@ def fetch_artifacts(
     artifact expired or was never uploaded (a failed sweep) are passed over; at most `scan` runs
     are looked at, so a flood of other runs ends the search instead of hanging it. An artifact over
     the cap is an error, or with `skip_oversized` (a PR's runs) passed over like a missing one.
+    `events` lists only runs of those events (see `list_runs`).
     """
     found = []
-    for run in client.workflow_runs(workflow, branch=branch, head_sha=head_sha, status=status, limit=limit + scan):
+    listed = list_runs(client, workflow, events, branch=branch, head_sha=head_sha, status=status, limit=limit + scan)
+    for run in listed:
         if not accept(run):
             log.info("run %s of %s (%s from %s) is not one to read here", run.id, workflow, run.event, run.head_repo)
             continue
@@ -86,6 +89,23 @@ def fetch_artifacts(
         if len(found) >= limit:
             break
     return found
+
+
+def list_runs(client: GitHubClient, workflow: str, events: frozenset[str] | None, *, limit: int, **filters) -> list:
+    """The newest `limit` runs of `workflow`, of `events` only when given (one listing per event, merged).
+
+    A fork can start runs of any workflow file (its PR may edit it to run on `pull_request`), on a
+    branch it names `main`: listed by branch alone, a flood of those would fill the scan window and
+    push main's own runs out of it. Listed by the events only this repository can start, it cannot.
+    """
+    if events is None:
+        return client.workflow_runs(workflow, limit=limit, **filters)
+    runs = {
+        run.id: run
+        for event in sorted(events)
+        for run in client.workflow_runs(workflow, event=event, limit=limit, **filters)
+    }
+    return [runs[i] for i in sorted(runs, reverse=True)][:limit]
 
 
 def _open(data: bytes) -> zipfile.ZipFile:
@@ -214,12 +234,12 @@ def download_baseline(
     status: a later job can fail the run, and a measurement is uploaded before the run's merge job,
     which GitHub may cancel while it is pending (docs/github.md).
     """
-    from bot.publish.trust import is_sweep
+    from bot.publish.trust import SWEEP_EVENTS, is_sweep
     from bot.results.baseline import fold
     from bot.results.baseline_json import STATE_FILE, write_state
 
     states, measurements = [], []
-    for run in client.workflow_runs(workflow, branch=branch, status=None, limit=scan):
+    for run in list_runs(client, workflow, SWEEP_EVENTS, branch=branch, status=None, limit=scan):
         if not is_sweep(run, client.repository, branch):
             log.info("run %s of %s (%s from %s) is not one to read here", run.id, workflow, run.event, run.head_repo)
             continue
@@ -291,7 +311,26 @@ def _read_measurement(client: GitHubClient, run: WorkflowRun, artifact: Artifact
             "run %s: its %s speaks for run(s) %s; passed over", run.id, MEASUREMENT_FILE, sorted(others - {run.id})
         )
         return None
+    elsewhere = sorted(_claimed_commits(part) - {run.head_sha})
+    if elsewhere:
+        # A push or sweep measures the commit GitHub says it ran: results placed at another commit would
+        # stand at a merge base they were never measured at, or say who broke main.
+        log.warning(
+            "run %s: its %s places results at %s, not at the run's commit %s; passed over",
+            run.id,
+            MEASUREMENT_FILE,
+            elsewhere[0][:12],
+            (run.head_sha or "none")[:12],
+        )
+        return None
     return part
+
+
+def _claimed_commits(part: Baseline) -> set[str]:
+    """The commits a measurement says its run measured (a bisect step's are older main commits, on purpose)."""
+    measured_at = {m.commit for ms in part.cells.values() for m in ms if m.source != "bisect"}
+    tips = {s.commits[-1] for s in part.segments}
+    return measured_at | tips | {c for c, _ in part.full_sweeps} | {c for c, _ in part.due}
 
 
 def _text(raw: bytes, run: WorkflowRun, member: str) -> str:

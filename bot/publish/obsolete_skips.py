@@ -157,7 +157,7 @@ def history_json(
     night) must not drop that night's probes.
     """
     from bot.publish.baseline import ArtifactError, Caps, fetch_artifacts, read_json_member
-    from bot.publish.trust import is_sweep
+    from bot.publish.trust import SWEEP_EVENTS, is_sweep
 
     caps = caps or Caps()
     reports = []
@@ -170,6 +170,7 @@ def history_json(
         status=None,
         limit=count,
         caps=caps,
+        events=SWEEP_EVENTS,
     )
     for fetched in fetched_runs:
         try:

@@ -64,9 +64,13 @@ def _report_groups(path: Path | None) -> tuple:
 
 
 def _pull_of(client: GitHubClient, sha: str) -> PullRequest | None:
-    """The PR that brought `sha` to main: a merged one first (a commit can be in several)."""
-    pulls = client.commit_pulls(sha)
-    return next((p for p in pulls if p.merged), pulls[0] if pulls else None)
+    """The PR that brought `sha` to main: a merged one, or none.
+
+    GitHub lists open PRs that hold a commit beside the one that merged it, and only open ones
+    for a commit pushed to main directly: anyone can open a PR holding main's commit, so an
+    open PR is never named (its title would speak in the issue, and it would take the blame).
+    """
+    return next((p for p in client.commit_pulls(sha) if p.merged), None)
 
 
 def _act(client: GitHubClient, plan, body: str | None, bot_login: str, closing: str) -> tuple[int | None, str]:

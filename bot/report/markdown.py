@@ -237,6 +237,12 @@ def baseline_line(report: Report) -> str | None:
             if age.merge_base:
                 why = f"the merge base {code(age.merge_base[:7])} is not in the baseline's history"
             text += f", main's newest results ({why})"
+        elif age.behind is None:
+            # Results at commits the chain does not hold (replaced by a force-push, or a gap) count as
+            # older than every chain commit: how far behind they are is unknown, never "at".
+            text += (
+                f", a commit not in main's recorded history, behind the merge base {code((age.merge_base or '')[:7])}"
+            )
         elif age.behind:
             text += f", {n(age.behind, 'commit')} behind the merge base {code((age.merge_base or '')[:7])}"
         else:

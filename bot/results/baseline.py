@@ -177,9 +177,7 @@ def fold(*parts: Baseline, keep: int = 10) -> Baseline:
                 held = slot.get((m.commit, m.run_id))
                 if held is None or key(m) > key(held):
                     slot[(m.commit, m.run_id)] = m
-    cells = {
-        cell: tuple(sorted(slot.values(), key=key, reverse=True)[:keep]) for cell, slot in sorted(gathered.items())
-    }
+    cells = {cell: _kept(sorted(slot.values(), key=key, reverse=True), keep) for cell, slot in sorted(gathered.items())}
     sweeps = sorted({s for part in parts for s in part.full_sweeps}, key=lambda s: (s[1], s[0]), reverse=True)
     due = _pending({d for part in parts for d in part.due}, sweeps, rank)
     return Baseline(
@@ -189,6 +187,28 @@ def fold(*parts: Baseline, keep: int = 10) -> Baseline:
         due=due,
         runs=frozenset(run for part in parts for run in part.runs),
     )
+
+
+def _kept(ordered: list[Measurement], keep: int) -> tuple[Measurement, ...]:
+    """The newest `keep` measurements; when none of them passes, also the newest pass and the first
+    failure after it (the two ends of the regression: `regressions`' good and bad).
+
+    Without them a cell failing `keep` times in a row would lose its last pass, and with it the
+    regression (the tracking issue would close saying the cell passes again), or its first failure,
+    and with it the culprit a push or a bisect named (it would be bisected again every night).
+    The kept set is a function of the measurements folded, whatever their order; folded in groups,
+    a group whose own last pass is older may have dropped the first failure, which only widens the
+    range (`bad` newer than the first failure, never a wrong culprit by the one-candidate rule).
+    """
+    kept = ordered[:keep]
+    if any(said(m) for m in kept):
+        return tuple(kept)
+    last_pass = next((i for i, m in enumerate(ordered) if said(m)), None)
+    if last_pass is None:
+        return tuple(kept)
+    first_fail = next((i for i in range(last_pass - 1, -1, -1) if said(ordered[i]) is False), None)
+    ends = [i for i in (first_fail, last_pass) if i is not None and i >= keep]
+    return (*kept, *(ordered[i] for i in ends))
 
 
 def _pending(due: Iterable[tuple[str, str]], sweeps, rank: Mapping[str, int]) -> tuple[tuple[str, str], ...]:
@@ -213,6 +233,12 @@ def outcome(result: CellResult) -> bool | None:
     if result.status.failing and not result.infrastructure:
         return False
     return None
+
+
+def said(m: Measurement) -> bool | None:
+    """What a measurement says of the export: its outcome, or None when its confirming re-run disagreed
+    (a flip: counted by `flips`, but neither a break nor a pass of main)."""
+    return None if m.flipped else outcome(m.result)
 
 
 def slim(result: CellResult) -> CellResult:
@@ -265,6 +291,16 @@ def newest(baseline: Baseline) -> ResultSet:
     """Each cell's newest result on main."""
     results = {cell: ms[0].result for cell, ms in baseline.cells.items() if ms}
     return ResultSet(results=results, suites=_suites(_newest_commit(baseline.cells.values(), ranks(baseline))))
+
+
+def newest_said(baseline: Baseline) -> dict[Cell, CellResult]:
+    """Each cell's newest result that passes or fails, else its newest: a crash, a timeout or a skip on main
+    after a failure leaves main broken (for "failing on main too")."""
+    return {
+        cell: next((m.result for m in ms if said(m) is not None), ms[0].result)
+        for cell, ms in baseline.cells.items()
+        if ms
+    }
 
 
 def at(baseline: Baseline, merge_base: str | None, *, now: str, stale_days: float) -> tuple[ResultSet, Age]:
@@ -321,7 +357,8 @@ def flips(baseline: Baseline, window: int) -> dict[Cell, int]:
 
 
 def regressions(baseline: Baseline, skipped: Callable[[Cell], bool]) -> tuple[Regression, ...]:
-    """Cells whose newest measurement fails (not a crash or timeout), not skiplisted, that passed before.
+    """Cells whose newest measurement that passes or fails (a crash, a timeout or a skip does neither) fails,
+    not skiplisted, that passed before.
 
     `skipped(cell)` says whether the skiplists list the cell (the caller asks its skiplists, e.g.
     `lambda cell: skiplists.explain(cell).skipped`).
@@ -329,30 +366,41 @@ def regressions(baseline: Baseline, skipped: Callable[[Cell], bool]) -> tuple[Re
     order = chain(baseline)
     rank = {commit: index for index, commit in enumerate(order)}
     runs_segment = {s.run_id: s for s in baseline.segments if s.run_id}
+    asked = frozenset(commit for commit, _ in baseline.due)  # pushes that changed more than they ran
     found = []
     for cell, ms in sorted(baseline.cells.items()):
-        # A newest failure whose confirming re-run passed is a flake (counted by `flips`), not a break.
-        if not ms or ms[0].flipped or outcome(ms[0].result) is not False or skipped(cell):
+        # A crash, a timeout or a skip says nothing about the export: the newest result that does decides,
+        # or a runner running out of memory would close the tracking issue as if the cell passed again.
+        newest_word = next((said(m) for m in ms if said(m) is not None), None)
+        if newest_word is not False or skipped(cell):
             continue
-        last_good = next((i for i, m in enumerate(ms) if outcome(m.result) is True), None)
+        last_good = next((i for i, m in enumerate(ms) if said(m) is True), None)
         if last_good is None:
             continue
         good = ms[last_good]
-        bad = [m for m in ms[:last_good] if outcome(m.result) is False][-1]
+        bad = [m for m in ms[:last_good] if said(m) is False][-1]
         low, high = rank.get(good.commit, -1), rank.get(bad.commit)
         candidates = tuple(order[low + 1 : high + 1]) if high is not None else ()
-        found.append(Regression(cell, good, bad, _culprit(bad, candidates, runs_segment), candidates))
+        culprit = _culprit(bad, candidates, runs_segment, asked)
+        found.append(Regression(cell, good, bad, culprit, candidates))
     return tuple(found)
 
 
-def _culprit(bad: Measurement, candidates: tuple[str, ...], runs_segment: Mapping[int, Segment]) -> str | None:
+def _culprit(
+    bad: Measurement, candidates: tuple[str, ...], runs_segment: Mapping[int, Segment], asked: frozenset[str]
+) -> str | None:
     """The commit that broke a cell, when no bisect is needed: the only candidate, or the push that
-    ran the cell and pushed that one commit alone (docs/baseline.md, "Regressions and culprits")."""
+    ran the cell and pushed that one commit alone (docs/baseline.md, "Regressions and culprits").
+
+    The push is named only when no earlier candidate asked for a full sweep still pending: such a
+    push (a shared path, the skiplists, the toolchain) may break cells its selection did not run,
+    and the next push that runs them would otherwise take the blame.
+    """
     if candidates == (bad.commit,):
         return bad.commit
     segment = runs_segment.get(bad.run_id)
     if bad.source == "push" and segment is not None and segment.commits == (bad.commit,):
-        return bad.commit
+        return None if asked.intersection(candidates[:-1]) else bad.commit
     return None
 
 

@@ -23,6 +23,7 @@ from bot.files import read_text
 EXPORT_MODULE = Path("tests") / "exporters" / "test_export.py"
 WALK_FUNCTION = "_export_scopes"
 _MAX_STEPS = 20_000  # statements and expressions per evaluation: a walk is a dozen lines
+_MAX_SIZE = 10_000  # characters of a string, items of a list: a walk's scopes are a few short names
 _MAX_FLAGS = 6  # boolean parameters enumerated for the vocabulary (2**6 walks per backend)
 
 
@@ -219,6 +220,13 @@ _COMPARE = {
 }
 
 
+def _bounded(node: ast.AST, value: object) -> object:
+    """`value`, unless it grew past what a walk holds: `s += s` forty times would exhaust the memory."""
+    if isinstance(value, (str, list, tuple)) and len(value) > _MAX_SIZE:
+        raise _Unsupported(node, f"a value of more than {_MAX_SIZE:,} items")
+    return value
+
+
 class _Interpreter:
     """Evaluates the statements and expressions a scope walk is made of; anything else is `_Unsupported`."""
 
@@ -253,7 +261,8 @@ class _Interpreter:
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             self.env[node.targets[0].id] = self.expr(node.value)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
-            self.env[node.target.id] = self._name(node.target) + self.expr(node.value)  # type: ignore[operator]
+            total = self._name(node.target) + self.expr(node.value)  # type: ignore[operator]
+            self.env[node.target.id] = _bounded(node, total)
         elif isinstance(node, ast.If):
             self.block(node.body if self.expr(node.test) else node.orelse)
         elif isinstance(node, ast.For) and isinstance(node.target, ast.Name) and not node.orelse:
@@ -272,6 +281,7 @@ class _Interpreter:
             raise _Unsupported(call, f"`.{func.attr}(...)`")
         value = self.expr(call.args[0])
         target.append(value) if func.attr == "append" else target.extend(self._checked_iterable(call, value))
+        _bounded(call, target)
 
     def _name(self, node: ast.Name) -> object:
         if node.id not in self.env:
@@ -293,7 +303,7 @@ class _Interpreter:
         if isinstance(node, ast.Name):
             return self._name(node)
         if isinstance(node, ast.JoinedStr):
-            return "".join(self._formatted(value) for value in node.values)
+            return _bounded(node, "".join(self._formatted(value) for value in node.values))
         if isinstance(node, (ast.List, ast.Tuple)):
             items = [self.expr(e) for e in node.elts]
             return items if isinstance(node, ast.List) else tuple(items)
@@ -308,7 +318,7 @@ class _Interpreter:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.expr(node.left), self.expr(node.right)
             if type(left) is type(right) and isinstance(left, (str, list, tuple)):
-                return left + right  # type: ignore[operator]
+                return _bounded(node, left + right)  # type: ignore[operator]
         if isinstance(node, ast.ListComp) and len(node.generators) == 1:
             return self._comprehension(node)
         raise _Unsupported(node, f"a `{type(node).__name__}` expression")

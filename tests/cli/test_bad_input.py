@@ -18,6 +18,9 @@ from tests.conftest import ROOT, SKIPLISTS
 from tests.results.factory import Case, junit
 
 CELL = "BertModel::test_onnx_export_static"
+SHA = "a" * 40
+# GitHub commands refuse their input before any request: the API address is one nothing answers at.
+GITHUB = ("github", "--repo", "o/r", "--token", "t", "--api-url", "http://127.0.0.1:9")
 TIMEOUT = 120  # seconds: far above any of these commands' real time, far below a hung job's
 
 
@@ -70,19 +73,38 @@ FIFO_CASES = [
     ("skiplist", "import", "{fifo}"),
     ("site", "--reports", "{fifo}", "--out", "{tmp}/site"),
     ("zoo", "coverage", "--classes", "BertModel", "--results", "{fifo}"),
+    # Main's baseline: every command that reads a state, a JUnit or a report beside it.
+    ("baseline", "merge", "--state", "{fifo}", "--out", "{tmp}/state.json"),
+    ("baseline", "merge", "--state", "{state}", "--junit", "{fifo}", "--commit", SHA, "--out", "{tmp}/state.json"),
+    ("baseline", "merge", "--junit", "{head}", "--rerun", "{fifo}", "--commit", SHA, "--out", "{tmp}/state.json"),
+    ("baseline", "show", "--state", "{fifo}"),
+    ("baseline", "due", "--state", "{fifo}"),
+    ("bisect", "--repo", str(ROOT), "--state", "{fifo}", "--skiplists", str(SKIPLISTS), "--out", "{tmp}/b.json"),
+    (*GITHUB, "track", "--state", "{fifo}", "--skiplists", str(SKIPLISTS)),
+    (*GITHUB, "track", "--state", "{state}", "--skiplists", str(SKIPLISTS), "--report", "{fifo}"),
+    ("report", "--head", "{head}", "--base", "{fifo}", "--merge-base", SHA, "--out", "{tmp}/out"),
+    # A base folder whose baseline.json is a FIFO: refused, never read as "no base" (every cell new).
+    ("report", "--head", "{head}", "--base", "{fifo_base}", "--merge-base", SHA, "--out", "{tmp}/out"),
 ]
 
 
 @pytest.mark.parametrize("args", FIFO_CASES, ids=[" ".join(a) for a in FIFO_CASES])
 def test_a_fifo_as_an_input_file_is_refused_at_once(files, tmp_path, args):
     fifo, head, report = files
-    values = dict(fifo=fifo, head=head, report=report, tmp=tmp_path)
+    state = tmp_path / "main" / "baseline.json"
+    one = bot("baseline", "merge", "--junit", head, "--commit", SHA, "--source", "sweep", "--out", state)
+    assert one.returncode == 0, one.stderr
+    fifo_base = tmp_path / "fifo-base"
+    fifo_base.mkdir()
+    os.mkfifo(fifo_base / "baseline.json")
+    values = dict(fifo=fifo, head=head, report=report, tmp=tmp_path, state=state, fifo_base=fifo_base)
     before = set(tmp_path.rglob("*"))
     skiplists = ("--skiplists", SKIPLISTS) if args[0] in ("diff", "report", "propose", "run", "check") else ()
     line = one_error(bot(*(a.format(**values) for a in args), *skiplists))
     # The site looks for report.json files and folders: a FIFO is neither, and it says so.
     expected = "no such file or folder" if args[0] == "site" else "not a regular file (a FIFO, which would block"
-    assert f"{fifo}" in line and expected in line, line
+    named = fifo_base / "baseline.json" if "{fifo_base}" in args else fifo
+    assert f"{named}" in line and expected in line, line
     assert set(tmp_path.rglob("*")) - before <= {tmp_path / "out"}, "a refused command wrote files"
 
 
@@ -98,6 +120,89 @@ def test_a_fifo_as_an_input_file_is_refused_at_once(files, tmp_path, args):
 def test_dev_zero_is_refused_without_reading_it(tmp_path, args):
     line = one_error(bot(*(a.format(tmp=tmp_path) for a in args)))
     assert "/dev/zero" in line and "not a regular file (a device)" in line
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("baseline", "due", "--state", "{tmp}/none.json", "--github-output", "{fifo}"),
+        ("select", "--base", "HEAD", "--head", "HEAD", "--github-output", "{fifo}"),
+        (*GITHUB, "merge-base", "--base", "main", "--head", SHA, "--github-output", "{fifo}"),
+    ],
+    ids=["baseline due", "select", "github merge-base"],
+)
+def test_a_fifo_as_the_github_output_is_refused_not_waited_on(tmp_path, args):
+    """$GITHUB_OUTPUT is appended to: a FIFO nothing reads would block the open forever."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    line = one_error(bot(*(a.format(tmp=tmp_path, fifo=fifo) for a in args)))
+    if args[0] != "github":  # merge-base asks GitHub first, which nothing answers here
+        assert f"{fifo}: not a regular file (a FIFO nothing reads" in line, line
+
+
+def test_a_pipe_someone_reads_is_still_a_github_output(tmp_path):
+    result = subprocess.run(
+        f"{sys.executable} -m bot baseline due --state {tmp_path}/none.json --github-output /dev/stdout | cat",
+        shell=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert "sweep=true" in result.stdout, result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("baseline", "show", "--state", "{deep}"),
+        ("baseline", "due", "--state", "{deep}"),
+        ("baseline", "merge", "--state", "{deep}", "--out", "{tmp}/out.json"),
+        ("bisect", "--repo", str(ROOT), "--state", "{deep}", "--skiplists", str(SKIPLISTS), "--out", "{tmp}/out.json"),
+        (*GITHUB, "track", "--state", "{deep}", "--skiplists", str(SKIPLISTS)),
+        ("report", "--head", "{deep_head}", "--base", "{deep_base}", "--merge-base", SHA, "--out", "{tmp}/out"),
+    ],
+    ids=["show", "due", "merge", "bisect", "track", "report --merge-base"],
+)
+def test_a_deeply_nested_baseline_is_one_line(tmp_path, args):
+    deep = tmp_path / "deep" / "baseline.json"
+    deep.parent.mkdir()
+    deep.write_text('{"format": "export-bot-baseline", "version": 2, "cells": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    head = tmp_path / "head.xml"
+    head.write_text(junit([Case(CELL)]), encoding="utf-8")
+    values = dict(deep=deep, deep_base=deep.parent, deep_head=head, tmp=tmp_path)
+    skiplists = ("--skiplists", SKIPLISTS) if args[0] == "report" else ()
+    line = one_error(bot(*(a.format(**values) for a in args), *skiplists))
+    assert f"{deep}: JSON nested deeper than the parser follows" in line, line
+    assert not list(tmp_path.glob("out*"))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("baseline", "show", "--state", "/dev/zero"),
+        ("baseline", "merge", "--state", "/dev/zero", "--out", "{tmp}/out.json"),
+        ("bisect", "--repo", str(ROOT), "--state", "/dev/zero", "--skiplists", str(SKIPLISTS), "--out", "{tmp}/o.json"),
+        (*GITHUB, "track", "--state", "/dev/zero", "--skiplists", str(SKIPLISTS)),
+    ],
+    ids=["show", "merge", "bisect", "track"],
+)
+def test_dev_zero_as_a_baseline_is_refused_without_reading_it(tmp_path, args):
+    line = one_error(bot(*(a.format(tmp=tmp_path) for a in args)))
+    assert "/dev/zero" in line and "not a regular file (a device)" in line
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_folder_as_the_base_folders_baseline_is_refused(tmp_path):
+    """A base folder's baseline.json that is a folder is an error, not "no base" (a verdict on no base)."""
+    head = tmp_path / "head.xml"
+    head.write_text(junit([Case(CELL)]), encoding="utf-8")
+    (tmp_path / "base" / "baseline.json").mkdir(parents=True)
+    out = tmp_path / "out"
+    line = one_error(bot("report", "--head", head, "--base", tmp_path / "base", "--out", out, "--skiplists", SKIPLISTS))
+    assert "baseline.json: Is a directory" in line, line
+    assert not out.exists()
 
 
 def test_a_deeply_nested_literal_in_skiplist_import_is_one_line(tmp_path):

@@ -136,6 +136,43 @@ def test_a_forks_run_on_a_branch_it_named_main_and_a_measurement_speaking_for_an
     assert state.runs == {own}
 
 
+def test_a_measurement_placing_results_at_another_commit_than_its_run_s_is_passed_over(fake, gh, tmp_path):
+    """A run on main GitHub says ran sha(2) uploads results "at" sha(1), main's merge base for PRs: they would
+    judge those PRs and, failing, name sha(1) the culprit. Only the run's own commit is taken."""
+    first = push_run(fake, sha(1))
+    fake.add_artifact(
+        first,
+        "export-measurement",
+        zipped(
+            {"measurement.json": dumps(measurement(tmp_path, [Case(BERT)], commit=sha(1), parent=None, run_id=first))}
+        ),
+    )
+    second = push_run(fake, sha(2))
+    broken = [Case(BERT, status="failed", stage="export", message="x")]
+    placed = measurement(tmp_path, broken, commit=sha(1), parent=None, run_id=second, time="2026-12-02T00:00:00Z")
+    fake.add_artifact(second, "export-measurement", zipped({"measurement.json": dumps(placed)}))
+    result = gh("baseline", "--out", str(tmp_path / "base"))
+    assert result.exit_code == 0, result.output
+    state = read_state(tmp_path / "base" / "baseline.json")
+    assert [(m.run_id, m.result.status.value) for ms in state.cells.values() for m in ms] == [(first, "passed")]
+    assert state.runs == {first}
+
+
+def test_a_flood_of_fork_runs_on_a_branch_named_main_does_not_push_main_s_state_out_of_the_scan(fake, gh, tmp_path):
+    """A fork's PR edits export-baseline.yml to run on `pull_request` from its branch `main`, 70 times:
+    listed by branch alone they would fill the 60-run window and main's state would be "none yet"."""
+    own = push_run(fake, sha(1))
+    good = fold(measurement(tmp_path, [Case(BERT)], commit=sha(1), parent=None, run_id=own))
+    fake.add_artifact(own, "export-baseline", zipped({"baseline.json": dumps(good)}))
+    for _ in range(70):
+        fork = push_run(fake, sha(2), event="pull_request", head_repo="mallory/transformers")
+        fake.add_artifact(fork, "export-baseline", zipped({"junk.txt": "x"}))
+    result = gh("baseline", "--out", str(tmp_path / "base"))
+    assert result.exit_code == 0, result.output
+    assert outputs(gh.output)["found"] == "true"
+    assert read_state(tmp_path / "base" / "baseline.json").runs == {own}
+
+
 def test_a_state_of_a_newer_version_is_refused_with_what_to_do(fake, gh, tmp_path):
     run = push_run(fake, sha(1))
     newer = json.dumps({"format": "export-bot-baseline", "version": 3, "cells": {}})

@@ -35,3 +35,23 @@ def test_earlier_sweeps_oldest_first_without_this_run(fake, gh, tmp_path):
     assert got == [shas[2], shas[3]]  # the newest two sweeps that uploaded the artifact, oldest first
     # The dashboard reads them in that order (they carry no `created`).
     assert [run.report.head_sha for run in ordered(load_runs([out]))] == got
+
+
+def test_a_flood_of_fork_runs_named_main_leaves_the_history_to_main_s_sweeps(fake, gh, tmp_path):
+    main = fake.state.refs["heads/main"]
+    sweep = make_report(head_sha="1" * 40, cells=[(CELL, "passed", False)])
+    fake.add_run("export-baseline.yml", head_sha=main, artifacts={"export-baseline": report_zip(sweep)})
+    for _ in range(70):
+        forged = make_report(head_sha="f" * 40, cells=[(CELL, "failed", False)])
+        fake.add_run(
+            "export-baseline.yml",
+            head_sha="f" * 40,
+            event="pull_request",
+            head_repo="mallory/transformers",
+            artifacts={"export-baseline": report_zip(forged)},
+        )
+    out = tmp_path / "history"
+    result = gh("reports", "--count", "2", "--out", str(out), env={"GITHUB_RUN_ID": "1"})
+    assert result.exit_code == 0, result.output
+    got = [json.loads((p / "report.json").read_text(encoding="utf-8"))["head_sha"] for p in sorted(out.iterdir())]
+    assert got == ["1" * 40]

@@ -94,6 +94,17 @@ def test_a_push_that_breaks_bert_opens_one_issue_naming_its_commit_and_pr(fake, 
     assert patches(fake) == [] and len(tracking(fake)) == 1  # unchanged: no edit, no second issue
 
 
+def test_an_open_fork_pr_holding_the_culprit_commit_is_never_named(fake, track):
+    """The culprit was pushed to main directly; a fork opens a PR holding it, to be named as its PR."""
+    fake.open_pull(9, "main", fork="attacker/Hello-World", head_sha=SHAS[2], title="@maintainers blame someone else")
+    associate(fake, SHAS[2], 9)
+    got, _ = track(state(BERT_BROKEN_BY_PUSH))
+    assert got.exit_code == 0, got.output
+    [issue] = tracking(fake).values()
+    assert f"Culprit: [`{SHAS[2][:12]}`](https://github.com/Codertocat/Hello-World/commit/{SHAS[2]})." in issue["body"]
+    assert "#9" not in issue["body"] and "blame" not in issue["body"]
+
+
 def test_a_sweep_finding_a_break_says_the_bisect_is_pending_and_the_issue_is_edited_in_place(fake, track):
     got, _ = track(state(BERT_BROKEN_BY_PUSH))
     [number] = tracking(fake)

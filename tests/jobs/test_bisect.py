@@ -126,3 +126,26 @@ def test_no_time_left_runs_nothing_and_writes_the_state_as_given(tmp_path, histo
     )
     written = loads((tmp_path / "out.json").read_text(encoding="utf-8"), where="out.json")
     assert written.cells == state(commits).cells
+
+
+def test_a_relative_work_folder_named_like_an_option_still_bisects(tmp_path, history, monkeypatch):
+    """`--work -w`: git runs in --repo and the step in its checkout, so the folder is made absolute, and
+    `--end-of-options` keeps git from reading `-w/step-…` as an option."""
+    repo, commits = history
+    monkeypatch.chdir(tmp_path)
+    got = run_bisect(tmp_path, repo, state(commits), "--work", "-w")
+    assert got.exit_code == 0, got.output
+    assert f"culprit {commits[3][:12]}: 1 cells" in got.output, got.output
+    assert (tmp_path / "-w").is_dir() and not (repo / "-w").exists()
+
+
+def test_an_out_that_cannot_be_written_is_refused_before_any_step(tmp_path, history):
+    repo, commits = history
+    blocker = tmp_path / "a-file"
+    blocker.write_text("in the way of --out's folder")
+    (tmp_path / "baseline.json").write_text(dumps(state(commits)), encoding="utf-8")
+    args = ["bisect", "--repo", str(repo), "--state", str(tmp_path / "baseline.json"), "--skiplists", str(SKIPLISTS)]
+    args += ["--out", str(blocker / "out.json"), "--work", str(tmp_path / "work"), "--run-args", "-n 0"]
+    got = CliRunner().invoke(main, args)
+    assert got.exit_code == 2 and "is a file" in got.output, got.output
+    assert not list((tmp_path / "work").glob("step-*"))  # no step ran

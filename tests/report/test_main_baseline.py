@@ -174,3 +174,46 @@ def test_baseline_json_beside_other_base_results_is_refused(tmp_path):
     head = write_head(tmp_path, Case(BERT))
     result = run(tmp_path, "--head", str(head), "--base", str(tmp_path / "base"), "--base", str(other))
     assert result.exit_code == 2 and "pass it alone" in result.output
+
+
+def test_a_base_off_main_s_recorded_history_is_never_said_to_be_at_the_merge_base(judged):
+    """Main A ← B, the merge base B; the cell's only result is at D, a commit no push recorded (a force-push
+    replaced it): its distance is unknown, and the comment must not claim the base is at the merge base."""
+    d = "d" * 40
+    state = Baseline(
+        segments=(Segment(None, (A,)), Segment(A, (B,))), cells={Cell.parse(VIT): (measured(VIT, d, "passed"),)}
+    )
+    report, comment = judged(Case(VIT), merge_base=B, state=state)
+    assert report.baseline_age.merge_base_known and report.baseline_age.behind is None
+    assert "at the merge base" not in comment
+    assert (
+        "Baseline: main@`ddddddd`, a commit not in main's recorded history, behind the merge base `bbbbbbb`" in comment
+    )
+
+
+def test_a_crash_on_main_does_not_excuse_a_pr_that_breaks_the_cell(judged):
+    """Main's newest result of BERT is a worker crash (a runner ran out of memory): it says nothing about
+    the export, so a PR breaking BERT is newly broken, not "failing on main too"."""
+    crash = CellResult(Cell.parse(BERT), Status.ERROR, kind="crash", message="worker crashed")
+    state = Baseline(
+        segments=STATE.segments,
+        cells={
+            Cell.parse(BERT): (Measurement(C, "2026-12-01T00:00:00Z", 8, "push", crash), measured(BERT, A, "passed"))
+        },
+    )
+    report, _ = judged(Case(BERT, **FAILED), state=state)
+    assert report.category("broken_trunk") == ()
+    assert [line.cell for line in report.category("newly_broken")] == [BERT] and report.verdict == "failure"
+
+
+def test_a_crash_on_main_after_a_break_leaves_main_broken(judged):
+    """BERT broke on main at B; main's newest result, at C, is a crash: main is still broken, so a PR
+    failing BERT is failing on main too."""
+    crash = CellResult(Cell.parse(BERT), Status.ERROR, kind="crash", message="worker crashed")
+    history = (
+        Measurement(C, "2026-12-01T00:00:00Z", 8, "push", crash),
+        measured(BERT, B, "failed"),
+        measured(BERT, A, "passed"),
+    )
+    report, _ = judged(Case(BERT, **FAILED), state=Baseline(segments=STATE.segments, cells={Cell.parse(BERT): history}))
+    assert [line.cell for line in report.category("broken_trunk")] == [BERT] and report.verdict != "failure"

@@ -18,6 +18,7 @@ from bot.results.baseline import (
     fold,
     measured,
     newest,
+    ranks,
     regressions,
     sweep_due,
 )
@@ -192,7 +193,19 @@ def test_fold_is_commutative_and_idempotent(tmp_path_factory, runs):
     assert fold(*reversed(parts), keep=3) == a
     assert fold(a, *parts, keep=3) == a == fold(a, a, keep=3)
     if len(parts) > 1:
-        assert fold(fold(*parts[:1], keep=3), fold(*parts[1:], keep=3), keep=3) == a
+        # Folded in groups: the same newest results and the same regressions; a group whose own last
+        # pass is older may have dropped the first failure after the union's last pass (`fold` keeps it
+        # beyond `keep`), which can only leave `bad` newer, never older or wrong in kind.
+        b = fold(fold(*parts[:1], keep=3), fold(*parts[1:], keep=3), keep=3)
+        assert {c: ms[:3] for c, ms in b.cells.items()} == {c: ms[:3] for c, ms in a.cells.items()}
+        rank = ranks(a)
+        pairs = zip(regressions(a, NEVER), regressions(b, NEVER), strict=True)
+        for direct, grouped in pairs:
+            assert (grouped.cell, grouped.good) == (direct.cell, direct.good)
+            assert (rank.get(grouped.bad.commit, -1), grouped.bad.time) >= (
+                rank.get(direct.bad.commit, -1),
+                direct.bad.time,
+            )
 
 
 # --- flips and regressions -------------------------------------------------------------------------
@@ -220,6 +233,61 @@ def test_a_push_that_ran_the_cell_and_pushed_one_commit_is_the_culprit(tmp_path)
     (regression,) = regressions(state, NEVER)
     assert regression.good.commit == sha(1) and regression.bad.commit == sha(5)
     assert regression.candidates == (sha(2), sha(3), sha(4), sha(5)) and regression.culprit == sha(5)
+
+
+def test_a_push_running_a_cell_a_shared_push_broke_unseen_is_not_blamed(tmp_path):
+    """Push 2 changes a shared path: it runs the core cells only (GPT2) and asks for a full sweep. Push 3
+    touches Bert alone, runs it, and finds it broken: the break may be push 2's, so it is bisected."""
+    state = fold(
+        push(tmp_path, 1, [passed(), passed(GPT2)]),
+        push(tmp_path, 2, [passed(GPT2)], due=("shared: src/transformers/modeling_utils.py",)),
+        push(tmp_path, 3, [failed()]),
+    )
+    (regression,) = regressions(state, NEVER)
+    assert regression.candidates == (sha(2), sha(3)) and regression.culprit is None
+    # Once a bisect ran Bert at push 2's commit, the range is narrowed by results, not by blame.
+    bisected = fold(state, replace(sweep(tmp_path, 9, [passed()], commit=sha(2)), segments=(), full_sweeps=()))
+    (found,) = regressions(bisected, NEVER)
+    assert found.candidates == (sha(3),) and found.culprit == sha(3)
+
+
+def test_a_cell_failing_more_often_than_the_history_keeps_is_still_a_regression(tmp_path):
+    """Passed at push 1, then failed at 12 pushes: with 10 results kept, the last pass and the first failure
+    must stay, or the regression would vanish (the tracking issue closing, saying the cell passes again),
+    or its culprit would be lost and bisected again every night."""
+    parts = [push(tmp_path, 1, [passed()])] + [push(tmp_path, n, [failed()]) for n in range(2, 14)]
+    state = fold(*parts, keep=10)
+    assert [m.commit for m in state.cells[Cell.parse(BERT)]][-2:] == [sha(2), sha(1)]
+    (regression,) = regressions(state, NEVER)
+    assert (regression.good.commit, regression.bad.commit, regression.culprit) == (sha(1), sha(2), sha(2))
+    # Folded in any grouping, the same state.
+    assert fold(fold(*parts[:6], keep=10), fold(*parts[6:], keep=10), keep=10) == state
+    assert fold(*reversed(parts), keep=10) == state
+    # Once it passes again, the old pass is no longer kept beyond the 10.
+    fixed = fold(state, push(tmp_path, 14, [passed()]), keep=10)
+    assert len(fixed.cells[Cell.parse(BERT)]) == 10 and regressions(fixed, NEVER) == ()
+    # A culprit a bisect named (a pass at its parent) stays named however long the cell keeps failing.
+    found = fold(push(tmp_path, 20, [passed()]), *(push(tmp_path, n, [failed()]) for n in range(21, 40)), keep=10)
+    assert regressions(found, NEVER)[0].culprit == sha(21)
+
+
+def test_a_crash_after_a_break_leaves_the_regression_open(tmp_path):
+    """Broken at push 2; the sweep at push 3 crashed (the runner ran out of memory): still broken, not fixed."""
+    crash = Case(BERT, status="error", kind="crash", message="worker crashed")
+    state = fold(push(tmp_path, 1, [passed()]), push(tmp_path, 2, [failed()]), push(tmp_path, 3, [crash]))
+    (regression,) = regressions(state, NEVER)
+    assert (regression.good.commit, regression.bad.commit, regression.culprit) == (sha(1), sha(2), sha(2))
+    assert regressions(fold(state, push(tmp_path, 4, [passed()])), NEVER) == ()
+
+
+def test_a_failure_its_confirming_rerun_contradicted_is_a_flip_not_a_regression(tmp_path):
+    """Push 2 failed the cell and its re-run passed it: flaky, counted as a flip; no tracking issue blames
+    push 2 (it ran the cell alone), and no bisect runs for it. A confirmed failure later is a regression."""
+    state = fold(push(tmp_path, 1, [passed()]), push(tmp_path, 2, [failed()], rerun=[passed()]))
+    assert flips(state, window=10) == {Cell.parse(BERT): 1}
+    assert regressions(state, NEVER) == ()
+    (regression,) = regressions(fold(state, push(tmp_path, 3, [failed()], rerun=[failed()])), NEVER)
+    assert (regression.good.commit, regression.bad.commit) == (sha(1), sha(3))
 
 
 def test_a_sweep_finding_has_candidates_and_no_culprit_until_bisected(tmp_path):

@@ -149,6 +149,20 @@ def test_a_walk_is_evaluated_not_run_and_bounded(tmp_path):
         read_walk(long)
 
 
+@pytest.mark.parametrize(
+    "grow",
+    ["    s += s\n", "    s = s + s\n", "    s = f'{s}{s}'\n", "    scopes.extend(scopes)\n"],
+    ids=["+=", "+", "f-string", "extend"],
+)
+def test_a_walk_doubling_a_value_in_few_steps_is_refused_before_it_exhausts_the_memory(tmp_path, grow):
+    """Sixty doublings are sixty steps, far below the step bound, and 2**60 characters or items."""
+    root = checkout(
+        tmp_path, "def _export_scopes(self):\n    scopes = ['all']\n    s = 'ab'\n" + grow * 60 + "    return scopes\n"
+    )
+    with pytest.raises(WalkUnreadable, match="a value of more than 10,000 items"):
+        read_walk(root)
+
+
 def test_no_module_means_the_bots_own_rules_judge(tmp_path):
     (tmp_path / "tests").mkdir()
     assert read_walk(tmp_path) is None
