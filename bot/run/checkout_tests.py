@@ -222,24 +222,34 @@ def judge_cell(
 ) -> tuple[CheckoutVerdict, bool]:
     """The cell's test method on the narrowed class, the module's tables replaced first; and whether it was a probe.
 
-    A probe (`--probe`) runs a class its skip table lists: the class is left out of `EXPORT_SKIPS`
-    for this run only, so the checkout's own test says whether the entry is still needed.
+    A probe (`--probe`) runs a cell the checkout's own walk skipped by its skip table: the class is
+    left out of `EXPORT_SKIPS` for this run only, and the test runs once more, so the checkout's own
+    test says whether the entry is still needed. Only a cell the table really skipped is a probe;
+    the same class listed under a scope this cell's walk never visits is not (its verdict stands).
     """
     module = method_globals(test_class, cell.name, modules)
-    probed = False
     if module is not None:
         install_tables(module, skiplists_dir)
-        skips = module.get("EXPORT_SKIPS")
-        if probe and isinstance(skips, dict):
-            for classes in skips.values():
-                probed = classes.pop(cell.model_class, None) is not None or probed
+    verdict = _run(cell, test_class, model_class, module)
+    skips = module.get("EXPORT_SKIPS") if module is not None else None
+    if not probe or verdict.status is not Status.SKIPPED or not isinstance(skips, dict):
+        return verdict, False
+    listed = [classes.pop(cell.model_class) for classes in skips.values() if cell.model_class in classes]
+    if not listed:
+        return verdict, False
+    again = _run(cell, test_class, model_class, module)
+    # Still skipped without the entry: something else skipped it (a backend not installed), no probe.
+    return (again, True) if again.status is not Status.SKIPPED else (verdict, False)
+
+
+def _run(cell: Cell, test_class: type, model_class: type, module: Mapping[str, Any] | None) -> CheckoutVerdict:
     origin = Path(module["__file__"]).resolve().parents[1] if module and module.get("__file__") else None
     verdict = run_method(narrowed(test_class, model_class, generate=cell.generate), cell.name, origin)
     if verdict.status is Status.PASSED and not verdict.components and module is not None:
         # The method covered the class and exported nothing: the checkout's scope walk passed over it.
         reason = skip_reason(module, cell.model_class) or "the checkout's test ran no component for this class"
-        return CheckoutVerdict(Status.SKIPPED, reason, warnings=verdict.warnings, seconds=verdict.seconds), probed
-    return verdict, probed
+        return CheckoutVerdict(Status.SKIPPED, reason, warnings=verdict.warnings, seconds=verdict.seconds)
+    return verdict
 
 
 def execute_by_checkout(cell: Cell, source: Any, skiplists_dir: Path | str, *, probe: bool = False):

@@ -153,6 +153,12 @@ def test_a_skiplisted_cell_is_skipped_by_the_checkouts_own_scope_walk(checkout, 
     assert run.warnings == ("UserWarning: BertModel passes without exporting: it is in EXPORT_SKIPS",)
     probe = execute_by_checkout(Cell.parse("BertModel::test_torch_export_dynamic"), source, folder, probe=True)
     assert probe.probe and probe.status is Status.PASSED and probe.judge == run.judge  # run anyway, and it exports
+    # Listed under `dynamic` only: the static cell is no probe (its verdict is main's real result),
+    # and a backend the fixture does not export stays skipped for its own reason, no probe either.
+    static = execute_by_checkout(Cell.parse("BertModel::test_torch_export_static"), source, folder, probe=True)
+    assert not static.probe and static.status is Status.PASSED
+    other = execute_by_checkout(Cell.parse("BertModel::test_onnx_export_dynamic"), source, folder, probe=True)
+    assert not other.probe and other.status is Status.SKIPPED
     onnx = execute_by_checkout(Cell.parse("BertModel::test_onnx_export_static"), source, folder)
     assert (onnx.status, onnx.message) == (Status.SKIPPED, "this fixture's export tests use torch.export only")
     missing = execute_by_checkout(
