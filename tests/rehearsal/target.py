@@ -14,6 +14,9 @@ SDIST = ROOT / ".ci" / "cache" / "transformers-5.23.0.tar.gz"  # scripts/transfo
 VERSION = "5.24.0.dev0"
 HERE = Path(__file__).resolve().parent
 PROTOCOL = ROOT / "tests" / "fixtures" / "transformers_checkout" / "tests"
+# The export test module a Transformers checkout holds (upstream's shape: skip tables, scope walk,
+# one test method per cell): the checkout's own tests judge every cell (docs/runner.md).
+EXPORT_TESTS = ROOT / "tests" / "fixtures" / "transformers_checkout_export" / "tests"
 CALLERS = ROOT / "examples" / "transformers" / ".github" / "workflows"
 MODELING_BERT = "src/transformers/models/bert/modeling_bert.py"
 # A skip the nightly probe finds obsolete: BertForSequenceClassification exports with dynamic shapes.
@@ -61,9 +64,12 @@ def make_target(
         bumped, count = re.subn(pattern, lambda m: m.group(0).replace("5.23.0", VERSION), text)
         assert count == 1, f"{path}: the version line moved in the sdist"
         (repo / path).write_text(bumped, encoding="utf-8")
-    # Upstream's tests are not in the sdist's tests/models: the tester protocol and one tiny tester.
+    # Upstream's tests are not in the sdist's tests/models: the tester protocol, the export test
+    # module and one tiny tester.
     for name in ("__init__.py", "test_modeling_common.py", "test_export_common.py", "models/__init__.py"):
         write(repo / "tests" / name, (PROTOCOL / name).read_text(encoding="utf-8"))
+    for name in ("test_export_common.py", "exporters/__init__.py", "exporters/test_export.py"):
+        write(repo / "tests" / name, (EXPORT_TESTS / name).read_text(encoding="utf-8"))
     write(repo / "tests/models/bert/__init__.py", "")
     tester = (HERE / "fixture" / "test_modeling_bert.py").read_text()
     write(repo / "tests/models/bert/test_modeling_bert.py", tester + tester_extra)

@@ -125,6 +125,7 @@ class Rehearsal:
         # The cells ran on the merge (main's new file is in it), never on the bare head.
         self.assert_junit_provenance(junit, merge, run, "conformance / shard")
         self.assert_report_provenance(report, merge)
+        self.assert_judged_by_the_checkout(junit, report)
         self.publish(run, head, pr_numbers=[7], action="requested")
         assert self.states(head) == [("pending", run.run_id)], "pending with the run's link before any verdict"
         self.publish(run, head, pr_numbers=[7])
@@ -133,7 +134,24 @@ class Rehearsal:
         assert f"Tested transformers {VERSION}" in body, body
         assert f"base@`{self.main[:12]}` + head@`{head[:12]}`" in body, body
         assert self.states(head) == [("pending", run.run_id), ("failure", run.run_id)]
+        # The same comment quality as under the bot's own rules: the cause, its line in the PR, a repro.
+        assert "Judged by the checkout's tests/exporters/test_export.py" in body, body
+        assert "modeling_bert.py" in body and "Reproduce: `export-bot run --cells Bert" in body, body
+        assert "torch._check" in body and "modeling_bert.py#L" in body, body
         return 7, head
+
+    def assert_judged_by_the_checkout(self, junit: Path, report: dict) -> None:
+        """Every cell ran the checkout's own test method (tests/exporters/test_export.py), not the bot's rules."""
+        judges = {
+            prop.get("value")
+            for case in etree.parse(str(junit)).iter("testcase")
+            for prop in case.iter("property")
+            if prop.get("name") == "judge"
+        }
+        assert judges == {"checkout:tests/exporters/test_export.py"}, judges
+        assert report["judged_by"] == ["checkout:tests/exporters/test_export.py"], report["judged_by"]
+        groups = report["groups"]
+        assert groups and all(group.get("culprit") for group in groups), groups
 
     # --- (b) ----------------------------------------------------------------------------------
     def apply_makes_it_green(self, pr: int, head: str) -> None:
