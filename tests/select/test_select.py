@@ -242,3 +242,28 @@ def test_full_sweep_share_on_the_whole_real_tree(tmp_path):
     assert not {"BertLayer", "Qwen2RMSNorm", "LongformerSelfAttention"} & every
     assert {"DacModel", "EncodecModel", "BertModel", "LlamaForCausalLM"} <= every
     assert len(selection.cells) <= 0.01 * selection.full_sweep_cells
+
+
+def test_an_entry_under_a_scope_only_the_checkout_s_walk_knows_selects_its_cells(repo, monkeypatch):
+    """A checkout whose export module walks a scope the bot's own walk lacks (`dynamo.shapes`): the
+    select job maps a skiplist edit to cells by that walk, not by the bot's own, which selects nothing."""
+    from dataclasses import replace
+
+    from bot.jobs.select import select_job
+
+    exporters = repo / "tests" / "exporters"
+    exporters.mkdir(parents=True)
+    next_module = Path(__file__).parents[1] / "fixtures/transformers_checkout_next/tests/exporters/test_export.py"
+    text = next_module.read_text(encoding="utf-8")
+    walk = '        scopes.append(f"{backend}.dynamic" if dynamic else f"{backend}.static")\n'
+    assert walk in text
+    text = text.replace(walk, walk + '        scopes.append(f"{backend}.shapes")\n')
+    (exporters / "test_export.py").write_text(text, encoding="utf-8")
+    commit_all(repo, "the checkout's export module")
+    git(repo, "branch", "-f", "main", "HEAD")
+    path = repo / "skiplists/export_skips.toml"
+    path.write_text(path.read_text(encoding="utf-8") + '\n["dynamo.shapes"]\nSam2Model = "Hiera guard."\n', "utf-8")
+    commit_all(repo, "skip Sam2Model on dynamo, every shape")
+    monkeypatch.chdir(repo)
+    document = select_job(repo, "main", "pr", replace(SETTINGS, source="transformers-tests:."))
+    assert document["cells"] == ["Sam2Model::test_torch_export_dynamic", "Sam2Model::test_torch_export_static"]
