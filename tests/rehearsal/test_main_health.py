@@ -61,6 +61,7 @@ FLAKY_HOOK = """
 # $REHEARSAL_FLAKES/spec.json names cells and how many of their first attempts within one workflow
 # run ($GITHUB_RUN_ID) fail; each attempt claims the next number in a folder of that run. The
 # attempt is decided on the eager call, and a failing one raises inside the traced forward only.
+import functools as _functools
 import json as _json
 import os as _os
 from pathlib import Path as _Path
@@ -93,6 +94,9 @@ def _rehearsal_attempt_fails():
 def _rehearsal_flaky(model_class):
     forward = model_class.forward
 
+    # wraps: the test exports with dynamic shapes keyed by forward's own argument names, which
+    # torch.export reads from the signature (inspect follows __wrapped__).
+    @_functools.wraps(forward)
     def flaky_forward(self, *args, **kwargs):
         if not _torch.compiler.is_exporting() and "_rehearsal_fails" not in self.__dict__:
             self.__dict__["_rehearsal_fails"] = _rehearsal_attempt_fails()
