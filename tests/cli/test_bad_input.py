@@ -40,6 +40,17 @@ def one_error(result: subprocess.CompletedProcess) -> str:
     return errors[0]
 
 
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory) -> Path:
+    """A git checkout of one commit, for the commands that read a repository (the tests may run
+    from a copy of this checkout that is no git repository: scripts/test-light.sh)."""
+    root = tmp_path_factory.mktemp("repo")
+    (root / "README.md").write_text("a checkout\n", encoding="utf-8")
+    for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "one commit")):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root, check=True)
+    return root
+
+
 @pytest.fixture
 def files(tmp_path):
     """A FIFO, a good head JUnit and a good report, side by side."""
@@ -68,7 +79,7 @@ FIFO_CASES = [
     ("run", "--models", "BertModel", "--shard", "1/2", "--durations", "{fifo}", "--junit", "{tmp}/j.xml"),
     ("check", "--models", "BertModel", "--base-junit", "{fifo}", "--out", "{tmp}/out"),
     ("check", "--models", "BertModel", "--config", "{fifo}", "--out", "{tmp}/out"),
-    ("select", "--base", "HEAD", "--head", "HEAD", "--config", "{fifo}"),
+    ("select", "--repo", "{repo}", "--base", "HEAD", "--head", "HEAD", "--config", "{fifo}"),
     ("skiplist", "lint", "{fifo}"),
     ("skiplist", "import", "{fifo}"),
     ("site", "--reports", "{fifo}", "--out", "{tmp}/site"),
@@ -79,7 +90,7 @@ FIFO_CASES = [
     ("baseline", "merge", "--junit", "{head}", "--rerun", "{fifo}", "--commit", SHA, "--out", "{tmp}/state.json"),
     ("baseline", "show", "--state", "{fifo}"),
     ("baseline", "due", "--state", "{fifo}"),
-    ("bisect", "--repo", str(ROOT), "--state", "{fifo}", "--skiplists", str(SKIPLISTS), "--out", "{tmp}/b.json"),
+    ("bisect", "--repo", "{repo}", "--state", "{fifo}", "--skiplists", str(SKIPLISTS), "--out", "{tmp}/b.json"),
     (*GITHUB, "track", "--state", "{fifo}", "--skiplists", str(SKIPLISTS)),
     (*GITHUB, "track", "--state", "{state}", "--skiplists", str(SKIPLISTS), "--report", "{fifo}"),
     ("report", "--head", "{head}", "--base", "{fifo}", "--merge-base", SHA, "--out", "{tmp}/out"),
@@ -89,7 +100,7 @@ FIFO_CASES = [
 
 
 @pytest.mark.parametrize("args", FIFO_CASES, ids=[" ".join(a) for a in FIFO_CASES])
-def test_a_fifo_as_an_input_file_is_refused_at_once(files, tmp_path, args):
+def test_a_fifo_as_an_input_file_is_refused_at_once(files, tmp_path, repo, args):
     fifo, head, report = files
     state = tmp_path / "main" / "baseline.json"
     one = bot("baseline", "merge", "--junit", head, "--commit", SHA, "--source", "sweep", "--out", state)
@@ -97,7 +108,7 @@ def test_a_fifo_as_an_input_file_is_refused_at_once(files, tmp_path, args):
     fifo_base = tmp_path / "fifo-base"
     fifo_base.mkdir()
     os.mkfifo(fifo_base / "baseline.json")
-    values = dict(fifo=fifo, head=head, report=report, tmp=tmp_path, state=state, fifo_base=fifo_base)
+    values = dict(fifo=fifo, head=head, report=report, tmp=tmp_path, state=state, fifo_base=fifo_base, repo=repo)
     before = set(tmp_path.rglob("*"))
     skiplists = ("--skiplists", SKIPLISTS) if args[0] in ("diff", "report", "propose", "run", "check") else ()
     line = one_error(bot(*(a.format(**values) for a in args), *skiplists))
@@ -117,8 +128,8 @@ def test_a_fifo_as_an_input_file_is_refused_at_once(files, tmp_path, args):
         ("run", "--selection", "/dev/zero", "--junit", "{tmp}/j.xml"),
     ],
 )
-def test_dev_zero_is_refused_without_reading_it(tmp_path, args):
-    line = one_error(bot(*(a.format(tmp=tmp_path) for a in args)))
+def test_dev_zero_is_refused_without_reading_it(tmp_path, repo, args):
+    line = one_error(bot(*(a.format(tmp=tmp_path, repo=repo) for a in args)))
     assert "/dev/zero" in line and "not a regular file (a device)" in line
 
 
@@ -126,16 +137,16 @@ def test_dev_zero_is_refused_without_reading_it(tmp_path, args):
     "args",
     [
         ("baseline", "due", "--state", "{tmp}/none.json", "--github-output", "{fifo}"),
-        ("select", "--base", "HEAD", "--head", "HEAD", "--github-output", "{fifo}"),
+        ("select", "--repo", "{repo}", "--base", "HEAD", "--head", "HEAD", "--github-output", "{fifo}"),
         (*GITHUB, "merge-base", "--base", "main", "--head", SHA, "--github-output", "{fifo}"),
     ],
     ids=["baseline due", "select", "github merge-base"],
 )
-def test_a_fifo_as_the_github_output_is_refused_not_waited_on(tmp_path, args):
+def test_a_fifo_as_the_github_output_is_refused_not_waited_on(tmp_path, repo, args):
     """$GITHUB_OUTPUT is appended to: a FIFO nothing reads would block the open forever."""
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    line = one_error(bot(*(a.format(tmp=tmp_path, fifo=fifo) for a in args)))
+    line = one_error(bot(*(a.format(tmp=tmp_path, fifo=fifo, repo=repo) for a in args)))
     if args[0] != "github":  # merge-base asks GitHub first, which nothing answers here
         assert f"{fifo}: not a regular file (a FIFO nothing reads" in line, line
 
@@ -159,19 +170,19 @@ def test_a_pipe_someone_reads_is_still_a_github_output(tmp_path):
         ("baseline", "show", "--state", "{deep}"),
         ("baseline", "due", "--state", "{deep}"),
         ("baseline", "merge", "--state", "{deep}", "--out", "{tmp}/out.json"),
-        ("bisect", "--repo", str(ROOT), "--state", "{deep}", "--skiplists", str(SKIPLISTS), "--out", "{tmp}/out.json"),
+        ("bisect", "--repo", "{repo}", "--state", "{deep}", "--skiplists", str(SKIPLISTS), "--out", "{tmp}/out.json"),
         (*GITHUB, "track", "--state", "{deep}", "--skiplists", str(SKIPLISTS)),
         ("report", "--head", "{deep_head}", "--base", "{deep_base}", "--merge-base", SHA, "--out", "{tmp}/out"),
     ],
     ids=["show", "due", "merge", "bisect", "track", "report --merge-base"],
 )
-def test_a_deeply_nested_baseline_is_one_line(tmp_path, args):
+def test_a_deeply_nested_baseline_is_one_line(tmp_path, repo, args):
     deep = tmp_path / "deep" / "baseline.json"
     deep.parent.mkdir()
     deep.write_text('{"format": "export-bot-baseline", "version": 2, "cells": ' + "[" * 100_000 + "]" * 100_000 + "}")
     head = tmp_path / "head.xml"
     head.write_text(junit([Case(CELL)]), encoding="utf-8")
-    values = dict(deep=deep, deep_base=deep.parent, deep_head=head, tmp=tmp_path)
+    values = dict(deep=deep, deep_base=deep.parent, deep_head=head, tmp=tmp_path, repo=repo)
     skiplists = ("--skiplists", SKIPLISTS) if args[0] == "report" else ()
     line = one_error(bot(*(a.format(**values) for a in args), *skiplists))
     assert f"{deep}: JSON nested deeper than the parser follows" in line, line
@@ -183,13 +194,13 @@ def test_a_deeply_nested_baseline_is_one_line(tmp_path, args):
     [
         ("baseline", "show", "--state", "/dev/zero"),
         ("baseline", "merge", "--state", "/dev/zero", "--out", "{tmp}/out.json"),
-        ("bisect", "--repo", str(ROOT), "--state", "/dev/zero", "--skiplists", str(SKIPLISTS), "--out", "{tmp}/o.json"),
+        ("bisect", "--repo", "{repo}", "--state", "/dev/zero", "--skiplists", str(SKIPLISTS), "--out", "{tmp}/o.json"),
         (*GITHUB, "track", "--state", "/dev/zero", "--skiplists", str(SKIPLISTS)),
     ],
     ids=["show", "merge", "bisect", "track"],
 )
-def test_dev_zero_as_a_baseline_is_refused_without_reading_it(tmp_path, args):
-    line = one_error(bot(*(a.format(tmp=tmp_path) for a in args)))
+def test_dev_zero_as_a_baseline_is_refused_without_reading_it(tmp_path, repo, args):
+    line = one_error(bot(*(a.format(tmp=tmp_path, repo=repo) for a in args)))
     assert "/dev/zero" in line and "not a regular file (a device)" in line
     assert not list(tmp_path.iterdir())
 
