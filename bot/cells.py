@@ -231,6 +231,13 @@ def placed(cell: Cell) -> bool:
     return cell.backend in BACKENDS
 
 
+def kept_by(cell: Cell, backends: Iterable[str], shapes: Iterable[str]) -> bool:
+    """Whether `--backends` / `--shapes` keep the cell; one on no backend (or shape) of the bot's is kept unless narrowed."""
+    backends, shapes = tuple(backends), tuple(shapes)
+    backend_ok = cell.backend in backends if placed(cell) else set(BACKENDS) <= set(backends)
+    return backend_ok and (cell.shape in shapes if cell.shape else set(SHAPES) <= set(shapes))
+
+
 def cells_for(
     model_class: str,
     *,
