@@ -140,3 +140,38 @@ def test_tests_the_bot_cannot_place_are_judged_by_the_checkout_only(source, tmp_
     for cell_id in ("BertModel::test_aoti_export_static", "BertModel::test_precomputed_inputs_match_eager"):
         run = execute_cell(Cell.parse(cell_id), get_source("zoo"), load_skiplists(empty))
         assert run.status is Status.NOT_BUILDABLE and "only the checkout's own test can judge it" in run.message
+
+
+def test_run_lists_runs_and_reports_the_tests_it_cannot_place(source, tmp_path):
+    """`export-bot run` on the checkout, then `diff`: the cells reach JUnit, the reader and the report."""
+    import json
+    import subprocess
+    import sys
+
+    from click.testing import CliRunner
+
+    from bot.cli import main
+    from tests.conftest import SKIPLISTS
+    from tests.run.plugin_helpers import read_junit
+    from tests.run.test_checkout_judge import ENV
+
+    junit = tmp_path / "out.xml"
+    cells = "BertModel::test_precomputed_inputs_match_eager,BertModel::test_aoti_export_static"
+    command = [sys.executable, "-m", "bot", "run", "--source", f"transformers-tests:{source.root}", "--cells", cells]
+    command += ["--skiplists", str(write_skiplists(tmp_path / "skiplists")), "-n", "0", "--junit", str(junit)]
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=ENV)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "other " in result.stderr + result.stdout  # the run's own table has an `other` row
+    cases = read_junit(junit).cases
+    eager, aoti = cases["BertModel::test_precomputed_inputs_match_eager"], cases["BertModel::test_aoti_export_static"]
+    assert (eager.outcome, eager.properties["test"], eager.properties["components"]) == (
+        "passed",
+        "test_precomputed_inputs_match_eager",
+        "BertModel/precomputed",
+    )
+    assert (aoti.outcome, aoti.properties["backend"]) == ("skipped", "aoti")
+    out = tmp_path / "report.json"
+    args = ["diff", "--skiplists", str(SKIPLISTS), "--head", str(junit), "--json", str(out)]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    report = json.loads(out.read_text("utf-8"))
+    assert report["counts"] == {"other/static": {"skipped": 1}, "other/other": {"passed": 1}}
