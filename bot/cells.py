@@ -42,6 +42,22 @@ _LOOSE = re.compile(
 )
 
 
+# A backend the bot does not know (`test_aoti_export_static`, `test_tensorrt_export_static`): the word
+# is kept as the cell's backend; the rest is read as above, with no target (that is ExecuTorch's).
+_FOREIGN = re.compile(
+    r"test_(?P<fn>[a-z][a-z0-9]*)_export"
+    r"(?P<generate>_generate)?"
+    r"_(?P<shape>static|dynamic)"
+    r"(?P<static_cache>_static_cache)?"
+    r"(?:_(?P<axes>[a-z0-9]+(?:_[a-z0-9]+)*))?"
+)
+# A test of the checkout's export module that names no backend (`test_precomputed_inputs_match_eager`):
+# a cell with its method name kept verbatim. A name with `_export` or a known backend's stem is a
+# cell name gone wrong (`test_onnx_forward`), never such a test, so it is still refused.
+_VERBATIM = re.compile(r"test_[a-z0-9]+(?:_[a-z0-9]+)*")
+_NOT_VERBATIM = re.compile(r"test_(?:" + "|".join(_FN.values()) + r")_|.*_export")
+
+
 class CellIdError(BotError, ValueError):
     """A JUnit id that names no cell of the matrix; the message says which part is wrong."""
 
@@ -59,6 +75,9 @@ class Cell:
     # Further axes of the checkout's test name that no field above holds, as written (`multi_token`):
     # the checkout's own export tests judge such a cell (docs/runner.md); "" for every seed cell.
     axes: str = ""
+    # The checkout's test method name, kept verbatim, when it names no backend (`backend` and
+    # `shape` are then ""): only the checkout's own test can judge it. "" for every other cell.
+    test: str = ""
 
     def __post_init__(self) -> None:
         problem = _validate(self)
@@ -82,7 +101,9 @@ class Cell:
     @cached_property
     def name(self) -> str:
         """The testcase name, following the seed's parameterized test names."""
-        name = f"test_{_FN[self.backend]}_export"
+        if self.test:
+            return self.test
+        name = f"test_{_FN.get(self.backend, self.backend)}_export"
         if self.generate:
             name += "_generate"
         name += f"_{self.shape}"
@@ -122,21 +143,18 @@ class Cell:
         # the bot's own runner writes the bare model class. Only the bare form is a cell.
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", classname or ""):
             raise CellIdError(f"{classname!r}: the classname must be a model class name such as `BertModel`")
-        match = _NAME.fullmatch(name or "")
-        if match is None or (match["target"] and match["target"] not in TARGETS):
-            loose = _LOOSE.fullmatch(name or "")
-            # An ExecuTorch name needs its target: `…_static_coreml` stays an unknown target, not an axis.
-            if loose and (loose["target"] or loose["fn"] != _FN["executorch"]):
-                match = loose
+        match = _match(name or "")
+        if match is None and _VERBATIM.fullmatch(name or "") and not _NOT_VERBATIM.match(name):
+            return cls(model_class=classname, backend="", shape="", test=name)
         if not match:
             raise CellIdError(
                 f"{name!r}: not a cell name; expected `test_<torch|onnx|openvino|executorch>_export"
                 f"[_generate]_<static|dynamic>[_static_cache][_<target>]`"
             )
         fn = match["fn"]
-        if fn not in _BACKEND_OF_FN:
+        if fn in _BACKENDS_BY_NAME:  # `test_dynamo_export_…`: a backend named, but not by its test stem
             raise CellIdError(f"{name!r}: unknown backend `{fn}` (expected one of torch, onnx, openvino, executorch)")
-        backend = _BACKEND_OF_FN[fn]
+        backend = _BACKEND_OF_FN.get(fn, fn)
         generate = bool(match["generate"])
         if match["static_cache"] and not generate:
             raise CellIdError(f"{name!r}: `_static_cache` only exists on generate cells")
@@ -146,14 +164,38 @@ class Cell:
             shape=match["shape"],
             path="generate" if generate else "forward",
             cache=("static" if match["static_cache"] else "dynamic") if generate else None,
-            target=match["target"],
+            target=match.groupdict().get("target"),
             axes=match.groupdict().get("axes") or "",
         )
 
 
+def _match(name: str) -> re.Match | None:
+    match = _NAME.fullmatch(name)
+    if match is None or (match["target"] and match["target"] not in TARGETS):
+        loose = _LOOSE.fullmatch(name)
+        # An ExecuTorch name needs its target: `…_static_coreml` stays an unknown target, not an axis.
+        if loose and (loose["target"] or loose["fn"] != _FN["executorch"]):
+            match = loose
+    if match is not None and match["fn"] in _BACKEND_OF_FN:
+        return match
+    foreign = _FOREIGN.fullmatch(name)
+    # A known stem the grammars above refused stays refused: `test_onnx_export_wobbly` is no new backend.
+    return foreign if foreign is not None and foreign["fn"] not in _BACKEND_OF_FN else match
+
+
+# Backend names that are not test stems: `test_dynamo_export_static` is a typo, not a new backend.
+_BACKENDS_BY_NAME = frozenset(BACKENDS) - frozenset(_FN.values())
+
+
 def _validate(cell: Cell) -> str | None:
-    if cell.backend not in BACKENDS:
-        return f"unknown backend {cell.backend!r} (expected one of {', '.join(BACKENDS)})"
+    if cell.test or cell.backend == "":
+        return _validate_verbatim(cell)
+    if cell.backend not in BACKENDS and (
+        not re.fullmatch(r"[a-z][a-z0-9]*", cell.backend)
+        or cell.backend in _BACKENDS_BY_NAME
+        or cell.backend in _BACKEND_OF_FN
+    ):
+        return f"unknown backend {cell.backend!r} (expected one of {', '.join(BACKENDS)}, or a test's own word)"
     if cell.shape not in SHAPES:
         return f"unknown shape {cell.shape!r} (expected static or dynamic)"
     if cell.path not in PATHS:
@@ -171,6 +213,29 @@ def _validate(cell: Cell) -> str | None:
     elif cell.target is not None:
         return f"only ExecuTorch cells have a target, not {cell.backend} (found {cell.target!r})"
     return None
+
+
+def _validate_verbatim(cell: Cell) -> str | None:
+    """A cell kept by its test name alone: the name no grammar reads, and no property it cannot read."""
+    if not (_VERBATIM.fullmatch(cell.test) and not _NOT_VERBATIM.match(cell.test)):
+        return (
+            f"a cell with no backend needs a test name such as `test_precomputed_inputs_match_eager`, not {cell.test!r}"
+        )
+    if (cell.backend, cell.shape, cell.path, cell.cache, cell.target, cell.axes) != ("", "", "forward", None, None, ""):
+        return f"a cell kept by its test name ({cell.test}) has no backend, shape, cache, target or axes"
+    return None
+
+
+def placed(cell: Cell) -> bool:
+    """A cell on one of the bot's own backends: the seed's rules, the counts table and the grid know it."""
+    return cell.backend in BACKENDS
+
+
+def kept_by(cell: Cell, backends: Iterable[str], shapes: Iterable[str]) -> bool:
+    """Whether `--backends` / `--shapes` keep the cell; one on no backend (or shape) of the bot's is kept unless narrowed."""
+    backends, shapes = tuple(backends), tuple(shapes)
+    backend_ok = cell.backend in backends if placed(cell) else set(BACKENDS) <= set(backends)
+    return backend_ok and (cell.shape in shapes if cell.shape else set(SHAPES) <= set(shapes))
 
 
 def cells_for(

@@ -8,7 +8,7 @@ from contextvars import ContextVar
 from functools import lru_cache
 from typing import Protocol
 
-from bot.cells import BACKENDS, TARGETS, Cell, cells_for
+from bot.cells import BACKENDS, TARGETS, Cell, cells_for, placed
 
 
 class ScopeWalk(Protocol):
@@ -81,6 +81,8 @@ def skip_scopes(cell: Cell) -> list[str]:
 
 
 def _seed_skip_scopes(cell: Cell) -> list[str]:
+    if not placed(cell):  # a checkout's test on a backend the seed has not (or none): no scope of its walk
+        return []
     if cell.backend == "executorch":
         walks = _walk(cell, "executorch") + _walk(cell, cell.target)
         return list(dict.fromkeys(walks))
@@ -100,7 +102,7 @@ def exactness_scopes(cell: Cell) -> list[str] | None:
 
 
 def _seed_exactness_scopes(cell: Cell) -> list[str] | None:
-    if cell.backend == "executorch" or (cell.generate and cell.backend in ("onnx", "openvino")):
+    if not placed(cell) or cell.backend == "executorch" or (cell.generate and cell.backend in ("onnx", "openvino")):
         return None
     backend = None if (cell.backend == "dynamo" and not cell.generate) else cell.backend
     return [exactness_scope(scope) for scope in _walk(cell, backend)]

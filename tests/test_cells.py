@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.cells import BACKENDS, TARGETS, Cell, CellIdError, cells_for
+from bot.cells import BACKENDS, TARGETS, Cell, CellIdError, cells_for, placed
 
 ALL_CELLS = list(cells_for("LlamaForCausalLM", generative=True, backends=BACKENDS, targets=TARGETS))
 
@@ -52,7 +52,15 @@ def test_spec_examples(cell_id, cell):
         ("BertModel", "no `::`"),
         ("tests.models.bert.BertModelTest::test_onnx_export_static", "tests.models.bert.BertModelTest"),
         ("::test_onnx_export_static", "classname"),
-        ("BertModel::test_tflite_export_static", "tflite"),
+        ("BertModel::test_dynamo_export_static", "dynamo"),
+        ("BertModel::test_onnx_forward", "test_onnx_forward"),
+        ("BertModel::test_torch_exportable", "test_torch_exportable"),
+        ("BertModel::test_aoti_export_static_static_cache", "_static_cache"),
+        ("BertModel::test_aoti_export_sideways", "sideways"),
+        ("BertModel::test_Precomputed", "test_Precomputed"),
+        ("BertModel::test_precomputed inputs", "test_precomputed inputs"),
+        ("BertModel::test_$(curl evil)", "curl"),
+        ("BertModel::test_a;rm", "test_a;rm"),
         ("BertModel::test_onnx_export_wobbly", "wobbly"),
         ("BertModel::test_onnx_export_static_static_cache", "_static_cache"),
         ("BertModel::test_onnx_export_static_xnnpack", "xnnpack"),
@@ -70,9 +78,53 @@ def test_malformed_ids_name_the_bad_part(cell_id, names):
 
 
 def test_bad_fields_are_rejected_when_built_directly():
-    with pytest.raises(CellIdError, match="unknown backend 'tensorrt'"):
-        Cell("BertModel", "tensorrt")
+    with pytest.raises(CellIdError, match="unknown backend 'torch'"):
+        Cell("BertModel", "torch")
+    with pytest.raises(CellIdError, match="unknown backend 'Tensor RT'"):
+        Cell("BertModel", "Tensor RT")
+    with pytest.raises(CellIdError, match="only ExecuTorch cells have a target"):
+        Cell("BertModel", "aoti", target="xnnpack")
+    with pytest.raises(CellIdError, match="has no backend, shape"):
+        Cell("BertModel", "", "", test="test_precomputed_inputs_match_eager", axes="x")
+    with pytest.raises(CellIdError, match="needs a test name"):
+        Cell("BertModel", "", "", test="test_onnx_export_static")
     with pytest.raises(CellIdError, match="forward cell has no cache"):
         Cell("BertModel", "onnx", cache="static")
     with pytest.raises(CellIdError, match="needs a cache"):
         Cell("GPT2LMHeadModel", "onnx", path="generate")
+
+
+@pytest.mark.parametrize(
+    ("cell_id", "backend", "shape", "path", "axes", "test"),
+    [
+        ("BertModel::test_aoti_export_static", "aoti", "static", "forward", "", ""),
+        ("BertModel::test_tensorrt_export_dynamic", "tensorrt", "dynamic", "forward", "", ""),
+        ("GPT2LMHeadModel::test_aoti_export_generate_static_static_cache", "aoti", "static", "generate", "", ""),
+        (
+            "GPT2LMHeadModel::test_aoti_export_generate_dynamic_multi_token",
+            "aoti",
+            "dynamic",
+            "generate",
+            "multi_token",
+            "",
+        ),
+        (
+            "BertModel::test_precomputed_inputs_match_eager",
+            "",
+            "",
+            "forward",
+            "",
+            "test_precomputed_inputs_match_eager",
+        ),
+    ],
+)
+def test_a_name_the_bot_cannot_place_is_a_cell_with_what_it_could_read(cell_id, backend, shape, path, axes, test):
+    cell = Cell.parse(cell_id)
+    assert (cell.backend, cell.shape, cell.path, cell.axes, cell.test) == (backend, shape, path, axes, test)
+    assert cell.id == cell_id and Cell.parse(cell.id) == cell
+    assert cell.target is None and not placed(cell)
+
+
+def test_known_cells_keep_their_ids_and_fields():
+    for cell in cells_for("GPT2LMHeadModel", generative=True, targets=TARGETS):
+        assert placed(cell) and cell.test == "" and Cell.parse(cell.id) == cell

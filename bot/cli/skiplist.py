@@ -62,7 +62,8 @@ def explain(cell_ids: tuple[str, ...], skiplists_dir: Path | None, as_json: bool
 
     A checkout's own export tests (`--source transformers-tests:PATH`) are explained by their walk.
     """
-    from bot.cells import Cell
+    from bot.cells import Cell, placed
+    from bot.errors import BotError
     from bot.jobs.skiplist import walk_for_source
     from bot.scopes import following
     from bot.settings import load_settings
@@ -72,7 +73,15 @@ def explain(cell_ids: tuple[str, ...], skiplists_dir: Path | None, as_json: bool
     settings = load_settings()
     cells = [Cell.parse(cell_id) for cell_id in cell_ids]
     skiplists = load_skiplists(resolve_skiplists(skiplists_dir, settings))
-    with following(walk_for_source(source or settings.source)):
+    walk = walk_for_source(source or settings.source)
+    unplaced = [cell for cell in cells if not placed(cell)]
+    if walk is None and unplaced:  # the bot's walk has no scope for it: say so rather than guess
+        what = f"backend `{unplaced[0].backend}`" if unplaced[0].backend else "a test that names no backend"
+        raise BotError(
+            f"{unplaced[0].id}: the bot's own walk has no scope for {what}; "
+            "pass --source transformers-tests:PATH, whose export module's own walk can tell"
+        )
+    with following(walk):
         explanations = [skiplists.explain(cell) for cell in cells]
         if as_json:
             click.echo(json.dumps([e.to_json() for e in explanations], indent=2, ensure_ascii=False))

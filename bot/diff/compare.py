@@ -9,7 +9,7 @@ from operator import attrgetter
 
 from bot.cells import BACKENDS, SHAPES, Cell
 from bot.diff.groups import ChangedLines, group_failures
-from bot.diff.model import CATEGORIES, EXCERPT, BaselineAge, CellLine, Report, judges_of
+from bot.diff.model import CATEGORIES, EXCERPT, BaselineAge, CellLine, Report, count_key, judges_of
 from bot.outcomes import CellResult, Status
 from bot.results.model import ResultSet
 from bot.skiplist.model import Skiplists
@@ -140,7 +140,7 @@ def _sort(
         # One line per head cell, shared by `cells` and its category.
         line = _line(result, before, covered_by, flips.get(cell, 0) if category == "flaky" else 0)
         found.cells.append(line)
-        found.counts[cell.backend, cell.shape][result.status] += 1
+        found.counts[count_key(cell)][result.status] += 1
         if result.status is Status.ERROR and result.infrastructure:
             found.infrastructure.append(line.cell)
         if category is not None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from bot.cells import BACKENDS, SHAPES, Cell, CellIdError
+from bot.cells import BACKENDS, SHAPES, Cell, CellIdError, placed
 from bot.diff.errors import ReportError
 from bot.diff.groups import Group
 from bot.diff.proposal import Proposal
@@ -39,7 +39,20 @@ MAX_TEXT = 100_000  # characters of one string
 MAX_BYTES = 512 * 2**20  # a full sweep's report is a few MB
 MAX_AGE_COUNT = 10_000_000  # cells or commits counted by `baseline_age`
 # `counts` keys: the matrix's backend/shape pairs; its statuses: the outcomes' (bot/outcomes.py).
-COUNT_KEYS = tuple(f"{backend}/{shape}" for backend in BACKENDS for shape in SHAPES)
+# The counts' keys: the matrix's, then `other/…` for cells on a backend the bot does not know (or on
+# none, `other/other`), so the reader keeps a fixed set of keys whatever a checkout's tests are called.
+COUNT_KEYS = tuple(f"{backend}/{shape}" for backend in BACKENDS for shape in SHAPES) + tuple(
+    f"other/{shape}" for shape in (*SHAPES, "other")
+)
+
+
+def count_key(cell: Cell) -> tuple[str, str]:
+    """Where a cell is counted: its backend and shape, or `other` for what the bot cannot place."""
+    if placed(cell):
+        return cell.backend, cell.shape
+    return "other", cell.shape or "other"
+
+
 COUNT_STATUSES = tuple(status.value for status in Status)
 _SHA = re.compile(r"[0-9a-fA-F]{1,64}")
 # `rules:seed-1`, `checkout:tests/exporters/test_export.py`: what bot/run writes as each cell's `judge`.

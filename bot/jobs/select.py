@@ -100,7 +100,9 @@ def _cells(request, repo: Path, base_sha: str, head_sha: str, settings: Settings
         selection = select_cells(repo, base_sha, head_sha, settings)
         if settings.backends:
             # The repository gates on some backends only ([tool.export-bot] backends).
-            kept = tuple(c for c in selection.cells if c.backend in settings.backends)
+            from bot.cells import SHAPES, kept_by
+
+            kept = tuple(c for c in selection.cells if kept_by(c, settings.backends, SHAPES))
             selection = dataclasses.replace(selection, cells=kept)
         return list(selection.cells), selection.to_json()
     from bot.models.index import installed_index

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from bot.cells import BACKENDS, Cell, cells_for
+from bot.cells import BACKENDS, Cell, cells_for, placed
 from bot.diff.groups import Group
 from bot.diff.proposal import ADD, ProposedEdit, Uncoverable
 from bot.outcomes import CellResult, Status
@@ -31,16 +31,23 @@ def addition_edits(
     draft their reason from the group and share one `Same … as` chain.
     """
     targets: dict[str, list[Cell]] = {}
+    # A cell the bot cannot place (docs/cells.md) has no scope the bot knows the checkout's walk
+    # reads: it is named for a skip by hand, never proposed under a guessed scope.
+    unplaced: list[Uncoverable] = []
     for cell in sorted(set(failures)):
         result = results.get(cell)
-        if result is not None and result.status.failing and not covered(cell, result, skiplists):
+        if result is None or not result.status.failing or covered(cell, result, skiplists):
+            continue
+        if placed(cell):
             targets.setdefault(cell.model_class, []).append(cell)
+        else:
+            unplaced.append(Uncoverable(cell.id, "", ()))
     rows: dict[str, dict[Cell, CellResult]] = {}
     for cell, result in results.items():
-        if cell.model_class in targets:
+        if cell.model_class in targets and placed(cell):
             rows.setdefault(cell.model_class, {})[cell] = result
     drafts: list[tuple[str, str, list[CellResult]]] = []  # scope, class, evidence
-    uncoverable: list[Uncoverable] = []
+    uncoverable: list[Uncoverable] = unplaced
     for model_class, must in targets.items():
         found, lost = _cover_class(model_class, must, rows[model_class], skiplists)
         drafts += found

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
-from bot.cells import BACKENDS, Cell, CellIdError
+from bot.cells import BACKENDS, Cell, CellIdError, placed
 
 # How a cell's backend is named in a group's "1 class × torch static, dynamic" line (the grid's names).
 BACKEND_LABELS = {"dynamo": "torch", "onnx": "onnx", "openvino": "ov", "executorch": "et"}
@@ -49,15 +49,19 @@ def _kind(cell: Cell) -> tuple:
         for part in ("generate" if cell.generate else "", cell.shape, "static cache" if cell.static_cache else "")
         if part
     )
-    return (BACKENDS.index(cell.backend), cell.target or "", variant)
+    if not placed(cell):  # after the bot's own backends, named by the test's own word (or its whole name)
+        return (len(BACKENDS), cell.backend or cell.test, cell.target or "", variant)
+    return (BACKENDS.index(cell.backend), BACKEND_LABELS[cell.backend], cell.target or "", variant)
 
 
 def _describe(kinds: frozenset) -> str:
     by_backend: dict[tuple, list[str]] = {}
-    for backend, target, variant in sorted(kinds, key=lambda k: (k[0], k[1], "generate" in k[2], k[2] != "static")):
-        by_backend.setdefault((backend, target), []).append(variant)
+    for _, name, target, variant in sorted(
+        kinds, key=lambda k: (k[0], k[1], k[2], "generate" in k[3], k[3] != "static")
+    ):
+        by_backend.setdefault((name, target), []).append(variant)
     parts = []
-    for (backend, target), variants in by_backend.items():
-        label = BACKEND_LABELS[BACKENDS[backend]] + (f" ({target})" if target else "")
-        parts.append(f"{label} {', '.join(variants)}")
+    for (name, target), variants in by_backend.items():
+        label = name + (f" ({target})" if target else "")
+        parts.append(f"{label} {', '.join(v for v in variants if v)}".rstrip())
     return "; ".join(parts)

@@ -161,17 +161,39 @@ def counts_table(counts: Mapping[str, Mapping[str, int]]) -> list[str]:
     """Backend rows × shape columns, each cell a short tally of marks.
 
     The table's size comes from the matrix (bot/cells.py), never from the report's keys: a
-    report's own keys are only looked up, so a hostile one cannot make the table grow.
+    report's own keys are only looked up, so a hostile one cannot make the table grow. Cells on
+    a backend the bot does not know, or on none (a checkout's own test, docs/cells.md), are summed
+    into one `other` row, under their shape or in an `other` column: the table then adds up to
+    the totals line, and its size is still fixed.
     """
+    other = _other_counts(counts)
     backends = [b for b in BACKENDS if any(f"{b}/{s}" in counts for s in SHAPES)]
-    shapes = [s for s in SHAPES if any(f"{b}/{s}" in counts for b in BACKENDS)]
-    if not backends:
+    shapes = [s for s in SHAPES if any(f"{b}/{s}" in counts for b in BACKENDS) or other.get(s)]
+    shapes += ["other"] if other.get("other") else []
+    if not backends and not other:
         return ["_No cells ran._"]
     rows = ["| backend | " + " | ".join(shapes) + " |", "|---|" + "---|" * len(shapes)]
     for backend in backends:
         tallies = [tally(counts.get(f"{backend}/{shape}", {})) for shape in shapes]
         rows.append(f"| {backend} | " + " | ".join(tallies) + " |")
+    if other:
+        rows.append("| other | " + " | ".join(tally(other.get(shape, {})) for shape in shapes) + " |")
     return rows
+
+
+def _other_counts(counts: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, int]]:
+    """The counts of every key off the bot's backends, summed per shape (`other` when it has none the bot knows)."""
+    known = {f"{b}/{s}" for b in BACKENDS for s in SHAPES}
+    summed: dict[str, dict[str, int]] = {}
+    for key, by_status in counts.items():
+        if key in known:
+            continue
+        shape = key.rpartition("/")[2]
+        column = summed.setdefault(shape if shape in SHAPES else "other", {})
+        for status, count in by_status.items():
+            if isinstance(count, int):
+                column[status] = column.get(status, 0) + count
+    return {shape: column for shape, column in summed.items() if any(column.values())}
 
 
 def tally(by_status: Mapping[str, int]) -> str:

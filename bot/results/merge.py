@@ -10,7 +10,7 @@ from pathlib import Path
 from bot.cells import Cell
 from bot.outcomes import CellResult
 from bot.results.convert import cell_of, result_of
-from bot.results.junit import RERUN, FileRead, read_file
+from bot.results.junit import RERUN, CaseRecord, FileRead, read_file
 from bot.results.model import Problem, ResultSet, SuiteInfo
 
 log = logging.getLogger(__name__)
@@ -54,6 +54,19 @@ def read_results(paths: Sequence[Path | str], expect_shards: int | None = None) 
     )
 
 
+def _judged_by_checkout(record: CaseRecord) -> bool:
+    """A test named with no backend is a cell only where the bot ran it for a checkout (docs/cells.md).
+
+    The runner writes its `test` property on every such testcase (a crashed worker's too), and the
+    checkout's `judge` on each it finished. Elsewhere `BertModel::test_something_else` is some
+    other producer's test, as it always was.
+    """
+    return any(
+        (key == "judge" and value.startswith("checkout:")) or (key == "test" and value == record.name)
+        for key, value in record.extra
+    )
+
+
 def _merge(
     reads: Iterable[FileRead], problems: list[Problem], suites: list[SuiteInfo]
 ) -> tuple[dict[Cell, CellResult], list[str]]:
@@ -66,7 +79,7 @@ def _merge(
         file = read.file
         for record in read.cases:
             cell = cell_of(record.classname, record.name)
-            if cell is None:
+            if cell is None or (cell.test and not _judged_by_checkout(record)):
                 non_cells.append(f"{record.classname}::{record.name}")
                 continue
             result = result_of(cell, record, file)

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from bot.cells import Cell
+from bot.cells import Cell, placed
 from bot.models.sources.base import BuildError, ModelSource, NotBuildable, SetupProblem
 from bot.outcomes import Status
 from bot.run import gates
@@ -95,10 +95,11 @@ def _traceback(exc: BaseException) -> str:
 
 def execute_cell(cell: Cell, source: ModelSource, skiplists: Skiplists, *, probe: bool = False) -> CellRun:
     """Run `cell` as the seed's test would; never raises for anything the cell itself does."""
-    if cell.axes:  # an axis the seed's rules do not know: only the checkout's own test can judge it
-        reason = (
-            f"the bot's rules ({RULES_PROFILE}) have no `{cell.axes}` axis; only a checkout's own export test runs it"
+    if cell.axes or not placed(cell):  # a name the seed's rules do not know: only the checkout's own test can judge it
+        unknown = (
+            f"`{cell.axes}` axis" if placed(cell) else f"`{cell.backend}` backend" if cell.backend else "such test"
         )
+        reason = f"the bot's rules ({RULES_PROFILE}) have no {unknown}; only the checkout's own test can judge it"
         return CellRun(cell, Status.NOT_BUILDABLE, message=reason, judge=RULES_JUDGE)
     explanation = skiplists.explain(cell)
     if explanation.skipped and not probe:

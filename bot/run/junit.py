@@ -30,7 +30,10 @@ def _flag(value: bool) -> str:
 
 def cell_properties(cell: Cell, *, probe: bool = False) -> Properties:
     """What every testcase records, even one whose worker died before the cell reported anything."""
-    props = [("backend", cell.backend), ("shape", cell.shape), ("path", cell.path)]
+    if cell.test:  # a checkout's test naming no backend (docs/cells.md): the reader keeps it a cell by this
+        props = [("test", cell.test), ("path", cell.path)]
+    else:
+        props = [("backend", cell.backend), ("shape", cell.shape), ("path", cell.path)]
     if cell.cache:
         props.append(("cache", cell.cache))
     if cell.target:

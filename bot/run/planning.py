@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from bot.cells import BACKENDS, SHAPES, Cell
+from bot.cells import BACKENDS, SHAPES, Cell, kept_by
 from bot.run.plan import PlanError, RunPlan
 
 
@@ -82,8 +82,4 @@ def _from_source(chosen, model_source) -> list[Cell]:
 
 def narrow(cells: Sequence[Cell], chosen) -> list[Cell]:
     """Keep the named cells that --backends, --shapes and --no-generate allow (all, by default)."""
-    return [
-        c
-        for c in cells
-        if c.backend in chosen.backends and c.shape in chosen.shapes and (chosen.generate or not c.generate)
-    ]
+    return [c for c in cells if kept_by(c, chosen.backends, chosen.shapes) and (chosen.generate or not c.generate)]

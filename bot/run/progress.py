@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from bot.cells import BACKENDS, Cell
+from bot.cells import BACKENDS, Cell, placed
 from bot.outcomes import Status
 
 
@@ -69,10 +69,12 @@ COLUMNS = tuple(Status)
 
 def summary_table(outcomes: Mapping[Cell, Status]) -> str:
     """Rows per backend, columns per outcome, totals; a plain-text table for the end of a run."""
-    counts = {(cell.backend, status): 0 for cell in outcomes for status in COLUMNS}
+    # A cell on a backend the bot does not know, or on none (docs/cells.md), is one `other` row.
+    row_of = {cell: cell.backend if placed(cell) else "other" for cell in outcomes}
+    counts = {(row_of[cell], status): 0 for cell in outcomes for status in COLUMNS}
     for cell, status in outcomes.items():
-        counts[cell.backend, status] += 1
-    backends = [backend for backend in BACKENDS if any(cell.backend == backend for cell in outcomes)]
+        counts[row_of[cell], status] += 1
+    backends = [backend for backend in (*BACKENDS, "other") if backend in row_of.values()]
     header = ["backend", *(status.value for status in COLUMNS), "total"]
     rows = [header]
     for backend in backends:

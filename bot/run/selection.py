@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.cells import BACKENDS, SHAPES, Cell, CellIdError, cells_for
+from bot.cells import BACKENDS, SHAPES, Cell, CellIdError, cells_for, kept_by
 from bot.errors import BotError
 from bot.models.sources.base import ClassInfo, ModelSource
 
@@ -128,8 +128,7 @@ def _checkout_row(selection: Selection, source: Any, model_class: str, seed_cell
 
 def _wanted(selection: Selection, cell: Cell) -> bool:
     return (
-        cell.backend in selection.backends
-        and cell.shape in selection.shapes
+        kept_by(cell, selection.backends, selection.shapes)
         and (selection.generate or not cell.generate)
         and (cell.target is None or cell.target in selection.targets)
     )

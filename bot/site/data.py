@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 from urllib.parse import urlsplit
 
-from bot.cells import BACKENDS, Cell, CellIdError
+from bot.cells import BACKENDS, Cell, CellIdError, placed
 from bot.diff.model import CellLine, Report
 
 SCHEMA = "export-bot/site@1"
@@ -66,7 +66,7 @@ def code(line: CellLine, flaky: bool = False) -> str:
 def column(name: str) -> dict:
     """A testcase name's coordinates and its short label, as the job summary's grid labels columns."""
     cell = Cell.from_testcase("_", name)
-    variant = (["gen"] if cell.generate else []) + ["st" if cell.shape == "static" else "dyn"]
+    variant = (["gen"] if cell.generate else []) + (["st" if cell.shape == "static" else "dyn"] if cell.shape else [])
     if cell.static_cache:
         variant.append("sc")
     if cell.target:
@@ -74,14 +74,20 @@ def column(name: str) -> dict:
     return {
         "name": name,
         "backend": cell.backend,
-        "abbr": _ABBREVIATION[cell.backend],
+        "abbr": _ABBREVIATION.get(cell.backend, cell.backend or cell.test),
         "variant": " ".join(variant),
         "shape": cell.shape,
         "path": cell.path,
         "cache": cell.cache or "none",
         "target": cell.target or "",
-        "key": [cell.path, BACKENDS.index(cell.backend), cell.target or "", cell.cache or "", cell.shape != "static"],
+        # A backend the bot does not know (or none) sorts after its own, by name; the bot's own keys are unchanged.
+        "key": [cell.path, _rank(cell), cell.target or "", cell.cache or "", cell.shape != "static"]
+        + ([] if placed(cell) else [cell.backend, cell.test]),
     }
+
+
+def _rank(cell: Cell) -> int:
+    return BACKENDS.index(cell.backend) if placed(cell) else len(BACKENDS) + (not cell.backend)
 
 
 class _Interner:

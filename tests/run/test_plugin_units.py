@@ -130,7 +130,18 @@ def test_summary_table_counts_per_backend_and_outcome():
     assert rows["onnx"] == ["1", "0", "1", "0", "0", "0", "2"]
     assert rows["executorch"] == ["0", "0", "0", "1", "0", "0", "1"]
     assert rows["all"] == ["1", "0", "1", "1", "0", "0", "3"]
-    assert "dynamo" not in rows
+    assert "dynamo" not in rows and "other" not in rows
+
+
+def test_summary_table_has_one_other_row_for_cells_off_the_bots_backends():
+    eager, aoti = (
+        Cell.parse("BertModel::test_precomputed_inputs_match_eager"),
+        Cell.parse("BertModel::test_aoti_export_static"),
+    )
+    table = summary_table({FORWARD: Status.PASSED, eager: Status.FAILED, aoti: Status.SKIPPED})
+    rows = {line.split()[0]: line.split()[1:] for line in table.splitlines() if not line.startswith("-")}
+    assert rows["other"] == ["0", "0", "1", "0", "1", "0", "2"]
+    assert rows["all"][-1] == "3"
 
 
 def test_format_seconds():

@@ -119,7 +119,7 @@ def test_selection_file_round_trip_and_errors(tmp_path):
     path = tmp_path / "s.json"
     write_selection(path, cells, head_sha="abc")
     assert read_selection(path) == cells
-    path.write_text('{"cells": ["BertModel::test_nope"]}')
+    path.write_text('{"cells": ["BertModel::test_onnx_nope"]}')
     with pytest.raises(SelectionFileError, match=r"cells\[0\]"):
         read_selection(path)
     path.write_text("{")
