@@ -147,7 +147,7 @@ def show_job(state_path: Path, skiplists_dir: Path, settings: Settings, *, when:
     order = chain(state)
     _, age = at(state, None, now=when, stale_days=settings.stale_days)
     flaky = flips(state, settings.flaky_window)
-    broken = regressions(state, lambda cell: skiplists.explain(cell).skipped)
+    broken = regressions(state, skiplists.skipped)
     due = sweep_due(state, now=when, every_days=settings.sweep_every_days)
     document = {
         "chain": len(order),

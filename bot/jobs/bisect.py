@@ -67,11 +67,7 @@ def bisect(given: BisectInputs, *, clock: Callable[[], float] = time.monotonic) 
     # otherwise resolve against each differently, or read as an option.
     given = replace(given, work=given.work.resolve())
     given.work.mkdir(parents=True, exist_ok=True)
-    lists = load_skiplists(given.skiplists)
-
-    def skiplists(cell):  # listed cells are no regression: the skip already accepts the break
-        return lists.explain(cell).skipped
-
+    skiplists = load_skiplists(given.skiplists).skipped  # listed cells are no regression: the skip accepts the break
     session = _Session(loads(read_text(given.state), where=str(given.state)))
     deadline = clock() + given.max_minutes * 60
     pending = frozenset(r.cell for r in regressions(session.baseline, skiplists) if r.culprit is None)

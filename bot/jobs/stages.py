@@ -94,6 +94,7 @@ def read_main_baseline(
     from bot.files import read_text
     from bot.results import baseline, baseline_json
 
+    # The file itself, not read_state: a folder in its place is an error here, never an empty state.
     state = baseline_json.loads(read_text(path, limit=MAX_BYTES), where=str(path))
     base, age = baseline.at(state, merge_base, now=now, stale_days=stale_days)
     told = BaselineAge(

@@ -9,7 +9,6 @@ from bot.diff.groups import Group, group_failures
 from bot.publish.github_api import Issue, PullRequest
 from bot.report.markdown import cause_heading, cause_lines, code, cut, escape, link, n, short_sha, the_cells
 from bot.results.baseline import Regression, chain, regressions
-from bot.results.baseline_json import loads
 
 MARKER = "<!-- export-bot:main-regressions -->"
 TITLE = "export-bot: regressions on main"
@@ -19,8 +18,8 @@ CELLS_PER_CAUSE = 30
 EXCERPT = 300
 
 _NO_FRAME = "No frame of the repository under test"
-# The baseline's reader and its regressions, for the job (bot/publish/track.py), from this one import.
-__all__ = ["Cause", "IssuePlan", "causes_of", "chain", "closing_comment", "loads", "plan_issue", "regressions"]
+# The baseline's chain and regressions, for the job (bot/publish/track.py), from this one import.
+__all__ = ["Cause", "IssuePlan", "causes_of", "chain", "closing_comment", "plan_issue", "regressions"]
 
 
 @dataclass(frozen=True)

@@ -361,7 +361,7 @@ def regressions(baseline: Baseline, skipped: Callable[[Cell], bool]) -> tuple[Re
     not skiplisted, that passed before.
 
     `skipped(cell)` says whether the skiplists list the cell (the caller asks its skiplists, e.g.
-    `lambda cell: skiplists.explain(cell).skipped`).
+    `skiplists.skipped`).
     """
     order = chain(baseline)
     rank = {commit: index for index, commit in enumerate(order)}

@@ -119,6 +119,10 @@ class Skiplists:
     skips: Skiplist
     disable_optimize: Skiplist
 
+    def skipped(self, cell: Cell) -> bool:
+        """`explain(cell).skipped` without the rest: a skip scope of the cell's walk lists its class."""
+        return self.skips.first_match(cell.model_class, skip_scopes(cell)) is not None
+
     def explain(self, cell: Cell) -> Explanation:
         skip = self.skips.first_match(cell.model_class, skip_scopes(cell))
         exact = self.skips.first_match(cell.model_class, exactness_scopes(cell))
