@@ -1,10 +1,11 @@
 """Layers: the pipeline reads off the packages (docs/README.md), and no import runs back up it.
 
 From the bottom: the shared root modules (cells, outcomes, scopes, errors, files, settings, toml,
-skiplist, setup_problems), then `bot.models` (catalogue, index, sources: what selection and the
+skiplist, setup_problems, data), then `bot.models` (catalogue, index, sources: what selection and the
 runner both read), then the stages select → run → results → diff → report → propose → publish,
-then the dashboard (`bot.site`, a reader of reports). The command line (`bot.cli`, `bot.check`,
-`bot.jobs`, `__main__`) sits on top and may import anything. A module may import its own layer
+then the dashboard (`bot.site`, a reader of reports). The command line (`bot.cli`, `bot.jobs`,
+`__main__`) sits on top and may import anything; inside it, `bot.jobs` composes the stages and never
+imports `bot.cli`, which parses options and calls a job. A module may import its own layer
 and the layers below it, never one above; and no chain of imports comes back to where it started.
 Checked on the source with the AST, so an import inside a function counts too.
 """
@@ -24,7 +25,7 @@ BOT = ROOT / "bot"
 ROOT_MODULES = ("cells", "outcomes", "scopes", "errors", "files", "settings", "toml", "skiplist", "setup_problems")
 ROOT_MODULES += ("data",)  # package data (the default skiplists, pins, cell times): no code to speak of
 LAYERS = ("root", "models", "select", "run", "results", "diff", "report", "propose", "publish", "site")
-TOP = ("cli", "jobs", "check", "__main__")  # the command line and the jobs it calls: they compose the stages
+TOP = ("cli", "jobs", "__main__")  # the command line and the jobs it calls: they compose the stages
 # Selection reads the catalogue and the index, never the sources (they build models).
 LIGHT_READERS = sorted((BOT / "select").rglob("*.py")) + [BOT / "models" / "catalog.py", BOT / "models" / "index.py"]
 SOURCES = "bot.models.sources"
@@ -115,6 +116,25 @@ def test_every_module_is_in_a_layer_and_every_layer_has_modules():
     assert layers == {*LAYERS, "top"}
 
 
+def test_every_name_the_layers_list_exists():
+    """A deleted module left in the lists would hide a new one of the same name in the wrong layer."""
+    present = {path.stem if path.suffix == ".py" else path.name for path in BOT.iterdir() if path.name != "__pycache__"}
+    assert sorted(set(ROOT_MODULES + LAYERS + TOP) - {"root"} - present) == []
+    assert sorted(present - set(ROOT_MODULES + LAYERS + TOP) - {"__init__"}) == []
+
+
+def test_jobs_never_import_the_command_line():
+    """Jobs compose the stages for the CLI and for tests alike: a job that parsed options would tie them to click."""
+    bad = [
+        f"{path.relative_to(ROOT)}:{line}: {module}"
+        for module_, path in bot_modules().items()
+        if module_.startswith("bot.jobs")
+        for module, line in dependencies(path).items()
+        if module.startswith(("bot.cli", "bot.__main__"))
+    ]
+    assert bad == []
+
+
 def test_the_scan_sees_every_import_spelling():
     probe = BOT / "select" / "_layering_probe.py"  # never written: only its path is used
     text = (
@@ -154,7 +174,7 @@ def test_no_layer_imports_a_later_one(lower, upper):
 
 @pytest.mark.parametrize("layer", LAYERS)
 def test_nothing_but_the_command_line_imports_it(layer):
-    """The top may import any layer; no layer imports the top (`bot.cli`, `bot.check`, `bot.jobs`)."""
+    """The top may import any layer; no layer imports the top (`bot.cli`, `bot.jobs`)."""
     bad = [
         f"{path.relative_to(ROOT)}:{line}: {module}"
         for path in _files(layer)
