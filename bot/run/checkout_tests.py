@@ -3,14 +3,16 @@
 When `--source transformers-tests:PATH` names a checkout that holds `tests/exporters/test_export.py`,
 no judging rule of the bot's applies (docs/runner.md, the checkout judges): the cell's test
 method (`ModelClass::test_name` is the method's own name) runs under the unittest protocol on
-the test class that covers the model class, with `all_model_classes` (and, on the generate
-path, `all_generative_model_classes`) narrowed to that one class. Each `subTest` is a component;
+the test class that covers the model class; after the class's own `setUp()`, the instance's
+`all_model_classes` (and, on the generate path, `all_generative_model_classes`) are narrowed to
+that one class. Each `subTest` is a component;
 the outcome is the method's. The module's skip tables are replaced by the repository's TOML
 skiplists before any test runs, so the checkout's own scope walk decides.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import time
@@ -113,14 +115,30 @@ class CheckoutVerdict:
 
 
 def narrowed(test_class: type, model_class: type, *, generate: bool) -> type:
-    """The test class covering only `model_class`, as its own `all_model_classes` / `all_generative_model_classes`."""
-    attributes = {
-        "all_model_classes": (model_class,),
-        "all_generative_model_classes": (model_class,) if generate else (),
-        "__module__": test_class.__module__,
-        "__qualname__": test_class.__qualname__,
-    }
+    """The test class covering only `model_class`: its own `setUp()` first, then the narrowing, on the instance.
+
+    The narrowing observes the tester rather than re-creating it. Testers that infer their classes
+    in `setUp()` (upstream's `CausalLMModelTest`) refuse a test class that sets `all_model_classes`
+    itself, and a class attribute would also hide what `setUp()` derives from the full list (the
+    pipeline mapping). So the tester's `setUp()` runs unchanged, on the class as written; then the
+    instance's `all_model_classes` becomes the one class. `all_generative_model_classes` is most
+    often a property of the mixin that filters `all_model_classes` (left as the tester derives it);
+    where a tester spells it out, it becomes the one class on the generate path, none otherwise.
+    """
+
+    def setUp(self) -> None:  # noqa: N802 (unittest's protocol)
+        test_class.setUp(self)
+        self.all_model_classes = (model_class,)
+        if not _derived(test_class, "all_generative_model_classes"):
+            self.all_generative_model_classes = (model_class,) if generate else ()
+
+    attributes = {"setUp": setUp, "__module__": test_class.__module__, "__qualname__": test_class.__qualname__}
     return type(test_class.__name__, (test_class,), attributes)
+
+
+def _derived(test_class: type, name: str) -> bool:
+    """Whether the class computes `name` (a property or other data descriptor) rather than holding it."""
+    return hasattr(type(inspect.getattr_static(test_class, name, None)), "__set__")
 
 
 def run_method(test_class: type, method: str, origin: Path | None = None) -> CheckoutVerdict:

@@ -80,6 +80,53 @@ class _Synthetic(unittest.TestCase):
         self.assertEqual(1, 2, "count")
 
 
+class _Inferring(unittest.TestCase):
+    """A tester in upstream's causal-LM shape: `setUp()` infers the classes and refuses a test class that set them."""
+
+    __test__ = False
+    all_model_classes = None
+    pipeline_model_mapping = None
+
+    def setUp(self):
+        if self.pipeline_model_mapping is None:
+            if self.all_model_classes is not None:
+                raise ValueError("set all_model_classes, so must manually set pipeline_model_mapping")
+            self.pipeline_model_mapping = {"feature-extraction": _Widget, "text-generation": _Gadget}
+        if self.all_model_classes is None:
+            self.all_model_classes = (_Widget, _Gadget)
+
+    @property
+    def all_generative_model_classes(self):
+        return tuple(c for c in self.all_model_classes if c is _Gadget)
+
+    def test_torch_export_generate_static(self):
+        for model_class in self.all_generative_model_classes:
+            with self.subTest(f"{model_class.__name__}/generate"):
+                self.assertIs(self.pipeline_model_mapping["text-generation"], _Gadget)
+
+    def test_torch_export_static(self):
+        for model_class in self.all_model_classes:
+            with self.subTest(f"{model_class.__name__}/model"):
+                pass
+
+
+def test_narrowing_runs_the_testers_own_set_up_and_narrows_what_it_produced():
+    verdict = run_method(narrowed(_Inferring, _Widget, generate=False), "test_torch_export_static")
+    assert (verdict.status, [name for name, _, _ in verdict.components]) == (Status.PASSED, ["_Widget/model"])
+    generate = run_method(narrowed(_Inferring, _Gadget, generate=True), "test_torch_export_generate_static")
+    assert (generate.status, [name for name, _, _ in generate.components]) == (Status.PASSED, ["_Gadget/generate"])
+    # The mixin's property still derives the generative classes from the narrowed list.
+    none = run_method(narrowed(_Inferring, _Widget, generate=True), "test_torch_export_generate_static")
+    assert (none.status, none.components) == (Status.PASSED, ())
+
+
+def test_setting_the_class_attribute_instead_breaks_such_a_tester():
+    """Why the narrowing waits for `setUp()`: the class attribute is what the causal-LM guard refuses."""
+    by_class = type("_Inferring", (_Inferring,), {"all_model_classes": (_Widget,)})
+    verdict = run_method(by_class, "test_torch_export_static")
+    assert verdict.status is Status.FAILED and verdict.message.startswith("ValueError: set all_model_classes")
+
+
 def test_a_failing_subtest_is_the_failing_component_with_its_assertion():
     verdict = run_method(narrowed(_Synthetic, _Gadget, generate=False), "test_torch_export_static")
     assert verdict.status is Status.FAILED and verdict.component == "_Gadget/decode"
