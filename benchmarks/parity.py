@@ -154,7 +154,10 @@ def upstream_verdict(cell: str, classes: dict[str, str], records: list[dict]) ->
 
 def run_bot(checkout: Path, cells: list[str], workers: int, skiplists: Path, work: Path) -> Side:
     junit = work / "bot.xml"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # The checkout's own sources first, as its conftest puts them first for upstream's pytest: the
+    # run then tests the checkout's code without installing it into this environment.
+    src = checkout / "src"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src)] * (src / "transformers").is_dir() + [str(ROOT)])}
     command = [sys.executable, "-m", "bot", "run", "--source", f"transformers-tests:{checkout}"]
     command += ["--skiplists", str(skiplists), "--cells", ",".join(cells), "-n", str(workers), "--junit", str(junit)]
     result, wall, cpu = _timed(command, cwd=work, env=env)
