@@ -31,3 +31,10 @@ def test_the_light_install_holds_neither_torch_nor_transformers():
     names = {req.split(">")[0].split("=")[0].split(";")[0].strip().lower() for req in project["dependencies"]}
     assert names == {"click", "tomlkit", "lxml", "pygithub", "tomli"}
     assert project["requires-python"] == ">=3.10,<3.14"
+
+
+def test_the_license_is_an_spdx_expression_that_the_build_backend_reads_without_a_deprecation():
+    """setuptools deprecates `license = {text = …}` (such builds stop working after 2027-02-18); 77 reads SPDX."""
+    pyproject = loads((ROOT / "pyproject.toml").read_text())
+    assert pyproject["project"]["license"] == "Apache-2.0"
+    assert "setuptools>=77" in pyproject["build-system"]["requires"]
