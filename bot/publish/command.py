@@ -169,12 +169,13 @@ def _read_options(
 
 def _read_backends(value: str, backends: list[str], problems: list[_Problem]) -> None:
     """One `--backend` value (comma-separated): known backends to `backends`, the rest to `problems`."""
-    for backend in filter(None, value.split(",")):
+    named = [backend for backend in value.split(",") if backend]
+    for backend in named:
         if backend in BACKENDS:
             backends.append(backend)
         else:
             problems.append(_Problem("backend", backend))
-    if not value:
+    if not named:  # `--backend=,,,` names no backend: refused, never read as "all backends"
         problems.append(_Problem("no-value"))
 
 

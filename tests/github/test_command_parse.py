@@ -60,6 +60,8 @@ def test_other_comments_are_not_commands(body):
         ("/export-check BertModl", "did you mean `BertModel`"),
         ("/export-check bert --backend tensorrt", "unknown backend `tensorrt`"),
         ("/export-check bert --backend", "`--backend` needs a value"),
+        ("/export-check bert --backend=,,,", "`--backend` needs a value"),
+        ("/export-check bert --backend ,", "`--backend` needs a value"),
         ("/export-check --static", "at least one model"),
         ("/export-check bert --quick", "`--quick` is not understood"),
         ("/export-check full bert", "`full` is not understood here"),
