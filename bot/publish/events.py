@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import BotError
+from bot.files import read_text
 
 
 class EventError(BotError, ValueError):
@@ -18,7 +19,7 @@ def load_event(path: Path | str | None) -> dict:
     if not path:
         raise EventError("no event file: run this inside GitHub Actions or pass --event PATH (GITHUB_EVENT_PATH)")
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(read_text(path))
     except (OSError, ValueError, RecursionError) as exc:  # ValueError: not JSON, or not UTF-8
         raise EventError(f"{path}: cannot read the event payload ({exc})") from None
     if not isinstance(data, dict):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from bot.cells import Cell, CellIdError
 from bot.errors import BotError
+from bot.files import read_text
 
 # The plugin collects files with this suffix (and only those): the plan is the "test file".
 PLAN_SUFFIX = ".cells.json"
@@ -68,7 +69,7 @@ class RunPlan:
 def read_plan(path: Path | str) -> RunPlan:
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        data = json.loads(read_text(path))  # bounded, and a FIFO is refused rather than waited on
+    except (OSError, ValueError) as exc:
         raise PlanError(f"{path}: cannot read the run plan: {exc}") from exc
     return RunPlan.from_json(data, str(path))

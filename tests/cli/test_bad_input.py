@@ -92,6 +92,8 @@ FIFO_CASES = [
     ("baseline", "due", "--state", "{fifo}"),
     ("bisect", "--repo", "{repo}", "--state", "{fifo}", "--skiplists", str(SKIPLISTS), "--out", "{tmp}/b.json"),
     (*GITHUB, "track", "--state", "{fifo}", "--skiplists", str(SKIPLISTS)),
+    # The event payload (GITHUB_EVENT_PATH) of every job that reads one.
+    (*GITHUB, "--event", "{fifo}", "comment", "--report", "{report}"),
     (*GITHUB, "track", "--state", "{state}", "--skiplists", str(SKIPLISTS), "--report", "{fifo}"),
     ("report", "--head", "{head}", "--base", "{fifo}", "--merge-base", SHA, "--out", "{tmp}/out"),
     # A base folder whose baseline.json is a FIFO: refused, never read as "no base" (every cell new).
