@@ -217,15 +217,35 @@ def _finish(client: GitHubClient, event: RunEvent, *, reported: bool, why: str |
 
 
 def missing_report_job(client_for: Callable[[], GitHubClient], event: RunEvent, problem: str) -> JobOutcome:
-    """A run that ended without a report: a dispatched command is finished with 😕 and a reply, and the
-    job fails unless the run was cancelled. The client is made only when there is a command to answer."""
+    """A run that ended without a report: its pending becomes `error`, a dispatched command is finished
+    with 😕 and a reply, and the job fails unless the run was cancelled. The client is made only when
+    there is a status to end or a command to answer."""
     if event.conclusion == "cancelled":
         return _cancelled(client_for(), event) if event.command_comment else JobOutcome(("the run was cancelled",))
     lines: tuple[str, ...] = ()
+    if event.run_id is not None:
+        lines = (_end_pending(client_for(), event),)
     if event.command_comment:
-        lines = (_finish(client_for(), event, reported=False),)
+        lines += (_finish(client_for(), event, reported=False),)
     message = f"{problem}; the run's log says why it wrote none: {event.run_url or 'see the run'}"
     return JobOutcome((*lines, message), EXIT_USAGE, annotations=(("error", message),))
+
+
+def _end_pending(client: GitHubClient, event: RunEvent) -> str:
+    """This run's pending → `error`, on the commit its status went on (a dispatched run's: the PR's head)."""
+    from bot.publish.pending import ended_without_report
+
+    sha = event.head_sha if event.event_name != "workflow_dispatch" else None
+    if event.event_name == "workflow_dispatch" and event.command_pr:
+        sha = client.pull_request(event.command_pr).head_sha
+    if not sha:
+        return "no commit to end the pending status on"
+    decision = ended_without_report(client.current_status(sha), event.run_id or 0)
+    if decision is None:
+        return f"the status on {sha[:12]} is not this run's pending: left as it is"
+    state, description = decision
+    client.set_status(sha, state, description, event.run_url)
+    return f"status {state} on {sha} (no report)"
 
 
 # --- `/export-check` -------------------------------------------------------------------------

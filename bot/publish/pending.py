@@ -13,6 +13,7 @@ _RUN_URL = re.compile(r"/actions/runs/(\d+)(?:/|$)")
 # GitHub names a merge queue's temporary branch gh-readonly-queue/<base>/pr-<number>-<head sha>.
 _QUEUE_BRANCH = re.compile(r"^gh-readonly-queue/.+/pr-(\d+)-[0-9a-f]{40}$")
 CANCELLED = "the run was cancelled before it reported: re-run it"
+NO_REPORT = "the run ended without a report: its log says why; re-run it"
 
 
 def run_of(url: str | None) -> int:
@@ -84,6 +85,17 @@ def decide(run: ConformanceRun, current: CommitStatus | None) -> tuple[str, str]
         # Only this run's own pending is cleared: a verdict or a newer run's status stays.
         if current and holder == run.id and current.state == "pending":
             return "error", CANCELLED
+    return None
+
+
+def ended_without_report(current: CommitStatus | None, run_id: int) -> tuple[str, str] | None:
+    """A run that finished and wrote no report ends its own pending with `error`; nothing else is touched.
+
+    Only this run's pending: a verdict already set (the report was found after all) or a newer
+    run's status stays. Without this, the required check would say "running" on a finished run.
+    """
+    if current is not None and current.state == "pending" and run_of(current.target_url) == run_id:
+        return "error", NO_REPORT
     return None
 
 

@@ -107,3 +107,28 @@ def test_decisions_and_what_they_read():
 def test_an_event_that_is_not_a_workflow_run_is_exit_2_with_what_to_do(gh):
     result = gh("pending", event={"pull_request": {"number": 1}})
     assert result.exit_code == 2 and "runs on workflow_run" in result.output
+
+
+def _no_report(fake, gh, tmp_path, run_id, conclusion="failure", **kw):
+    event = _event(fake, run_id, "completed", conclusion=conclusion, **kw)
+    return gh("comment", "--report", str(tmp_path / "none" / "report.json"), event=event)
+
+
+def test_a_run_that_ended_without_a_report_ends_its_pending_with_error(fake, gh, tmp_path):
+    """An install outage or a lost runner: the required check must not say "running" on a finished run."""
+    gh("pending", event=_event(fake, 70, "requested"))
+    result = _no_report(fake, gh, tmp_path, 70)
+    assert result.exit_code == 2 and "cannot read the report" in result.output
+    assert _states(fake) == [("pending", 70), ("error", 70)]
+    [*_, status] = fake.state.statuses[fake.state.refs["heads/feature"]]
+    assert status["description"].startswith("the run ended without a report")
+    assert status["target_url"].endswith("/actions/runs/70")
+
+
+def test_a_run_without_a_report_leaves_a_verdict_and_a_newer_runs_pending(fake, gh, tmp_path):
+    gh("pending", event=_event(fake, 71, "requested"))
+    assert _comment(fake, gh, tmp_path, 71).exit_code == 0
+    _no_report(fake, gh, tmp_path, 71)  # a re-run of the comment job that found no artifact: the verdict stays
+    gh("pending", event=_event(fake, 72, "requested"))
+    _no_report(fake, gh, tmp_path, 71)
+    assert _states(fake) == [("pending", 71), ("success", 71), ("pending", 72)]
