@@ -6,6 +6,7 @@ Transformers repository copies the short caller workflows of examples/transforme
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ import pytest
 import yaml
 
 from tests.conftest import NPM, ROOT
+from tests.rehearsal.expressions import Evaluator
 
 REUSABLE = ROOT / ".github" / "workflows"
 CALLERS = ROOT / "examples" / "transformers" / ".github" / "workflows"
@@ -147,6 +149,78 @@ def test_new_pushes_cancel_old_conformance_runs():
     assert load(CALLERS / "export-conformance.yml")["concurrency"]["cancel-in-progress"] is True
 
 
+def cancelled_by_groups(arrivals: list[tuple[str, str]], cancel_in_progress: bool) -> set[str]:
+    """GitHub's concurrency rule ("Control the concurrency of workflows and jobs"): per group, at most one
+    run in progress and one pending; a new run replaces (cancels) the pending one, and with
+    cancel-in-progress also the running one. `arrivals`: (run, group) in order, none finishing meanwhile."""
+    running: dict[str, str] = {}
+    pending: dict[str, str] = {}
+    cancelled = set()
+    for run, group in arrivals:
+        if group not in running:
+            running[group] = run
+            continue
+        if cancel_in_progress:
+            cancelled.add(running[group])
+            cancelled |= {pending.pop(group)} if group in pending else set()
+            running[group] = run
+            continue
+        if group in pending:
+            cancelled.add(pending[group])
+        pending[group] = run
+    return cancelled
+
+
+def _group(caller: str, github: dict, inputs: dict | None = None) -> str:
+    workflow = load(CALLERS / caller)
+    return Evaluator({"github": github, "inputs": inputs or {}}).render(workflow["concurrency"]["group"]).strip()
+
+
+def _dispatch(kind: str, comment: int, pr: int = 7) -> dict:
+    return {"pr": str(pr), "sha": "a" * 40, "request": json.dumps({"kind": kind}), "comment": str(comment)}
+
+
+def test_a_command_on_part_of_the_pr_never_cancels_the_prs_own_run():
+    push = {"event_name": "pull_request", "event": {"pull_request": {"number": 7}}, "ref": "refs/pull/7/merge"}
+    main = {"event_name": "workflow_dispatch", "event": {}, "ref": "refs/heads/main"}
+    arrivals = [
+        ("pr-run", _group("export-conformance.yml", push)),
+        ("models", _group("export-conformance.yml", main, _dispatch("models", 1))),
+        ("failed", _group("export-conformance.yml", main, _dispatch("failed", 2))),
+    ]
+    assert cancelled_by_groups(arrivals, cancel_in_progress=True) == set()
+    # A rerun checks the whole selection again: it may replace the PR's older run.
+    rerun = ("rerun", _group("export-conformance.yml", main, _dispatch("rerun", 3)))
+    assert cancelled_by_groups([arrivals[0], rerun], cancel_in_progress=True) == {"pr-run"}
+
+
+def test_no_event_of_one_run_cancels_another_runs_comment_job():
+    """Every dispatched run's head is main's tip: keyed on it, one PR's `completed` could be dropped."""
+
+    def run_event(run_id: int, action: str) -> tuple[str, str]:
+        github = {"event": {"action": action, "workflow_run": {"id": run_id, "run_attempt": 1, "head_sha": "m" * 40}}}
+        return f"{run_id}-{action}", _group("export-conformance-comment.yml", github)
+
+    arrivals = [
+        run_event(1, "requested"),
+        run_event(2, "requested"),
+        run_event(1, "completed"),
+        run_event(3, "requested"),
+        run_event(2, "completed"),
+    ]
+    assert cancelled_by_groups(arrivals, cancel_in_progress=False) == set()
+
+
+def test_other_comments_never_cancel_a_pending_command():
+    def comment(cid: int) -> tuple[str, str]:
+        github = {"event": {"issue": {"number": 7, "pull_request": {}}, "comment": {"id": cid}}}
+        return str(cid), _group("export-check-command.yml", github)
+
+    assert cancelled_by_groups([comment(1), comment(2), comment(3)], cancel_in_progress=False) == set()
+    # The rule itself, on a shared key (the PR's number, as before): the third comment drops the second.
+    assert cancelled_by_groups([("1", "pr-7"), ("2", "pr-7"), ("3", "pr-7")], cancel_in_progress=False) == {"2"}
+
+
 @pytest.mark.parametrize("path", sorted(CALLERS.glob("*.yml")), ids=lambda p: p.stem)
 def test_callers_are_one_job_that_calls_a_reusable_workflow_with_inputs_it_declares(path):
     (job,) = load(path)["jobs"].values()
@@ -173,7 +247,13 @@ def test_only_jobs_that_run_cells_install_torch_and_they_install_it_before_the_c
             [torch] = [s for s in job["steps"] if "torch==" in s.get("run", "")]
             assert torch["env"]["TORCH_INDEX"] == "${{ inputs.torch-index }}", name
             [setup] = [s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@")]
-            assert setup["with"]["cache"] == "pip", f"{name}: cache the downloads between runs"
+            cache = setup["with"]["cache"]
+            if path.stem == "conformance":
+                # A dispatched run (main's cache scope) may run a fork's code: it neither restores nor saves.
+                for event, expected in (("pull_request", "pip"), ("merge_group", "pip"), ("workflow_dispatch", "")):
+                    assert Evaluator({"github": {"event_name": event}}).render(cache) == expected, (name, event)
+            else:
+                assert cache == "pip", f"{name}: cache the downloads between runs"
             assert setup["with"]["cache-dependency-path"] == ".export-bot/bot/data/constraints-runner.txt"
         elif path.stem != "ci":
             assert all("torch" not in r and "[runner]" not in r for r in installs), f"{name} must stay light"
@@ -227,10 +307,10 @@ def test_the_command_dispatches_exactly_the_inputs_the_workflow_declares_and_its
     declared = workflow["on"]["workflow_dispatch"]["inputs"]
     assert set(sent[0]) == set(declared)
     # The run-name GitHub would give this run, rendered from its format string: RunEvent reads the comment back.
-    fmt = re.search(r"format\('([^']*)', inputs\.pr, inputs\.comment\)", workflow["run-name"])[1]
-    title = fmt.replace("{0}", sent[0]["pr"]).replace("{1}", sent[0]["comment"])
+    title = Evaluator({"github": {"event_name": "workflow_dispatch"}, "inputs": sent[0]}).render(workflow["run-name"])
     event = {"workflow_run": {"event": "workflow_dispatch", "display_title": title, "head_sha": "b" * 40}}
     assert RunEvent.from_payload(event).command_comment == 345 and RunEvent.from_payload(event).command_pr == 12
+    assert RunEvent.from_payload(event).command_kind == "rerun" and RunEvent.from_payload(event).sets_the_gate
     # A dispatch whose answer was lost is recognised by this title before it is repeated.
     assert started(WorkflowRun(1, "b" * 40, "main", "", title, "workflow_dispatch"))
     assert not started(WorkflowRun(1, "b" * 40, "main", "", title.replace("345", "3456"), "workflow_dispatch"))

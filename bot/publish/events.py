@@ -9,6 +9,7 @@ from pathlib import Path
 
 from bot.errors import BotError
 from bot.files import read_text
+from bot.select.request import GATE_KINDS
 
 
 class EventError(BotError, ValueError):
@@ -73,9 +74,10 @@ class CommentEvent:
 
 
 # The run-name export-conformance.yml gives a run dispatched for an `/export-check` comment:
-# `export-conformance #<pr>: /export-check (comment <id>)`.
+# `export-conformance #<pr>: /export-check <kind> (comment <id>)` (callers older than the kind
+# leave it out: such a run is read as a command run, never as the gate's).
 _COMMAND_RUN = re.compile(r"\(comment (\d+)\)\s*$")
-_COMMAND_PR = re.compile(r"#(\d+): /export-check \(comment \d+\)\s*$")
+_COMMAND_PR = re.compile(r"#(\d+): /export-check(?: ([a-z]+))? +\(comment \d+\)\s*$")
 
 
 def command_comment_of(title: str) -> int | None:
@@ -88,6 +90,22 @@ def command_pr_of(title: str) -> int | None:
     """The PR a dispatched run's title names, or None."""
     found = _COMMAND_PR.search(title or "")
     return int(found[1]) if found else None
+
+
+def command_kind_of(title: str) -> str | None:
+    """The request kind a dispatched run's title names (`rerun`, `models`, …), or None."""
+    found = _COMMAND_PR.search(title or "")
+    return found[2] if found else None
+
+
+def sets_the_gate(event_name: str, kind: str | None) -> bool:
+    """Whether a conformance run's verdict may be the required `export-conformance` status.
+
+    Every run but a dispatched one does (its selection is the PR's or the queue's). A dispatched
+    `/export-check` run does only when its kind covers the PR's selection (`GATE_KINDS`); a run
+    whose title names no kind is read as a command run.
+    """
+    return event_name != "workflow_dispatch" or kind in GATE_KINDS
 
 
 @dataclass(frozen=True)
@@ -112,6 +130,11 @@ class RunEvent:
     head_repo: str | None = None  # full name: a fork's for a fork PR's run
     path: str = ""  # the workflow file the run ran
     conclusion: str | None = None
+    command_kind: str | None = None  # the request kind a dispatched run's title names
+
+    @property
+    def sets_the_gate(self) -> bool:
+        return sets_the_gate(self.event_name, self.command_kind)
 
     def as_run(self):
         """The run as GitHub recorded it (None for a direct `pull_request` run, which has no record here)."""
@@ -181,6 +204,7 @@ class RunEvent:
             head_repo=full_name,
             path=_typed(run.get("path") or "", str, "workflow_run.path"),
             conclusion=_typed(run.get("conclusion"), (str, type(None)), "workflow_run.conclusion"),
+            command_kind=command_kind_of(title),
         )
 
 

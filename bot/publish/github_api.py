@@ -23,7 +23,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 DEFAULT_API_URL = "https://api.github.com"
-STATUS_CONTEXT = "export-conformance"
+STATUS_CONTEXT = "export-conformance"  # the required check: the gate's verdict only
+# A dispatched `/export-check` run that looks at part of the PR (models, failed, probe) reports here.
+COMMAND_CONTEXT = "export-conformance/command"
 # The verdict of docs/diff.md → a commit status state. Statuses have no "neutral"; incomplete
 # results must never read as a pass, and "error" is GitHub's word for "the check itself broke".
 # "pending" while a run works; "error" also says a run ended without a verdict (cancelled).
@@ -447,17 +449,19 @@ class GitHubClient:
 
     # --- statuses, permissions, pull requests -----------------------------------------------
     @_guard("set the commit status of {0}")
-    def set_status(self, sha: str, verdict: str, description: str, target_url: str | None = None) -> None:
+    def set_status(
+        self, sha: str, verdict: str, description: str, target_url: str | None = None, *, context: str = STATUS_CONTEXT
+    ) -> None:
         state = STATUS_STATES[verdict]
         kwargs = {"target_url": target_url} if target_url else {}
         # GitHub rejects descriptions longer than 140 characters.
-        self._repo.get_commit(sha).create_status(state, description=description[:140], context=STATUS_CONTEXT, **kwargs)
+        self._repo.get_commit(sha).create_status(state, description=description[:140], context=context, **kwargs)
 
     @_guard("read the commit statuses of {0}")
-    def current_status(self, sha: str) -> CommitStatus | None:
-        """The latest `export-conformance` status on `sha` (the combined status holds each context's latest)."""
+    def current_status(self, sha: str, *, context: str = STATUS_CONTEXT) -> CommitStatus | None:
+        """The latest status of `context` on `sha` (the combined status holds each context's latest)."""
         for status in self._repo.get_commit(sha).get_combined_status().statuses:
-            if status.context == STATUS_CONTEXT:
+            if status.context == context:
                 return CommitStatus(status.state, status.description or "", status.target_url or "")
         return None
 

@@ -112,28 +112,57 @@ def comment_job(
             lines += (_finish(client, event, reported=False, why=target.moved),)
         return JobOutcome(lines, annotations=(("notice", target.moved or ""),))
     run_id = event.run_id if event.run_id is not None else fallback_run_id
-    body = _body(report, run_id, repository_url)
-    lines = _post(client, report, body, target, run_id=run_id, run_url=event.run_url, bot_login=bot_login)
+    body = _body(report, run_id, repository_url, gate=event.sets_the_gate)
+    lines = _post(
+        client,
+        report,
+        body,
+        target,
+        run_id=run_id,
+        run_url=event.run_url,
+        bot_login=bot_login,
+        gate=event.sets_the_gate,
+    )
     if event.command_comment:
         lines += (_finish(client, event, reported=True, pulls=tuple(p.number for p in target.pulls)),)
     return JobOutcome(lines)
 
 
-def _body(report, run_id: int, repository_url: str | None) -> str:
-    """The sticky's text; links only into `repository_url` (the workflow's own repository)."""
+def _body(report, run_id: int, repository_url: str | None, *, gate: bool = True) -> str:
+    """The sticky's text; links only into `repository_url` (the workflow's own repository).
+
+    A command run of part of the PR gets its own marker and says it is not the gate's verdict.
+    """
     from bot.publish.comment import MAX_COMMENT, stamp_length
-    from bot.report import render_comment
+    from bot.report import COMMAND_MARKER, COMMAND_NOTE, COMMENT_MARKER, render_comment
 
-    return render_comment(report, max_chars=MAX_COMMENT - stamp_length(run_id), repository_url=repository_url)
+    room = MAX_COMMENT - stamp_length(run_id) - (0 if gate else len(COMMAND_NOTE) + 2)
+    body = render_comment(report, max_chars=room, repository_url=repository_url)
+    if gate:
+        return body
+    head, _, rest = body.removeprefix(COMMENT_MARKER).lstrip("\n").partition("\n")
+    return f"{COMMAND_MARKER}\n{head}\n\n{COMMAND_NOTE}\n{rest}"
 
 
-def _post(client: GitHubClient, report, body: str, target: Target, *, run_id: int, run_url: str | None, bot_login: str):
+def _post(
+    client: GitHubClient,
+    report,
+    body: str,
+    target: Target,
+    *,
+    run_id: int,
+    run_url: str | None,
+    bot_login: str,
+    gate: bool = True,
+):
     from bot.publish.comment import upsert_sticky
-    from bot.report import COMMENT_MARKER
+    from bot.publish.github_api import COMMAND_CONTEXT, STATUS_CONTEXT
+    from bot.report import COMMAND_MARKER, COMMENT_MARKER
 
+    marker, context = (COMMENT_MARKER, STATUS_CONTEXT) if gate else (COMMAND_MARKER, COMMAND_CONTEXT)
     lines, settable = [], []
     for pull in target.pulls:
-        sticky = upsert_sticky(client, pull.number, body, marker=COMMENT_MARKER, run_id=run_id, bot_login=bot_login)
+        sticky = upsert_sticky(client, pull.number, body, marker=marker, run_id=run_id, bot_login=bot_login)
         lines.append(f"#{pull.number}: comment {sticky.id}")
         if not sticky.ours:
             # The status follows the comment: an older run finishing late (a re-run keeps its run id)
@@ -148,24 +177,27 @@ def _post(client: GitHubClient, report, body: str, target: Target, *, run_id: in
         else:
             settable.append(pull)
     if settable and target.sha:
-        lines.append(_set_verdict(client, target.sha, report, run_url))
+        lines.append(_set_verdict(client, target.sha, report, run_url, context=context))
     return tuple(lines)
 
 
-def _set_verdict(client: GitHubClient, sha: str, report, run_url: str | None) -> str:
+def _set_verdict(client: GitHubClient, sha: str, report, run_url: str | None, *, context: str | None = None) -> str:
     """The verdict on `sha`, unless a newer run set the status there (its link names the run)."""
     from bot.publish.comment import status_description
+    from bot.publish.github_api import STATUS_CONTEXT
     from bot.publish.pending import may_set_verdict, run_of
 
+    context = context or STATUS_CONTEXT
     this_run = run_of(run_url)
     if this_run:
-        current = client.current_status(sha)
+        current = client.current_status(sha, context=context)
         if not may_set_verdict(current, this_run):
             return f"status on {sha} left as a newer run set it ({current.target_url})"
     description = status_description(report.verdict, report.headline)
     # The link is the run's page from GitHub's event, never the report's run_url (the PR's code wrote it).
-    client.set_status(sha, report.verdict, description, run_url)
-    return f"status {report.verdict} on {sha}"
+    client.set_status(sha, report.verdict, description, run_url, context=context)
+    prefix = "status" if context == STATUS_CONTEXT else context
+    return f"{prefix} {report.verdict} on {sha}"
 
 
 def _queue_run(
@@ -233,6 +265,7 @@ def missing_report_job(client_for: Callable[[], GitHubClient], event: RunEvent, 
 
 def _end_pending(client: GitHubClient, event: RunEvent) -> str:
     """This run's pending → `error`, on the commit its status went on (a dispatched run's: the PR's head)."""
+    from bot.publish.github_api import COMMAND_CONTEXT, STATUS_CONTEXT
     from bot.publish.pending import ended_without_report
 
     sha = event.head_sha if event.event_name != "workflow_dispatch" else None
@@ -240,11 +273,12 @@ def _end_pending(client: GitHubClient, event: RunEvent) -> str:
         sha = client.pull_request(event.command_pr).head_sha
     if not sha:
         return "no commit to end the pending status on"
-    decision = ended_without_report(client.current_status(sha), event.run_id or 0)
+    context = STATUS_CONTEXT if event.sets_the_gate else COMMAND_CONTEXT
+    decision = ended_without_report(client.current_status(sha, context=context), event.run_id or 0)
     if decision is None:
-        return f"the status on {sha[:12]} is not this run's pending: left as it is"
+        return f"the {context} status on {sha[:12]} is not this run's pending: left as it is"
     state, description = decision
-    client.set_status(sha, state, description, event.run_url)
+    client.set_status(sha, state, description, event.run_url, context=context)
     return f"status {state} on {sha} (no report)"
 
 

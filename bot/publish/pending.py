@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.publish.events import EventError, command_pr_of
-from bot.publish.github_api import CommitStatus, GitHubClient
+from bot.publish.events import EventError, command_kind_of, command_pr_of, sets_the_gate
+from bot.publish.github_api import COMMAND_CONTEXT, STATUS_CONTEXT, CommitStatus, GitHubClient
 from bot.publish.trust import fork_refusal
 
 _RUN_URL = re.compile(r"/actions/runs/(\d+)(?:/|$)")
@@ -40,6 +40,11 @@ class ConformanceRun:
     head_sha: str
     title: str
     head_repo: str | None = None  # the repository its head came from: a fork's, for a fork PR
+
+    @property
+    def context(self) -> str:
+        """The status it reports under: the gate's, or a part-of-the-PR command's own."""
+        return STATUS_CONTEXT if sets_the_gate(self.event, command_kind_of(self.title)) else COMMAND_CONTEXT
 
     @classmethod
     def from_payload(cls, event: dict) -> ConformanceRun:
@@ -123,9 +128,9 @@ def update(client: GitHubClient, run: ConformanceRun) -> str:
     refused = fork_refusal(sha, run.head_repo, client.repository, branches)
     if refused:
         return refused
-    decision = decide(run, client.current_status(sha))
+    decision = decide(run, client.current_status(sha, context=run.context))
     if decision is None:
-        return f"run {run.id} {run.action}: the status on {sha[:12]} stays as it is"
+        return f"run {run.id} {run.action}: the {run.context} status on {sha[:12]} stays as it is"
     state, description = decision
-    client.set_status(sha, state, description, run.url)
-    return f"status {state} on {sha} ({run.url})"
+    client.set_status(sha, state, description, run.url, context=run.context)
+    return f"{run.context} {state} on {sha} ({run.url})"

@@ -32,6 +32,13 @@ from bot.report.markdown import (
 )
 
 COMMENT_MARKER = "<!-- export-bot:conformance -->"
+# The sticky of `/export-check` runs that look at part of the PR: kept apart from the gate's, so
+# neither replaces the other and each is ordered by its own runs.
+COMMAND_MARKER = "<!-- export-bot:command -->"
+COMMAND_NOTE = (
+    "_A `/export-check` run of part of this PR: its verdict is the `export-conformance/command` status; "
+    "the required `export-conformance` check stays the PR's own run's._"
+)
 GITHUB_LIMIT = 65536
 # Shown as lists in the comment body; the rest fold into <details>.
 MAIN_LISTS = ("newly_broken", "new_failing", "flaky", "newly_passing", "obsolete_skip")

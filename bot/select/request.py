@@ -11,6 +11,10 @@ from bot.models.index import ModelIndex
 from bot.select.catalog import Catalog
 
 RUN_KINDS = ("rerun", "models", "full", "probe", "failed")
+# The kinds whose selection covers the PR's own (the PR's selection again, or every cell): only
+# their verdict may stand as the required `export-conformance` status. `models`, `failed` and
+# `probe` look at a part; a green part must not turn a broken PR green (docs/github.md).
+GATE_KINDS = ("rerun", "full")
 # A `failed` request's bounds: `export-bot github command` sends at most 100 ids, each at most 200
 # characters; these only keep a hand-written `--request` from being read without limit.
 MAX_CELLS = 1_000

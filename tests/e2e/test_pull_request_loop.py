@@ -230,7 +230,7 @@ def test_a_pr_breaking_dynamic_shapes_is_reported_then_applied_and_green(tmp_pat
     dispatched = workflow_run_event(repo=fake.repo, run_id=3, head_sha=base_sha, pr_numbers=[], head_branch="main")
     # Its title, export-conformance.yml's run-name, names the PR (and the command's comment).
     dispatched["workflow_run"].update(
-        event="workflow_dispatch", display_title=f"export-conformance #{PR}: /export-check (comment {comment_id})"
+        event="workflow_dispatch", display_title=f"export-conformance #{PR}: /export-check rerun (comment {comment_id})"
     )
     recommented = bot("comment", "--report", str(report_2), cwd=repo, fake=fake, event=dispatched, run_id=3)
     assert recommented.exit_code == 0, recommented.output

@@ -66,9 +66,18 @@ class State:
 # The `run-name` of export-conformance.yml for a dispatched run: GitHub gives it to the run it starts.
 RUN_NAMES = {
     "export-conformance.yml": lambda inputs: (
-        f"export-conformance #{inputs.get('pr', '')}: /export-check (comment {inputs.get('comment', '')})"
+        f"export-conformance #{inputs.get('pr', '')}: /export-check {_kind(inputs)} (comment {inputs.get('comment', '')})"
     ),
 }
+
+
+def _kind(inputs: dict) -> str:
+    """`fromJSON(inputs.request).kind`, as the caller's run-name reads it ('' when the request names none)."""
+    try:
+        kind = json.loads(inputs.get("request") or "{}").get("kind")
+    except (ValueError, AttributeError):
+        return ""
+    return kind if isinstance(kind, str) else ""
 
 
 def _git_sha(kind: str, data: bytes) -> str:

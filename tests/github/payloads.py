@@ -88,6 +88,7 @@ def workflow_run_event(
     head_branch: str = "feature",
     head_repo: dict | None = None,
     path: str = ".github/workflows/export-conformance.yml",
+    event_name: str = "pull_request",
 ) -> dict:
     """`head_repo`: the fork a fork PR's run came from (GitHub then lists no pull request); `path`: the
     workflow file of the run (a fork can reuse a workflow's name, not its path in this repository)."""
@@ -96,6 +97,7 @@ def workflow_run_event(
     run = event["workflow_run"]
     run.update(
         id=run_id,
+        event=event_name,  # the example's is `workflow_dispatch`; a PR's run is the common case
         head_sha=head_sha,
         head_branch=head_branch,
         head_repository=head_repo or repo,

@@ -83,7 +83,7 @@ def test_a_victim_whose_latest_report_came_from_a_dispatched_run_still_ignores_t
         CONFORMANCE,
         head_sha=fake.state.refs["heads/main"],
         event="workflow_dispatch",
-        title="export-conformance #1: /export-check (comment 77)",
+        title="export-conformance #1: /export-check rerun (comment 77)",
         artifacts={"export-report": report_zip(own)},
     )
     _fork_run(fake, head)
@@ -98,14 +98,14 @@ def test_a_dispatched_run_for_this_pr_and_its_head_is_applied(fake, gh):
         CONFORMANCE,
         head_sha=fake.state.refs["heads/main"],
         event="workflow_dispatch",
-        title="export-conformance #1: /export-check (comment 77)",
+        title="export-conformance #1: /export-check rerun (comment 77)",
         artifacts={"export-report": report_zip(report)},
     )
     assert gh("apply", event=_event(fake, "/export-check apply")).exit_code == 0
     assert fake.state.refs["heads/feature"] != head and fake.state.reactions[500] == ["rocket"]
 
 
-@pytest.mark.parametrize("title", ["export-conformance #2: /export-check (comment 77)", "export"])
+@pytest.mark.parametrize("title", ["export-conformance #2: /export-check rerun (comment 77)", "export"])
 def test_a_dispatched_run_naming_another_pr_or_none_is_not_this_prs_source(fake, gh, title):
     head = fake.state.refs["heads/feature"]
     report = make_report(head_sha=head, proposal={"entries": [ENTRY]})
@@ -334,7 +334,7 @@ def test_a_cancelled_dispatched_run_answers_its_command(fake, gh, tmp_path):
     event["workflow_run"].update(
         event="workflow_dispatch",
         conclusion="cancelled",
-        display_title="export-conformance #1: /export-check (comment 900)",
+        display_title="export-conformance #1: /export-check rerun (comment 900)",
     )
     result = gh("comment", "--report", str(tmp_path / "none" / "report.json"), event=event)
     assert result.exit_code == 0, result.output

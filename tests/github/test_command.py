@@ -216,7 +216,7 @@ def test_a_dispatch_answered_502_after_it_took_effect_starts_one_run(fake, gh):
     result = gh("command", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check"))
     assert result.exit_code == 0, result.output
     [run] = fake.state.runs
-    assert run["title"] == "export-conformance #1: /export-check (comment 500)"
+    assert run["title"] == "export-conformance #1: /export-check rerun (comment 500)"
     assert len(fake.state.dispatches) == 1 and fake.state.reactions[500] == ["eyes"]
     assert sum(1 for m, p in fake.requests if m == "POST" and p.endswith("/dispatches")) == 1
     assert fake.bot_comments(1) == [] and outputs(gh.output)["accepted"] == "true"

@@ -100,7 +100,7 @@ def test_a_fork_runs_report_alone_is_no_report_for_a_same_repository_pr(fake, gh
 def test_a_dispatched_runs_report_counts_only_when_it_states_the_current_head(fake, gh):
     head = fake.state.refs["heads/feature"]
     main = fake.state.refs["heads/main"]
-    title = "export-conformance #1: /export-check (comment 400)"
+    title = "export-conformance #1: /export-check rerun (comment 400)"
     _pr_run(fake, head, _report(head, newly_broken=[BERT]))
     # Newer dispatched runs for #1, on the default branch's commit: the newest states an old head.
     fake.add_run(WORKFLOW, head_sha=main, event="workflow_dispatch", title=title,

@@ -228,7 +228,7 @@ def _dispatched(fake, run_id, comment_id, event="workflow_dispatch"):
     # Dispatched on main: GitHub lists no pull request; the title is export-conformance.yml's run-name.
     found = workflow_run_event(repo=fake.repo, run_id=run_id, head_sha="0" * 40, pr_numbers=[])
     found["workflow_run"].update(
-        event=event, display_title=f"export-conformance #1: /export-check (comment {comment_id})"
+        event=event, display_title=f"export-conformance #1: /export-check rerun (comment {comment_id})"
     )
     return found
 

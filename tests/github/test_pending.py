@@ -74,7 +74,7 @@ def test_a_cancelled_run_clears_only_its_own_pending(fake, gh):
 
 
 def test_a_dispatched_run_is_pending_on_the_pr_head_its_title_names(fake, gh):
-    title = "export-conformance #1: /export-check (comment 77)"
+    title = "export-conformance #1: /export-check rerun (comment 77)"
     event = _event(fake, 70, "requested", sha=fake.state.refs["heads/main"], event="workflow_dispatch")
     event["workflow_run"]["display_title"] = title
     assert gh("pending", event=event).exit_code == 0
@@ -132,3 +132,56 @@ def test_a_run_without_a_report_leaves_a_verdict_and_a_newer_runs_pending(fake, 
     gh("pending", event=_event(fake, 72, "requested"))
     _no_report(fake, gh, tmp_path, 71)
     assert _states(fake) == [("pending", 71), ("success", 71), ("pending", 72)]
+
+
+def _dispatched(fake, run_id, action, kind, conclusion=None):
+    event = _event(
+        fake, run_id, action, conclusion=conclusion, sha=fake.state.refs["heads/main"], event="workflow_dispatch"
+    )
+    event["workflow_run"]["display_title"] = f"export-conformance #1: /export-check {kind} (comment 77)"
+    return event
+
+
+def _contexts(fake):
+    return [
+        (s["context"], s["state"], run_of(s["target_url"]))
+        for s in fake.state.statuses[fake.state.refs["heads/feature"]]
+    ]
+
+
+def test_a_command_run_of_part_of_the_pr_never_sets_the_gate(fake, gh, tmp_path):
+    """`/export-check BertModel` on a PR whose own run failed: green on one model must not turn the PR green."""
+    gh("pending", event=_event(fake, 90, "requested"))
+    assert _comment(fake, gh, tmp_path, 90, verdict="failure").exit_code == 0
+    assert gh("pending", event=_dispatched(fake, 91, "requested", "models")).exit_code == 0
+    report = tmp_path / "report-91.json"
+    write_report(make_report(head_sha=fake.state.refs["heads/feature"], verdict="success", headline="run 91"), report)
+    result = gh("comment", "--report", str(report), event=_dispatched(fake, 91, "completed", "models", "success"))
+    assert result.exit_code == 0, result.output
+    assert _contexts(fake) == [
+        ("export-conformance", "pending", 90),
+        ("export-conformance", "failure", 90),
+        ("export-conformance/command", "pending", 91),
+        ("export-conformance/command", "success", 91),
+    ]
+    # Its report has a sticky of its own: the gate's sticky still holds the PR's run.
+    bodies = sorted(c["body"].splitlines()[0] for c in fake.bot_comments(1))
+    assert bodies == ["<!-- export-bot:command -->", "<!-- export-bot:conformance -->"]
+    assert "export-conformance/command" in next(c["body"] for c in fake.bot_comments(1) if "command -->" in c["body"])
+
+
+def test_a_full_command_run_and_a_rerun_set_the_gate(fake, gh, tmp_path):
+    for run_id, kind in ((95, "full"), (96, "rerun")):
+        assert gh("pending", event=_dispatched(fake, run_id, "requested", kind)).exit_code == 0
+        report = tmp_path / f"report-{run_id}.json"
+        write_report(make_report(head_sha=fake.state.refs["heads/feature"], verdict="success", headline="x"), report)
+        result = gh("comment", "--report", str(report), event=_dispatched(fake, run_id, "completed", kind, "success"))
+        assert result.exit_code == 0, result.output
+    assert {context for context, _, _ in _contexts(fake)} == {"export-conformance"}
+    assert _contexts(fake)[-1] == ("export-conformance", "success", 96)
+
+
+def test_a_dispatched_run_whose_title_names_no_kind_is_a_command_run():
+    run = ConformanceRun(9, "u", "requested", None, "workflow_dispatch", "a" * 40, "x #1: /export-check (comment 3)")
+    assert run.context == "export-conformance/command"
+    assert ConformanceRun(9, "u", "requested", None, "pull_request", "a" * 40, "").context == "export-conformance"

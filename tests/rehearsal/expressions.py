@@ -130,20 +130,36 @@ class Evaluator:
         self._pos += 1
         return token
 
+    # GitHub's runner evaluates `&&` and `||` lazily: the operand that cannot change the result is
+    # parsed but not evaluated (a guard like `event_name == 'workflow_dispatch' && fromJSON(inputs.x)`
+    # never calls fromJSON on a push). `_dry` parses without calling functions.
+    _dry = False
+
+    def _skipped(self, parse) -> None:
+        dry, self._dry = self._dry, True
+        try:
+            parse()
+        finally:
+            self._dry = dry
+
     def _or(self) -> Any:
         left = self._and()
         while self._peek() == ("op", "||"):
             self._take()
-            right = self._and()
-            left = left if _truthy(left) else right
+            if _truthy(left):
+                self._skipped(self._and)
+            else:
+                left = self._and()
         return left
 
     def _and(self) -> Any:
         left = self._compare()
         while self._peek() == ("op", "&&"):
             self._take()
-            right = self._compare()
-            left = right if _truthy(left) else left
+            if _truthy(left):
+                left = self._compare()
+            else:
+                self._skipped(self._compare)
         return left
 
     def _compare(self) -> Any:
@@ -184,7 +200,7 @@ class Evaluator:
                 if self._peek() == ("op", ","):
                     self._take()
             self._take(")")
-            result = self.functions[value](*args)
+            result = None if self._dry else self.functions[value](*args)
             return self._properties(result)
         if value not in CONTEXTS or value not in self.contexts:
             raise ExpressionError(f"the step runner does not know the context {value!r}")
