@@ -408,3 +408,14 @@ def test_a_pr_is_judged_against_main_at_its_merge_base():
     assert steps_[merge_base]["run"].startswith("export-bot github merge-base --base")
     assert '--merge-base "$MERGE_BASE"' in steps_[report]["run"]
     assert steps_[report]["env"]["MERGE_BASE"] == "${{ steps.merge-base.outputs.sha }}"
+
+
+def test_the_report_job_runs_after_a_failed_shard_but_not_in_a_superseded_run():
+    job = load(REUSABLE / "conformance.yml")["jobs"]["report"]
+    needs = {"needs": {"select": {"result": "success", "outputs": {"count": "3"}}}}
+
+    def runs(state: str) -> bool:
+        return Evaluator(needs, status=lambda asked: asked == state).condition(job["if"])
+
+    assert runs("failure") and runs("success")
+    assert not runs("cancelled"), "a run cancelled by a newer push must not install torch for its report"
