@@ -452,8 +452,13 @@ class _Fields:
         hint = self.shaped(item.get("hint"), _HINT, f"{path}.hint", optional=True)
         for where, found, key in ((path, item, "signature"), (f"{path}.culprit", culprit, "path"),
                                   (f"{path}.culprit", culprit, "line"), (f"{path}.hint", hint, "id")):  # fmt: skip
-            if found and key not in found:
+            if found is not None and key not in found:  # `{}` is an object missing its keys, not an absent one
                 self.fail(f"{where}.{key}", "present", None)
+        if not item.get("cells"):  # a group names its representative cell first: an empty one names nothing
+            cells = item.get("cells")
+            self.fail(
+                f"{path}.cells", "a list of at least one cell id", cells, said="an empty list" if cells == [] else None
+            )
         return Group.from_json(item)
 
     def shaped(self, value, shape: Mapping[str, tuple], path: str, *, optional: bool = False):

@@ -35,6 +35,11 @@ MALFORMED = {
     "group not an object": (_with(("groups",), ["x"]), "groups[0]"),
     "group without signature": (_with(GROUP, {"stage": "export", "cells": [CELL]}), "groups[0].signature"),
     "group cells": (_with((*GROUP, "cells"), [CELL, 3]), "groups[0].cells[1]"),
+    # Empty and degenerate values: an empty object lacks its keys, an empty list names no representative.
+    "group empty object": (_with(GROUP, {}), "groups[0].signature"),
+    "group cells empty": (_with((*GROUP, "cells"), []), "groups[0].cells"),
+    "culprit empty object": (_with((*GROUP, "culprit"), {}), "groups[0].culprit.path"),
+    "hint empty object": (_with((*GROUP, "hint"), {}), "groups[0].hint.id"),
     "group cells not a list": (_with((*GROUP, "cells"), CELL), "groups[0].cells"),
     "culprit line": (_with((*GROUP, "culprit", "line"), "12"), "groups[0].culprit.line"),
     "culprit without path": (_with((*GROUP, "culprit"), {"line": 1}), "groups[0].culprit.path"),
