@@ -195,3 +195,27 @@ def test_unsafe_member_names_are_refused(tmp_path):
         extract(zipped({"../evil.xml": "x"}), tmp_path)
     with pytest.raises(ArtifactError, match="not a zip"):
         extract(b"nope", tmp_path)
+
+
+@pytest.mark.parametrize("step", [r"/zip$", r"/_blobs/artifacts/"], ids=["artifact", "blob storage"])
+def test_a_transient_storage_error_while_downloading_is_retried_never_read_as_a_corrupt_baseline(
+    fake, gh, tmp_path, step
+):
+    run = push_run(fake, sha(1))
+    m = measurement(tmp_path, [Case(BERT)], commit=sha(1), parent=sha(15), run_id=run)
+    fake.add_artifact(run, "export-baseline", zipped({"baseline.json": dumps(fold(m))}))
+    fake.inject("status", method="GET", path=step, times=1, status=503)
+    out = tmp_path / "base"
+    result = gh("baseline", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert read_state(out / "baseline.json") == fold(m)
+
+
+def test_a_storage_outage_says_so_and_never_says_to_delete_the_artifact(fake, gh, tmp_path):
+    run = push_run(fake, sha(1))
+    m = measurement(tmp_path, [Case(BERT)], commit=sha(1), parent=sha(15), run_id=run)
+    fake.add_artifact(run, "export-baseline", zipped({"baseline.json": dumps(fold(m))}))
+    fake.inject("status", method="GET", path=r"/_blobs/artifacts/", times=100, status=503)
+    result = gh("baseline", "--out", str(tmp_path / "base"))
+    assert result.exit_code != 0
+    assert "503" in result.output and "delete" not in result.output.lower(), result.output
