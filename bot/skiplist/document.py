@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import tomlkit
@@ -126,6 +127,40 @@ class SkiplistDocument:
         line = self._insertion_line(table, reason)
         self._splice(line, line, [format_entry(model_class, reason)])
 
+    def add_many(self, entries: Sequence[tuple[str, str, str]]) -> None:
+        """`add` for each (scope, model class, reason) in order, re-reading the file once per batch, not per entry.
+
+        The text is the one the adds in sequence would give. An entry's place depends only on the
+        entries of its table and the `Same … as` chain its reason names; so a batch is cut before an
+        entry that names a class the batch itself added to that table, and entries landing on the
+        same line keep their order.
+        """
+        batch: list[tuple[str, str, str]] = []
+        batched: set[tuple[str, str]] = set()
+        for scope, model_class, reason in entries:
+            if not reason.strip():
+                raise SkiplistError(f"{self.name}: refusing to add {model_class} to {scope!r} without a reason")
+            if (scope, referenced_class(reason)) in batched:
+                self._add_batch(batch)
+                batch, batched = [], set()
+            if (scope, model_class) not in batched and model_class not in self._scopes.get(scope, {}):
+                batch.append((scope, model_class, reason))
+                batched.add((scope, model_class))
+        self._add_batch(batch)
+
+    def _add_batch(self, batch: list[tuple[str, str, str]]) -> None:
+        """New entries, none naming another of the batch in its table: missing tables first, then one splice."""
+        for scope in dict.fromkeys(scope for scope, _, _ in batch):
+            if self._table(scope) is None:
+                self._insert_table(scope)
+        at: dict[int, list[str]] = {}
+        for scope, model_class, reason in batch:
+            table = self._table(scope)
+            assert table is not None
+            at.setdefault(self._insertion_line(table, reason), []).append(format_entry(model_class, reason))
+        if at:
+            self._splice_many(at)
+
     def remove(self, scope: str, model_class: str) -> None:
         """Remove an entry; its reason moves into the first entry that referred to it.
 
@@ -210,6 +245,18 @@ class SkiplistDocument:
         entry = self._entry(scope, model_class)
         assert entry is not None
         self._splice(entry.start, entry.end, [format_entry(model_class, reason)])
+
+    def _splice_many(self, inserts: Mapping[int, list[str]]) -> None:
+        """Insert lines at several places (line → lines, each before that line) with one re-read."""
+        lines = list(self._layout.lines)
+        eol = self._layout.eol
+        if lines and len(lines) in inserts and not lines[-1].endswith("\n"):
+            lines[-1] += eol
+        for line in sorted(inserts, reverse=True):  # bottom up: the places above stay where they were
+            lines[line:line] = [new + eol for new in inserts[line]]
+        text = "".join(lines)
+        self._scopes, self._layout = _read(text, self.name)
+        self._text = text
 
     def _splice(self, start: int, end: int, new_lines: list[str]) -> None:
         lines = list(self._layout.lines)

@@ -253,3 +253,32 @@ def test_an_entry_added_to_an_empty_file_gets_its_table():
     document = SkiplistDocument.parse("", "export_skips.toml")
     document.add("static", "BertModel", "Static pooler.")
     assert document.text() == '# Every backend, static-shape only.\n[static]\nBertModel = "Static pooler."\n'
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_adding_a_batch_gives_the_text_the_adds_in_sequence_give(data):
+    """`add_many` re-reads once per batch (a sweep's proposal adds thousands): the text must not change."""
+    original = SkiplistDocument.parse(EXPORT_SKIPS, "export_skips.toml")
+    listed = [(s, c) for s, t in original.scopes().items() for c in t]
+    scopes = sorted({s for s, _ in listed})[:2] + ["dynamo.generate"]  # few scopes: entries meet in a table
+    new = [f"New{i}Model" for i in range(6)]
+    classes = new + sorted({c for _, c in listed})[:6]
+    reasons = st.one_of(
+        st.just("A reason of its own."),
+        st.sampled_from(classes).map(lambda c: f"Same failure as `{c}`."),
+    )
+    entries = data.draw(st.lists(st.tuples(st.sampled_from(scopes), st.sampled_from(classes), reasons), max_size=25))
+    one_by_one = SkiplistDocument.parse(EXPORT_SKIPS, "export_skips.toml")
+    for entry in entries:
+        one_by_one.add(*entry)
+    batched = SkiplistDocument.parse(EXPORT_SKIPS, "export_skips.toml")
+    batched.add_many(entries)
+    assert batched.text() == one_by_one.text()
+
+
+def test_a_batch_entry_naming_a_class_the_batch_added_goes_after_its_chain():
+    entries = [("dynamo", "NewA", "Boom."), ("dynamo", "NewC", "Other."), ("dynamo", "NewB", "Same failure as `NewA`.")]
+    batched = SkiplistDocument.parse(EXPORT_SKIPS, "export_skips.toml")
+    batched.add_many(entries)
+    assert list(batched.scopes()["dynamo"])[-3:] == ["NewA", "NewB", "NewC"]
