@@ -222,6 +222,9 @@ def main(argv: list[str] | None = None) -> int:
         "--skiplists", type=Path, help="TOML skiplists (default: none, so the module's own tables decide on both sides)"
     )
     parser.add_argument("-n", type=int, default=0, dest="workers", help="workers for both sides (0: serial)")
+    parser.add_argument(
+        "--json", type=Path, help="also write both sides' verdicts here (cell → outcome, component, message)"
+    )
     args = parser.parse_args(argv)
     checkout = args.checkout.resolve()
     cells = select_cells(checkout, args.models, args.backends, args.shapes)
@@ -232,6 +235,10 @@ def main(argv: list[str] | None = None) -> int:
         upstream = run_upstream(checkout, cells, args.workers, work)
         bot = run_bot(checkout, cells, args.workers, skiplists.resolve(), work)
     print(table(upstream, bot, args.workers))
+    if args.json:
+        sides = {"upstream": upstream.verdicts, "bot": bot.verdicts}
+        data = {side: {cell: vars(v) for cell, v in verdicts.items()} for side, verdicts in sides.items()}
+        args.json.write_text(json.dumps(data, indent=1), encoding="utf-8")
     return 0 if not differences(upstream.verdicts, bot.verdicts) else 1
 
 
