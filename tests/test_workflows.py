@@ -310,7 +310,10 @@ def test_the_command_dispatches_exactly_the_inputs_the_workflow_declares_and_its
     title = Evaluator({"github": {"event_name": "workflow_dispatch"}, "inputs": sent[0]}).render(workflow["run-name"])
     event = {"workflow_run": {"event": "workflow_dispatch", "display_title": title, "head_sha": "b" * 40}}
     assert RunEvent.from_payload(event).command_comment == 345 and RunEvent.from_payload(event).command_pr == 12
-    assert RunEvent.from_payload(event).command_kind == "rerun" and RunEvent.from_payload(event).sets_the_gate
+    assert (
+        RunEvent.from_payload(event).command_kind == "rerun"
+        and RunEvent.from_payload(event).status_context == "export-conformance"
+    )
     # A dispatch whose answer was lost is recognised by this title before it is repeated.
     assert started(WorkflowRun(1, "b" * 40, "main", "", title, "workflow_dispatch"))
     assert not started(WorkflowRun(1, "b" * 40, "main", "", title.replace("345", "3456"), "workflow_dispatch"))

@@ -454,8 +454,8 @@ class _Fields:
                                   (f"{path}.culprit", culprit, "line"), (f"{path}.hint", hint, "id")):  # fmt: skip
             if found is not None and key not in found:  # `{}` is an object missing its keys, not an absent one
                 self.fail(f"{where}.{key}", "present", None)
-        if not item.get("cells"):  # a group names its representative cell first: an empty one names nothing
-            cells = item.get("cells")
+        cells = item.get("cells")
+        if not cells:  # a group names its representative cell first: an empty one names nothing
             self.fail(
                 f"{path}.cells", "a list of at least one cell id", cells, said="an empty list" if cells == [] else None
             )

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from bot.errors import BotError
 from bot.files import read_text
+from bot.publish.github_api import COMMAND_CONTEXT, STATUS_CONTEXT
 from bot.select.request import GATE_KINDS
 
 
@@ -98,14 +99,14 @@ def command_kind_of(title: str) -> str | None:
     return found[2] if found else None
 
 
-def sets_the_gate(event_name: str, kind: str | None) -> bool:
-    """Whether a conformance run's verdict may be the required `export-conformance` status.
+def status_context(event_name: str, kind: str | None) -> str:
+    """The status a conformance run reports under: the required `export-conformance`, or the command's own.
 
-    Every run but a dispatched one does (its selection is the PR's or the queue's). A dispatched
-    `/export-check` run does only when its kind covers the PR's selection (`GATE_KINDS`); a run
-    whose title names no kind is read as a command run.
+    Every run but a dispatched one sets the gate (its selection is the PR's or the queue's). A
+    dispatched `/export-check` run does only when its kind covers the PR's selection (`GATE_KINDS`);
+    a run whose title names no kind is read as a command run.
     """
-    return event_name != "workflow_dispatch" or kind in GATE_KINDS
+    return STATUS_CONTEXT if event_name != "workflow_dispatch" or kind in GATE_KINDS else COMMAND_CONTEXT
 
 
 @dataclass(frozen=True)
@@ -133,8 +134,8 @@ class RunEvent:
     command_kind: str | None = None  # the request kind a dispatched run's title names
 
     @property
-    def sets_the_gate(self) -> bool:
-        return sets_the_gate(self.event_name, self.command_kind)
+    def status_context(self) -> str:
+        return status_context(self.event_name, self.command_kind)
 
     def as_run(self):
         """The run as GitHub recorded it (None for a direct `pull_request` run, which has no record here)."""

@@ -11,7 +11,7 @@ from pathlib import Path
 from bot.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, BotError
 from bot.publish.baseline import Caps
 from bot.publish.events import CommentEvent, RunEvent
-from bot.publish.github_api import GitHubClient, PullRequest, RetryPolicy, WorkflowRun
+from bot.publish.github_api import STATUS_CONTEXT, GitHubClient, PullRequest, RetryPolicy, WorkflowRun
 
 log = logging.getLogger(__name__)
 
@@ -112,16 +112,10 @@ def comment_job(
             lines += (_finish(client, event, reported=False, why=target.moved),)
         return JobOutcome(lines, annotations=(("notice", target.moved or ""),))
     run_id = event.run_id if event.run_id is not None else fallback_run_id
-    body = _body(report, run_id, repository_url, gate=event.sets_the_gate)
+    context = event.status_context
+    body = _body(report, run_id, repository_url, gate=context == STATUS_CONTEXT)
     lines = _post(
-        client,
-        report,
-        body,
-        target,
-        run_id=run_id,
-        run_url=event.run_url,
-        bot_login=bot_login,
-        gate=event.sets_the_gate,
+        client, report, body, target, run_id=run_id, run_url=event.run_url, bot_login=bot_login, context=context
     )
     if event.command_comment:
         lines += (_finish(client, event, reported=True, pulls=tuple(p.number for p in target.pulls)),)
@@ -153,13 +147,12 @@ def _post(
     run_id: int,
     run_url: str | None,
     bot_login: str,
-    gate: bool = True,
+    context: str = STATUS_CONTEXT,
 ):
     from bot.publish.comment import upsert_sticky
-    from bot.publish.github_api import COMMAND_CONTEXT, STATUS_CONTEXT
     from bot.report import COMMAND_MARKER, COMMENT_MARKER
 
-    marker, context = (COMMENT_MARKER, STATUS_CONTEXT) if gate else (COMMAND_MARKER, COMMAND_CONTEXT)
+    marker = COMMENT_MARKER if context == STATUS_CONTEXT else COMMAND_MARKER
     lines, settable = [], []
     for pull in target.pulls:
         sticky = upsert_sticky(client, pull.number, body, marker=marker, run_id=run_id, bot_login=bot_login)
@@ -181,13 +174,11 @@ def _post(
     return tuple(lines)
 
 
-def _set_verdict(client: GitHubClient, sha: str, report, run_url: str | None, *, context: str | None = None) -> str:
+def _set_verdict(client: GitHubClient, sha: str, report, run_url: str | None, *, context: str = STATUS_CONTEXT) -> str:
     """The verdict on `sha`, unless a newer run set the status there (its link names the run)."""
     from bot.publish.comment import status_description
-    from bot.publish.github_api import STATUS_CONTEXT
     from bot.publish.pending import may_set_verdict, run_of
 
-    context = context or STATUS_CONTEXT
     this_run = run_of(run_url)
     if this_run:
         current = client.current_status(sha, context=context)
@@ -255,25 +246,24 @@ def missing_report_job(client_for: Callable[[], GitHubClient], event: RunEvent, 
     if event.conclusion == "cancelled":
         return _cancelled(client_for(), event) if event.command_comment else JobOutcome(("the run was cancelled",))
     lines: tuple[str, ...] = ()
-    if event.run_id is not None:
-        lines = (_end_pending(client_for(), event),)
-    if event.command_comment:
-        lines += (_finish(client_for(), event, reported=False),)
+    if event.run_id is not None or event.command_comment:
+        client = client_for()
+        if event.run_id is not None:
+            lines += (_end_pending(client, event),)
+        if event.command_comment:
+            lines += (_finish(client, event, reported=False),)
     message = f"{problem}; the run's log says why it wrote none: {event.run_url or 'see the run'}"
     return JobOutcome((*lines, message), EXIT_USAGE, annotations=(("error", message),))
 
 
 def _end_pending(client: GitHubClient, event: RunEvent) -> str:
     """This run's pending → `error`, on the commit its status went on (a dispatched run's: the PR's head)."""
-    from bot.publish.github_api import COMMAND_CONTEXT, STATUS_CONTEXT
-    from bot.publish.pending import ended_without_report
+    from bot.publish.pending import commit_of, ended_without_report
 
-    sha = event.head_sha if event.event_name != "workflow_dispatch" else None
-    if event.event_name == "workflow_dispatch" and event.command_pr:
-        sha = client.pull_request(event.command_pr).head_sha
+    sha = commit_of(client, event.event_name, event.head_sha, event.command_pr)
     if not sha:
         return "no commit to end the pending status on"
-    context = STATUS_CONTEXT if event.sets_the_gate else COMMAND_CONTEXT
+    context = event.status_context
     decision = ended_without_report(client.current_status(sha, context=context), event.run_id or 0)
     if decision is None:
         return f"the {context} status on {sha[:12]} is not this run's pending: left as it is"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.publish.events import EventError, command_kind_of, command_pr_of, sets_the_gate
-from bot.publish.github_api import COMMAND_CONTEXT, STATUS_CONTEXT, CommitStatus, GitHubClient
+from bot.publish.events import EventError, command_kind_of, command_pr_of, status_context
+from bot.publish.github_api import CommitStatus, GitHubClient
 from bot.publish.trust import fork_refusal
 
 _RUN_URL = re.compile(r"/actions/runs/(\d+)(?:/|$)")
@@ -44,7 +44,7 @@ class ConformanceRun:
     @property
     def context(self) -> str:
         """The status it reports under: the gate's, or a part-of-the-PR command's own."""
-        return STATUS_CONTEXT if sets_the_gate(self.event, command_kind_of(self.title)) else COMMAND_CONTEXT
+        return status_context(self.event, command_kind_of(self.title))
 
     @classmethod
     def from_payload(cls, event: dict) -> ConformanceRun:
@@ -109,18 +109,20 @@ def may_set_verdict(current: CommitStatus | None, run_id: int) -> bool:
     return current is None or run_of(current.target_url) <= run_id
 
 
-def commit_of(client: GitHubClient, run: ConformanceRun) -> str | None:
-    """The commit the run's status belongs on: its head, or for a dispatched `/export-check` the PR's head."""
-    if run.event != "workflow_dispatch":
-        return run.head_sha
-    # A dispatched run's head is the default branch; its title (the default branch's run-name) names the PR.
-    number = command_pr_of(run.title)
-    return client.pull_request(number).head_sha if number else None
+def commit_of(client: GitHubClient, event_name: str, head_sha: str | None, command_pr: int | None) -> str | None:
+    """The commit a run's status belongs on: its head, or for a dispatched `/export-check` the PR's head.
+
+    A dispatched run's head is the default branch; its title (the default branch's run-name) names
+    the PR, read by the caller as `command_pr`.
+    """
+    if event_name != "workflow_dispatch":
+        return head_sha
+    return client.pull_request(command_pr).head_sha if command_pr else None
 
 
 def update(client: GitHubClient, run: ConformanceRun) -> str:
     """Set the pending (or cancelled) status this event calls for; a line saying what was done."""
-    sha = commit_of(client, run)
+    sha = commit_of(client, run.event, run.head_sha, command_pr_of(run.title))
     if sha is None:
         return f"run {run.id} ({run.event}) names no pull request: no status"
     # A fork can push anyone's public commit to a branch of its own (bot/publish/trust.py).

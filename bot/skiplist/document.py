@@ -153,13 +153,14 @@ class SkiplistDocument:
         for scope in dict.fromkeys(scope for scope, _, _ in batch):
             if self._table(scope) is None:
                 self._insert_table(scope)
-        at: dict[int, list[str]] = {}
+        at: dict[int, tuple[int, list[str]]] = {}
         for scope, model_class, reason in batch:
             table = self._table(scope)
             assert table is not None
-            at.setdefault(self._insertion_line(table, reason), []).append(format_entry(model_class, reason))
+            line = self._insertion_line(table, reason)
+            at.setdefault(line, (line, []))[1].append(format_entry(model_class, reason))
         if at:
-            self._splice_many(at)
+            self._edit(at)
 
     def remove(self, scope: str, model_class: str) -> None:
         """Remove an entry; its reason moves into the first entry that referred to it.
@@ -246,24 +247,18 @@ class SkiplistDocument:
         assert entry is not None
         self._splice(entry.start, entry.end, [format_entry(model_class, reason)])
 
-    def _splice_many(self, inserts: Mapping[int, list[str]]) -> None:
-        """Insert lines at several places (line → lines, each before that line) with one re-read."""
-        lines = list(self._layout.lines)
-        eol = self._layout.eol
-        if lines and len(lines) in inserts and not lines[-1].endswith("\n"):
-            lines[-1] += eol
-        for line in sorted(inserts, reverse=True):  # bottom up: the places above stay where they were
-            lines[line:line] = [new + eol for new in inserts[line]]
-        text = "".join(lines)
-        self._scopes, self._layout = _read(text, self.name)
-        self._text = text
-
     def _splice(self, start: int, end: int, new_lines: list[str]) -> None:
+        self._edit({start: (end, new_lines)})
+
+    def _edit(self, edits: Mapping[int, tuple[int, list[str]]]) -> None:
+        """Replace lines [start, end) by new lines at each start (ranges apart), then re-read once."""
         lines = list(self._layout.lines)
         eol = self._layout.eol
-        if lines and start == len(lines) and not lines[-1].endswith("\n"):
+        if lines and len(lines) in edits and not lines[-1].endswith("\n"):
             lines[-1] += eol  # appending after a last line that has no line ending
-        lines[start:end] = [line + eol for line in new_lines]
+        for start in sorted(edits, reverse=True):  # bottom up: the places above stay where they were
+            end, new_lines = edits[start]
+            lines[start:end] = [line + eol for line in new_lines]
         text = "".join(lines)
         # Re-reading validates the result and refreshes the spans for the next edit.
         self._scopes, self._layout = _read(text, self.name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.diff.model import write_report
+from bot.publish.events import RunEvent
 from bot.publish.github_api import CommitStatus
 from bot.publish.pending import CANCELLED, ConformanceRun, decide, queue_pr, run_of
 from tests.github.conftest import make_report
@@ -185,3 +186,11 @@ def test_a_dispatched_run_whose_title_names_no_kind_is_a_command_run():
     run = ConformanceRun(9, "u", "requested", None, "workflow_dispatch", "a" * 40, "x #1: /export-check (comment 3)")
     assert run.context == "export-conformance/command"
     assert ConformanceRun(9, "u", "requested", None, "pull_request", "a" * 40, "").context == "export-conformance"
+
+
+def test_a_pull_request_runs_title_cannot_make_it_a_command_run():
+    """A fork writes its own run-name: only a dispatched run's title (the default branch's) is read for a kind."""
+    title = "export-conformance #1: /export-check models (comment 3)"
+    assert ConformanceRun(9, "u", "requested", None, "pull_request", "a" * 40, title).context == "export-conformance"
+    payload = {"workflow_run": {"id": 9, "event": "pull_request", "display_title": title, "head_sha": "a" * 40}}
+    assert RunEvent.from_payload(payload).status_context == "export-conformance"
