@@ -21,39 +21,21 @@ TARGETS = ("xnnpack", "mlx")
 _FN = {"dynamo": "torch", "onnx": "onnx", "openvino": "openvino", "executorch": "executorch"}
 _BACKEND_OF_FN = {fn: backend for backend, fn in _FN.items()}
 
+# `test_<word>_export[_generate]_<shape>[_<axis words>][_static_cache][_<target>]`: the seed's names, and
+# a newer export module's (`…_generate_dynamic_multi_token_static_cache_xnnpack`), whose extra axes come
+# before the cache and the target. The words after the shape are read from the end (docs/cells.md).
 _NAME = re.compile(
-    r"test_(?P<fn>[a-z]+)_export"
-    r"(?P<generate>_generate)?"
-    r"_(?P<shape>[a-z]+)"
-    r"(?P<static_cache>_static_cache)?"
-    r"(?:_(?P<target>[a-z0-9]+))?"
-)
-
-
-# A name with axes the grammar above has no field for (a newer export test module's
-# `…_generate_dynamic_multi_token`): the known parts, then the rest, kept as written.
-_LOOSE = re.compile(
-    r"test_(?P<fn>[a-z]+)_export"
-    r"(?P<generate>_generate)?"
-    r"_(?P<shape>static|dynamic)"
-    r"(?P<static_cache>_static_cache)?"
-    r"(?:_(?P<target>" + "|".join(TARGETS) + r"))?"
-    r"_(?P<axes>[a-z0-9]+(?:_[a-z0-9]+)*)"
-)
-
-
-# A backend the bot does not know (`test_aoti_export_static`, `test_tensorrt_export_static`): the word
-# is kept as the cell's backend; the rest is read as above, with no target (that is ExecuTorch's).
-_FOREIGN = re.compile(
     r"test_(?P<fn>[a-z][a-z0-9]*)_export"
     r"(?P<generate>_generate)?"
-    r"_(?P<shape>static|dynamic)"
-    r"(?P<static_cache>_static_cache)?"
-    r"(?:_(?P<axes>[a-z0-9]+(?:_[a-z0-9]+)*))?"
+    r"_(?P<shape>[a-z0-9]+)"
+    r"(?:_(?P<rest>[a-z0-9]+(?:_[a-z0-9]+)*))?"
 )
+_STATIC_CACHE = ["static", "cache"]
+
 # A test of the checkout's export module that names no backend (`test_precomputed_inputs_match_eager`):
 # a cell with its method name kept verbatim. A name with `_export` or a known backend's stem is a
-# cell name gone wrong (`test_onnx_forward`), never such a test, so it is still refused.
+# cell name gone wrong (`test_onnx_forward`), never such a test, so `Cell.parse` refuses it; only a
+# test the checkout itself collected (`lenient`) keeps such a name, so no collected test is dropped.
 _VERBATIM = re.compile(r"test_[a-z0-9]+(?:_[a-z0-9]+)*")
 _NOT_VERBATIM = re.compile(r"test_(?:" + "|".join(_FN.values()) + r")_|.*_export")
 
@@ -107,12 +89,12 @@ class Cell:
         if self.generate:
             name += "_generate"
         name += f"_{self.shape}"
+        if self.axes:
+            name += f"_{self.axes}"
         if self.static_cache:
             name += "_static_cache"
         if self.target:
             name += f"_{self.target}"
-        if self.axes:
-            name += f"_{self.axes}"
         return name
 
     @cached_property
@@ -129,58 +111,79 @@ class Cell:
         return hash(self.id)
 
     @classmethod
-    def parse(cls, cell_id: str) -> Cell:
+    def parse(cls, cell_id: str, *, lenient: bool = False) -> Cell:
         """Read `ModelClass::test_name` (or `classname` and `name` joined by `::`) back into a cell."""
         model_class, sep, name = cell_id.partition("::")
         if not sep:
             raise CellIdError(f"{cell_id!r}: expected `ModelClass::test_name`, found no `::`")
-        return cls.from_testcase(model_class, name)
+        return cls.from_testcase(model_class, name, lenient=lenient)
 
     @classmethod
-    def from_testcase(cls, classname: str, name: str) -> Cell:
-        """Build a cell from a JUnit testcase's `classname` and `name`."""
+    def from_testcase(cls, classname: str, name: str, *, lenient: bool = False) -> Cell:
+        """Build a cell from a JUnit testcase's `classname` and `name`.
+
+        `lenient`: a name the grammar cannot read is kept verbatim even when it looks like a cell name
+        gone wrong; for tests a checkout collected (and their JUnit), never for ids a person typed.
+        """
         # pytest writes dotted classnames (`tests.models.bert.test_modeling_bert.BertModelTest`);
         # the bot's own runner writes the bare model class. Only the bare form is a cell.
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", classname or ""):
             raise CellIdError(f"{classname!r}: the classname must be a model class name such as `BertModel`")
-        match = _match(name or "")
-        if match is None and _VERBATIM.fullmatch(name or "") and not _NOT_VERBATIM.match(name):
-            return cls(model_class=classname, backend="", shape="", test=name)
-        if not match:
+        try:
+            fields = read_name(name or "")
+        except CellIdError:
+            if lenient and _VERBATIM.fullmatch(name or ""):
+                return cls(model_class=classname, backend="", shape="", test=name)
+            raise
+        if fields is None:
+            if _VERBATIM.fullmatch(name or "") and (lenient or not _NOT_VERBATIM.match(name)):
+                return cls(model_class=classname, backend="", shape="", test=name)
             raise CellIdError(
                 f"{name!r}: not a cell name; expected `test_<torch|onnx|openvino|executorch>_export"
-                f"[_generate]_<static|dynamic>[_static_cache][_<target>]`"
+                f"[_generate]_<static|dynamic>[_<axes>][_static_cache][_<target>]`"
             )
-        fn = match["fn"]
-        if fn in _BACKENDS_BY_NAME:  # `test_dynamo_export_…`: a backend named, but not by its test stem
-            raise CellIdError(f"{name!r}: unknown backend `{fn}` (expected one of torch, onnx, openvino, executorch)")
-        backend = _BACKEND_OF_FN.get(fn, fn)
-        generate = bool(match["generate"])
-        if match["static_cache"] and not generate:
-            raise CellIdError(f"{name!r}: `_static_cache` only exists on generate cells")
-        return cls(
-            model_class=classname,
-            backend=backend,
-            shape=match["shape"],
-            path="generate" if generate else "forward",
-            cache=("static" if match["static_cache"] else "dynamic") if generate else None,
-            target=match.groupdict().get("target"),
-            axes=match.groupdict().get("axes") or "",
-        )
+        try:
+            return cls(model_class=classname, **fields)
+        except CellIdError as exc:
+            if lenient and _VERBATIM.fullmatch(name):
+                return cls(model_class=classname, backend="", shape="", test=name)
+            raise exc from None
 
 
-def _match(name: str) -> re.Match | None:
+def read_name(name: str) -> dict | None:
+    """The fields a test name spells, read from the end (target, then cache, then axes); None when it names no backend.
+
+    Raises CellIdError for a name that is a cell name gone wrong (`test_dynamo_export_static`).
+    """
     match = _NAME.fullmatch(name)
-    if match is None or (match["target"] and match["target"] not in TARGETS):
-        loose = _LOOSE.fullmatch(name)
-        # An ExecuTorch name needs its target: `…_static_coreml` stays an unknown target, not an axis.
-        if loose and (loose["target"] or loose["fn"] != _FN["executorch"]):
-            match = loose
-    if match is not None and match["fn"] in _BACKEND_OF_FN:
-        return match
-    foreign = _FOREIGN.fullmatch(name)
-    # A known stem the grammars above refused stays refused: `test_onnx_export_wobbly` is no new backend.
-    return foreign if foreign is not None and foreign["fn"] not in _BACKEND_OF_FN else match
+    if match is None:
+        return None
+    fn, generate = match["fn"], bool(match["generate"])
+    if fn in _BACKENDS_BY_NAME:  # `test_dynamo_export_…`: a backend named, but not by its test stem
+        raise CellIdError(f"{name!r}: unknown backend `{fn}` (expected one of torch, onnx, openvino, executorch)")
+    backend = _BACKEND_OF_FN.get(fn, fn)
+    words = match["rest"].split("_") if match["rest"] else []
+    target = None
+    # ExecuTorch names end with their delegate (an unknown one is named in the error); another
+    # backend's name ending with one is kept so that the error says a target is not its to have.
+    if words and (backend == "executorch" or words[-1] in TARGETS):
+        target = words.pop()
+    static_cache = words[-2:] == _STATIC_CACHE
+    if static_cache:
+        words = words[:-2]
+    axes = "_".join(words)
+    if static_cache and not generate:
+        raise CellIdError(f"{name!r}: `_static_cache` only exists on generate cells")
+    if f"_{axes}_".find("_static_cache_") >= 0:
+        raise CellIdError(f"{name!r}: `_static_cache` comes after the other axes (and before the target)")
+    return {
+        "backend": backend,
+        "shape": match["shape"],
+        "path": "generate" if generate else "forward",
+        "cache": ("static" if static_cache else "dynamic") if generate else None,
+        "target": target,
+        "axes": axes,
+    }
 
 
 # Backend names that are not test stems: `test_dynamo_export_static` is a typo, not a new backend.
@@ -217,13 +220,22 @@ def _validate(cell: Cell) -> str | None:
 
 def _validate_verbatim(cell: Cell) -> str | None:
     """A cell kept by its test name alone: the name no grammar reads, and no property it cannot read."""
-    if not (_VERBATIM.fullmatch(cell.test) and not _NOT_VERBATIM.match(cell.test)):
+    if not _VERBATIM.fullmatch(cell.test) or _placeable(cell.test):
         return (
             f"a cell with no backend needs a test name such as `test_precomputed_inputs_match_eager`, not {cell.test!r}"
         )
     if (cell.backend, cell.shape, cell.path, cell.cache, cell.target, cell.axes) != ("", "", "forward", None, None, ""):
         return f"a cell kept by its test name ({cell.test}) has no backend, shape, cache, target or axes"
     return None
+
+
+def _placeable(name: str) -> bool:
+    """A name the grammar reads into a valid cell: such a test is never kept verbatim."""
+    try:
+        fields = read_name(name)
+        return fields is not None and Cell("M", **fields) is not None
+    except CellIdError:
+        return False
 
 
 def placed(cell: Cell) -> bool:

@@ -16,10 +16,13 @@ class ScopeWalk(Protocol):
 
     name: str
     known: tuple[str, ...]
+    describe: str  # which walk it is, in one phrase (every explanation and proposal says it)
 
     def skip(self, cell: Cell) -> list[str]: ...
 
     def exactness(self, cell: Cell) -> list[str] | None: ...
+
+    def gate(self, cell: Cell) -> list[str]: ...
 
     def rank(self, scope: str) -> tuple[int, str]: ...
 
@@ -78,6 +81,15 @@ def skip_scopes(cell: Cell) -> list[str]:
     """
     walk = _FOLLOWED.get()
     return walk.skip(cell) if walk is not None else _seed_skip_scopes(cell)
+
+
+def gate_scopes(cell: Cell) -> list[str]:
+    """Scopes whose entries gate only part of `cell` (its generate drive: the export still runs), in walk order.
+
+    The seed has none; a checkout's module may (upstream's `generate.runtime…`).
+    """
+    walk = _FOLLOWED.get()
+    return walk.gate(cell) if walk is not None else []
 
 
 def _seed_skip_scopes(cell: Cell) -> list[str]:

@@ -128,3 +128,74 @@ def test_a_name_the_bot_cannot_place_is_a_cell_with_what_it_could_read(cell_id, 
 def test_known_cells_keep_their_ids_and_fields():
     for cell in cells_for("GPT2LMHeadModel", generative=True, targets=TARGETS):
         assert placed(cell) and cell.test == "" and Cell.parse(cell.id) == cell
+
+
+# Every test name upstream's newest export module parameterizes (its `DYNAMIC_EXPORT_PARAMS`,
+# `GENERATE_EXPORT_PARAMS`, `EXECUTORCH_EXPORT_PARAMS` and `EXECUTORCH_GENERATE_EXPORT_PARAMS`, with
+# both ExecuTorch delegates registered), with the properties each expansion declares:
+# (backend, shape, path, cache, target, axes).
+_VARIANTS = [
+    ("static", None, ""),
+    ("static", "static", ""),
+    ("dynamic", None, ""),
+    ("dynamic", "static", ""),
+    ("dynamic", None, "multi_token"),
+    ("dynamic", "static", "multi_token"),
+]
+
+
+def _newest_module_names():
+    rows = [("test_precomputed_inputs_match_eager", ("", "", "forward", None, None, ""))]
+    for fn, backend in (("torch", "dynamo"), ("onnx", "onnx"), ("openvino", "openvino")):
+        for shape in ("static", "dynamic"):
+            rows.append((f"test_{fn}_export_{shape}", (backend, shape, "forward", None, None, "")))
+        for shape, cache, axes in _VARIANTS:
+            name = f"test_{fn}_export_generate_{shape}" + (f"_{axes}" if axes else "")
+            name += "_static_cache" if cache else ""
+            rows.append((name, (backend, shape, "generate", cache or "dynamic", None, axes)))
+    for target in ("xnnpack", "mlx"):
+        for shape in ("static", "dynamic"):
+            rows.append(
+                (f"test_executorch_export_{shape}_{target}", ("executorch", shape, "forward", None, target, ""))
+            )
+        for shape, cache, axes in _VARIANTS:
+            if target == "mlx" and cache:  # MLX has no static cache
+                continue
+            name = f"test_executorch_export_generate_{shape}" + (f"_{axes}" if axes else "")
+            name += ("_static_cache" if cache else "") + f"_{target}"
+            rows.append((name, ("executorch", shape, "generate", cache or "dynamic", target, axes)))
+    return rows
+
+
+NEWEST_MODULE = _newest_module_names()
+
+
+def test_the_newest_module_has_38_names():
+    assert len(NEWEST_MODULE) == len({name for name, _ in NEWEST_MODULE}) == 38
+
+
+@pytest.mark.parametrize(("name", "fields"), NEWEST_MODULE, ids=[name for name, _ in NEWEST_MODULE])
+def test_every_name_of_the_newest_module_round_trips_with_its_declared_properties(name, fields):
+    cell = Cell.from_testcase("LlamaForCausalLM", name)
+    assert (cell.backend, cell.shape, cell.path, cell.cache, cell.target, cell.axes) == fields
+    assert cell.name == name and Cell.parse(cell.id) == cell
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("test_torch_export_generate_dynamic_static_cache_multi_token", "comes after the other axes"),
+        ("test_executorch_export_generate_dynamic_multi_token", "'token'"),
+    ],
+)
+def test_a_misordered_name_is_refused_not_misread(name, says):
+    with pytest.raises(CellIdError, match=says):
+        Cell.parse(f"LlamaForCausalLM::{name}")
+
+
+def test_a_collected_name_the_grammar_refuses_is_kept_verbatim_not_dropped():
+    cell = Cell.from_testcase("BertModel", "test_onnx_export_sharded", lenient=True)
+    assert cell.test == "test_onnx_export_sharded" and not placed(cell)
+    assert Cell.from_testcase(cell.model_class, cell.name, lenient=True) == cell
+    with pytest.raises(CellIdError):
+        Cell.parse(cell.id)  # a person typing it still hears that it is no cell name

@@ -156,7 +156,7 @@ def _named_cells(selection_file: Path | None, rerun_of: Path | None) -> list[Cel
     if rerun_of:
         from bot.diff.model import load_report
 
-        return [Cell.parse(cell_id) for cell_id in load_report(rerun_of).needs_rerun]
+        return [Cell.parse(cell_id, lenient=True) for cell_id in load_report(rerun_of).needs_rerun]
     from bot.select.selection_file import read_selection
 
     return read_selection(selection_file)

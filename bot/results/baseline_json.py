@@ -218,7 +218,7 @@ class _Reader:
 
     def cell(self, cell_id: str) -> Cell:
         try:
-            return Cell.parse(cell_id)
+            return Cell.parse(cell_id, lenient=True)
         except CellIdError as exc:
             raise self.fail(f"cells[{_shown(cell_id)}]", f"not a cell id ({exc})") from None
 

@@ -20,18 +20,23 @@ import traceback
 import unittest
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from bot.cells import Cell
 from bot.models.sources.base import NotBuildable
 from bot.outcomes import Status
+from bot.run import observed_walk
+from bot.run.observed_walk import SKIP_METHOD, TABLE, WalkRecorder, recording
 from bot.skiplist.model import load_skiplist
 
 EXPORT_MODULE = Path("tests") / "exporters" / "test_export.py"
 JUDGE_PREFIX = "checkout:"  # the `judge` property of a cell the checkout's test judged
 MAX_WARNINGS = 5  # warnings kept per cell, each on one line
+# A warning the checkout's `_should_skip` raises for its caller (`stacklevel=2`) names the frame that
+# watches it (bot/run/observed_walk.py) as its place: the checkout's own word all the same.
+WATCHER = observed_walk.__file__
 
 
 def judged_by_checkout(source: Any) -> bool:
@@ -112,9 +117,14 @@ class CheckoutVerdict:
     components: tuple[tuple[str, str, str], ...] = ()  # (name, status, message) per subTest
     warnings: tuple[str, ...] = ()
     seconds: float = 0.0
+    skip_scope: str | None = None  # the scope of the checkout's walk that passed over the class
+    compared: str | None = None  # `tolerated`: the test passed without running the exported program
+    walk: tuple[str, ...] = ()  # bot/run/observed_walk.py
+    gate_walk: tuple[str, ...] = ()
+    gate_scope: str | None = None
 
 
-def narrowed(test_class: type, model_class: type, *, generate: bool) -> type:
+def narrowed(test_class: type, model_class: type, *, generate: bool, recorder: WalkRecorder | None = None) -> type:
     """The test class covering only `model_class`: its own `setUp()` first, then the narrowing, on the instance.
 
     The narrowing observes the tester rather than re-creating it. Testers that infer their classes
@@ -124,6 +134,7 @@ def narrowed(test_class: type, model_class: type, *, generate: bool) -> type:
     instance's `all_model_classes` becomes the one class. `all_generative_model_classes` is most
     often a property of the mixin that filters `all_model_classes` (left as the tester derives it);
     where a tester spells it out, it becomes the one class on the generate path, none otherwise.
+    With a `recorder`, the class's own `_should_skip` is watched, never replaced (bot/run/observed_walk.py).
     """
 
     def setUp(self) -> None:  # noqa: N802 (unittest's protocol)
@@ -133,6 +144,9 @@ def narrowed(test_class: type, model_class: type, *, generate: bool) -> type:
             self.all_generative_model_classes = (model_class,) if generate else ()
 
     attributes = {"setUp": setUp, "__module__": test_class.__module__, "__qualname__": test_class.__qualname__}
+    should_skip = getattr(test_class, SKIP_METHOD, None)
+    if recorder is not None and callable(should_skip):
+        attributes[SKIP_METHOD] = recorder.wrap(should_skip)
     return type(test_class.__name__, (test_class,), attributes)
 
 
@@ -157,7 +171,7 @@ def run_method(test_class: type, method: str, origin: Path | None = None) -> Che
         dict.fromkeys(
             f"{w.category.__name__}: {str(w.message).splitlines()[0]}"
             for w in caught
-            if str(w.message) and (origin is None or _inside(w.filename, origin))
+            if str(w.message) and (origin is None or _inside(w.filename, origin) or w.filename == WATCHER)
         )
     )
     components = tuple((name, status, message) for name, status, message, _ in result.subtests)
@@ -260,14 +274,40 @@ def judge_cell(
     return (again, True) if again.status is not Status.SKIPPED else (verdict, False)
 
 
+# Upstream's words when it tolerates an ExecuTorch runtime limit: the test passes, the program never ran.
+TOLERATED = "passes without running the program"
+
+
 def _run(cell: Cell, test_class: type, model_class: type, module: Mapping[str, Any] | None) -> CheckoutVerdict:
     origin = Path(module["__file__"]).resolve().parents[1] if module and module.get("__file__") else None
-    verdict = run_method(narrowed(test_class, model_class, generate=cell.generate), cell.name, origin)
+    recorder = WalkRecorder(cell.model_class)
+    with recording(module, recorder):  # type: ignore[arg-type]
+        test = narrowed(test_class, model_class, generate=cell.generate, recorder=recorder)
+        verdict = run_method(test, cell.name, origin)
+    observed = {"walk": recorder.skip_walk, "gate_walk": recorder.gate_walk, "gate_scope": recorder.gated_by()}
     if verdict.status is Status.PASSED and not verdict.components and module is not None:
         # The method covered the class and exported nothing: the checkout's scope walk passed over it.
-        reason = skip_reason(module, cell.model_class) or "the checkout's test ran no component for this class"
-        return CheckoutVerdict(Status.SKIPPED, reason, warnings=verdict.warnings, seconds=verdict.seconds)
-    return verdict
+        return _passed_over(cell, verdict, module, recorder, observed)
+    compared = (
+        "tolerated" if verdict.status is Status.PASSED and any(TOLERATED in w for w in verdict.warnings) else None
+    )
+    return replace(verdict, compared=compared, **observed)
+
+
+def _passed_over(cell, verdict, module, recorder: WalkRecorder, observed: dict) -> CheckoutVerdict:
+    """A test that exported nothing for the class: skipped, with the scope and the reason of the module's own table."""
+    call = recorder.skipped_by()
+    if call is not None and call.matched:
+        reason = recorder.table.get(call.matched, {}).get(cell.model_class, "")
+        message = f"{TABLE}[{call.matched!r}]: {reason}"
+    elif call is not None:  # it said skip before consulting its table (a static cache the class cannot hold)
+        message = f"the checkout's {SKIP_METHOD} passed over {cell.model_class} before its skip tables"
+    else:
+        message = skip_reason(module, cell.model_class) or "the checkout's test ran no component for this class"
+    scope = call.matched if call is not None else None
+    return CheckoutVerdict(
+        Status.SKIPPED, message, warnings=verdict.warnings, seconds=verdict.seconds, skip_scope=scope, **observed
+    )
 
 
 def execute_by_checkout(cell: Cell, source: Any, skiplists_dir: Path | str, *, probe: bool = False):
@@ -298,4 +338,9 @@ def execute_by_checkout(cell: Cell, source: Any, skiplists_dir: Path | str, *, p
         warnings=verdict.warnings,
         failed_component=verdict.component,
         probe=probed,
+        skip_scope=verdict.skip_scope,
+        compared=verdict.compared,
+        walk=verdict.walk,
+        gate_walk=verdict.gate_walk,
+        gate_scope=verdict.gate_scope,
     )

@@ -132,7 +132,7 @@ class Controller:
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         try:
-            cell = Cell.parse(report.nodeid)
+            cell = Cell.parse(report.nodeid, lenient=True)
         except CellIdError:
             return
         xml = self._xml()

@@ -60,6 +60,11 @@ class CellRun:
     judge: str | None = None
     warnings: tuple[str, ...] = ()  # the checkout's test's own warnings, one line each
     failed_component: str | None = None  # the subTest that failed, when the checkout's test judged
+    # The scopes the checkout's own skip logic looked up for this cell, in order, as the run observed
+    # it (bot/run/observed_walk.py); those only a `runtime=True` call looked up gate part of the test.
+    walk: tuple[str, ...] = ()
+    gate_walk: tuple[str, ...] = ()
+    gate_scope: str | None = None  # the gate scope that listed the class: exported, never driven
 
 
 class _Clock:

@@ -63,6 +63,7 @@ def run_properties(run: CellRun) -> Properties:
         props.append(("skip_scope", run.skip_scope))
     if run.exactness_scope:
         props.append(("exactness", run.exactness_scope))
+    props.extend(walk_properties(run))
     if run.stage and run.status in (Status.FAILED, Status.ERROR):
         props.append(("stage", run.stage))
     if run.kind and run.status is Status.ERROR:
@@ -71,6 +72,22 @@ def run_properties(run: CellRun) -> Properties:
         props.append(("onnx_optimize", _flag(run.onnx_optimize)))
     props.extend(judge_properties(run))
     props.extend(timing_properties(run.timings))
+    return props
+
+
+# Testcase properties of the walk the checkout's own skip logic took (bot/run/observed_walk.py).
+WALK, GATE_WALK, GATE_SCOPE = "walk", "walk_gate", "gate_scope"
+
+
+def walk_properties(run: CellRun) -> Properties:
+    """The observed walk: scopes looked up in order (comma-separated), those that only gate, the gate that listed the class."""
+    props: Properties = []
+    if run.walk:
+        props.append((WALK, ",".join(run.walk)))
+    if run.gate_walk:
+        props.append((GATE_WALK, ",".join(run.gate_walk)))
+    if run.gate_scope:
+        props.append((GATE_SCOPE, run.gate_scope))
     return props
 
 

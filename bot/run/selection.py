@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.cells import BACKENDS, SHAPES, Cell, CellIdError, cells_for, kept_by
+from bot.cells import BACKENDS, SHAPES, Cell, CellIdError, cells_for, kept_by, placed
 from bot.errors import BotError
 from bot.models.sources.base import ClassInfo, ModelSource
 
@@ -107,7 +107,9 @@ def _checkout_row(selection: Selection, source: Any, model_class: str, seed_cell
     """The cells of one class as the checkout's test methods name them, filtered as the options ask.
 
     A class whose test module does not import, or that no test class lists, keeps the seed's row:
-    its cells then report why (a setup problem, not buildable).
+    its cells then report why (a setup problem, not buildable). Every collected test is a cell:
+    one whose name the grammar cannot read, or reads otherwise than its expansion declares, is
+    kept by its name (only the checkout's test judges it) and said as a warning, never dropped.
     """
     try:
         names = source.test_methods(model_class)
@@ -115,15 +117,38 @@ def _checkout_row(selection: Selection, source: Any, model_class: str, seed_cell
         return seed_cells
     found = []
     for name in names:
-        try:
-            cell = Cell.from_testcase(model_class, name)
-        except CellIdError:
-            logger.info("%s: %s is not a cell name the bot can place; not selected", model_class, name)
-            continue
+        cell = placed_cell(source, model_class, name)
         if _wanted(selection, cell):
             found.append(cell)
     seed_order = {cell: index for index, cell in enumerate(seed_cells)}
     return sorted(found, key=lambda cell: (cell not in seed_order, seed_order.get(cell, 0), cell.name)) or seed_cells
+
+
+def placed_cell(source: Any, model_class: str, name: str) -> Cell:
+    """The cell a collected test is: read from its name, checked against what its expansion declares.
+
+    A name the grammar cannot read is kept verbatim. A name read as another variant than its
+    expansion declares (a `name_func` the grammar does not follow) keeps its reading, since its id
+    is the test's name, and is said as a warning naming both, so a skiplist scope for it is checked.
+    """
+    from bot.run.declared import declared_arguments, disagreement
+
+    try:
+        cell = Cell.from_testcase(model_class, name)
+    except CellIdError as exc:
+        logger.warning("%s: %s is not a name the bot can read (%s); kept as a cell by its name", model_class, name, exc)
+        return Cell.from_testcase(model_class, name, lenient=True)
+    if not placed(cell) and not cell.backend:
+        return cell
+    try:
+        test_class, _ = source.test_class_for(model_class, generate=cell.generate)
+        arguments = declared_arguments(getattr(test_class, name, None))
+    except Exception:
+        arguments = None  # the name's reading stands; the cell itself reports what is wrong
+    problem = disagreement(cell, arguments) if arguments is not None else None
+    if problem:
+        logger.warning("%s: %s reads as another variant than it declares: %s", model_class, name, problem)
+    return cell
 
 
 def _wanted(selection: Selection, cell: Cell) -> bool:

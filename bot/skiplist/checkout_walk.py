@@ -1,10 +1,16 @@
 """The scope walk of a checkout's export test module, read through the AST and never run: the scopes its version knows.
 
 When a checkout's own `tests/exporters/test_export.py` judges the cells (docs/runner.md), its
-`_export_scopes` decides which skiplist scopes apply, not bot/scopes.py. Its body is evaluated
-here by a small interpreter that knows only what a walk is made of (lists, `append`, `if`,
-f-strings, comparisons), so reading a checkout a pull request controls runs none of its code.
-A walk written with anything else is unreadable: the caller says so and refuses rather than guess.
+walk decides which skiplist scopes apply, not bot/scopes.py. The walk is a function of its own
+(`_export_scopes`, the seed's), or written inline in `_should_skip` (upstream's newer modules):
+there, the statements that build `scopes` are the walk, up to the first that reads anything else
+(the table lookup, `next(...)`, a helper). Its body is evaluated here by a small interpreter that
+knows only what a walk is made of (lists, `append`, `if`, f-strings, comparisons), so reading a
+checkout a pull request controls runs none of its code. A walk written with anything else is
+unreadable: the caller says so and refuses rather than guess.
+
+This reading is the fallback of light jobs: where the runner imported the module, it recorded
+the walk the module really took per cell (bot/run/observed_walk.py), and that record is used.
 """
 
 from __future__ import annotations
@@ -22,6 +28,11 @@ from bot.files import read_text
 
 EXPORT_MODULE = Path("tests") / "exporters" / "test_export.py"
 WALK_FUNCTION = "_export_scopes"
+INLINE_FUNCTION = "_should_skip"  # where newer modules write the walk inline
+WALK_LIST = "scopes"  # the list an inline walk builds
+# A `_should_skip` parameter that, when true, walks the scopes gating only the generate drive (the
+# export itself still runs): upstream's `generate.runtime…` scopes.
+GATE_PARAMETER = "runtime"
 _MAX_STEPS = 20_000  # statements and expressions per evaluation: a walk is a dozen lines
 _MAX_SIZE = 10_000  # characters of a string, items of a list: a walk's scopes are a few short names
 _MAX_FLAGS = 6  # boolean parameters enumerated for the vocabulary (2**6 walks per backend)
@@ -49,6 +60,11 @@ class CheckoutWalk:
         function = ast.parse(self.function).body[0]
         comps = [ast.parse(text, mode="eval").body for text in self.derived]
         return function, comps  # type: ignore[return-value]
+
+    @property
+    def describe(self) -> str:
+        """Which walk this is, for every explanation and proposal that follows it."""
+        return f"the checkout's {self.name.removeprefix('checkout:')}, read without running it"
 
     @cached_property
     def parameters(self) -> dict[str, object]:
@@ -91,6 +107,16 @@ class CheckoutWalk:
         backends = ["executorch", cell.target] if cell.backend == "executorch" else [cell.backend]
         walks = [s for backend in backends for s in self.walk(**self._arguments(cell, backend))]
         return list(dict.fromkeys(walks))
+
+    def gate(self, cell: Cell) -> list[str]:
+        """Scopes that gate only part of the cell (its generate drive): those a `runtime=True` call adds to its walk."""
+        if GATE_PARAMETER not in self.parameters or not cell.generate:
+            return []
+        backends = ["executorch", cell.target] if cell.backend == "executorch" else [cell.backend]
+        skip = set(self.skip(cell))
+        arguments = [{**self._arguments(cell, backend), GATE_PARAMETER: True} for backend in backends]
+        walks = [s for argument in arguments for s in self.walk(**argument)]
+        return [s for s in dict.fromkeys(walks) if s not in skip]
 
     def exactness(self, cell: Cell) -> list[str] | None:
         """The derived walk (`.exactness` twins) when the module has one, else None: no scope drops a comparison."""
@@ -160,10 +186,11 @@ def read_walk(root: Path | str, name: str = "") -> CheckoutWalk | None:
     except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
         raise WalkUnreadable(f"{label}: not readable Python ({exc}); fix the module, or pass --source zoo") from None
     function = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == WALK_FUNCTION), None)
+    function = function or _inline_walk(tree)
     if function is None:
         raise WalkUnreadable(
-            f"{label}: no {WALK_FUNCTION} function, so the bot cannot tell which scopes this version walks; "
-            "pass --source zoo for the bot's own walk"
+            f"{label}: no {WALK_FUNCTION} function and no `{WALK_LIST}` list built in {INLINE_FUNCTION}, so the bot "
+            "cannot tell which scopes this version walks; pass --source zoo for the bot's own walk"
         )
     walk = CheckoutWalk(f"checkout:{EXPORT_MODULE.as_posix()}", ast.unparse(function), _derived(tree))
     try:
@@ -174,6 +201,70 @@ def read_walk(root: Path | str, name: str = "") -> CheckoutWalk | None:
             "f-strings only, or pass --source zoo for the bot's own walk"
         ) from None
     return walk
+
+
+def _inline_walk(tree: ast.Module) -> ast.FunctionDef | None:
+    """`_should_skip`'s walk as a function of its own: its parameters, the statements that build `scopes`, `return scopes`.
+
+    The walk starts at `scopes = [...]` and runs while each statement reads only the parameters,
+    the names the walk set and `scopes` (calling nothing but `scopes.append`/`.extend`); the first
+    statement that reads anything else (`EXPORT_SKIPS`, `next(...)`) ends it.
+    """
+    function = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == INLINE_FUNCTION), None)
+    if function is None:
+        return None
+    known = {a.arg for a in function.args.args}
+    body: list[ast.stmt] = []
+    for statement in function.body:
+        starts = isinstance(statement, ast.Assign) and _assigns(statement) == WALK_LIST
+        if not body and not starts:
+            continue
+        if not _walk_statement(statement, known | {WALK_LIST}):
+            break
+        body.append(statement)
+        known |= {t.id for t in ast.walk(statement) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+    if not body:
+        return None
+    fields = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}  # Python 3.12+
+    walk = ast.FunctionDef(
+        name=WALK_FUNCTION,
+        args=function.args,
+        body=[*body, ast.Return(ast.Name(WALK_LIST, ast.Load()))],
+        decorator_list=[],
+        returns=None,
+        **fields,
+    )
+    return ast.fix_missing_locations(walk)
+
+
+def _assigns(statement: ast.Assign) -> str | None:
+    target = statement.targets[0] if len(statement.targets) == 1 else None
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _walk_statement(statement: ast.stmt, known: set[str]) -> bool:
+    """A statement of the walk: reads only `known` names, calls only `scopes.append`/`.extend`."""
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known:
+            if not _bound_in_comprehension(statement, node.id):
+                return False
+        if isinstance(node, ast.Call):
+            func = node.func
+            if not (isinstance(func, ast.Attribute) and func.attr in ("append", "extend")):
+                return False
+            if not (isinstance(func.value, ast.Name) and func.value.id == WALK_LIST):
+                return False
+    return True
+
+
+def _bound_in_comprehension(statement: ast.stmt, name: str) -> bool:
+    return any(
+        isinstance(target, ast.Name) and target.id == name
+        for comp in ast.walk(statement)
+        if isinstance(comp, (ast.ListComp, ast.GeneratorExp))
+        for generator in comp.generators
+        for target in ast.walk(generator.target)
+    )
 
 
 def _derived(tree: ast.Module) -> tuple[str, ...]:

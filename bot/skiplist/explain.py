@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from bot.scopes import exactness_scopes, followed, onnx_optimize_scopes, skip_scopes
+from bot.scopes import exactness_scopes, followed, gate_scopes, onnx_optimize_scopes, skip_scopes
 from bot.skiplist.model import Explanation, Skiplists
 
 
 def render_explanation(explanation: Explanation, skiplists: Skiplists) -> str:
     cell = explanation.cell
-    walk = followed()
-    by = f" (the walk of the checkout's {walk.name.removeprefix('checkout:')})" if walk is not None else ""
-    lines = [cell.id, f"  skip scopes walked{by}: {' → '.join(skip_scopes(cell))}"]
+    lines = [cell.id, f"  walk: {walk_used()}", f"  skip scopes walked: {' → '.join(skip_scopes(cell))}"]
+    gates = gate_scopes(cell)
+    if gates:
+        lines.append(f"  gate scopes walked (the export runs; they gate only the generate drive): {' → '.join(gates)}")
     if explanation.skipped:
         lines.append(f"  skipped by scope `{explanation.scope}`: {explanation.reason}")
         lines += _referenced(skiplists, explanation.scope, explanation.reason)
@@ -20,6 +21,12 @@ def render_explanation(explanation: Explanation, skiplists: Skiplists) -> str:
             f"(outcome passed-uncompared): {explanation.exactness_reason}"
         )
         lines += _referenced(skiplists, explanation.exactness_scope, explanation.exactness_reason)
+    elif explanation.gate_scope:
+        lines.append(
+            f"  runs, and its generate drive is gated by `{explanation.gate_scope}` (exported and compared, "
+            f"never driven through generate): {explanation.gate_reason}"
+        )
+        lines += _referenced(skiplists, explanation.gate_scope, explanation.gate_reason)
     else:
         lines.append(f"  runs: no skiplist entry applies; {_comparison(cell)}")
     walked = exactness_scopes(cell)
@@ -37,10 +44,18 @@ def render_explanation(explanation: Explanation, skiplists: Skiplists) -> str:
         # Not a skiplist matter: the runner asks the model class itself, which needs torch.
         lines.append(
             f"  static cache: the runner also skips this cell as unsupported by the environment when "
-            f"`{cell.model_class}._can_compile_fullgraph` is False (checked at run time, not in a skiplist); "
-            f"`static-cache` scopes apply only to this variant"
+            f"`{cell.model_class}._can_compile_fullgraph` is False (checked at run time, not in a skiplist)"
+            + ("; `static-cache` scopes apply only to this variant" if followed() is None else "")
         )
     return "\n".join(lines)
+
+
+def walk_used() -> str:
+    """Which walk an explanation or a proposal followed, in one phrase: every answer says so, none guesses."""
+    walk = followed()
+    if walk is None:
+        return "the bot's own (docs/skiplists.md)"
+    return walk.describe
 
 
 def _referenced(skiplists: Skiplists, scope: str | None, reason: str | None) -> list[str]:

@@ -11,7 +11,7 @@ from bot import toml as tomllib
 from bot.cells import Cell
 from bot.errors import BotError
 from bot.files import read_text
-from bot.scopes import exactness_scopes, onnx_optimize_scopes, skip_scopes
+from bot.scopes import exactness_scopes, gate_scopes, onnx_optimize_scopes, skip_scopes
 
 # The two files docs/skiplists.md names: skips (with their exactness scopes) and the ONNX optimize toggle.
 EXPORT_SKIPS = "export_skips.toml"
@@ -93,6 +93,8 @@ class Explanation:
     onnx_optimize: bool | None = None  # None for non-ONNX cells
     onnx_optimize_scope: str | None = None  # the ONNX_DISABLE_OPTIMIZE scope that turns it off
     onnx_optimize_reason: str | None = None
+    gate_scope: str | None = None  # the export runs; this scope gates its generate drive
+    gate_reason: str | None = None
 
     @property
     def skipped(self) -> bool:
@@ -109,6 +111,8 @@ class Explanation:
             "onnx_optimize": self.onnx_optimize,
             "onnx_optimize_scope": self.onnx_optimize_scope,
             "onnx_optimize_reason": self.onnx_optimize_reason,
+            "gate_scope": self.gate_scope,
+            "gate_reason": self.gate_reason,
         }
 
 
@@ -128,6 +132,7 @@ class Skiplists:
         exact = self.skips.first_match(cell.model_class, exactness_scopes(cell))
         toggles = onnx_optimize_scopes(cell)
         toggle = self.disable_optimize.first_match(cell.model_class, toggles)
+        gate = None if skip else self.skips.first_match(cell.model_class, gate_scopes(cell))
         return Explanation(
             cell,
             scope=skip and skip[0],
@@ -137,6 +142,8 @@ class Skiplists:
             onnx_optimize=None if toggles is None else toggle is None,
             onnx_optimize_scope=toggle and toggle[0],
             onnx_optimize_reason=toggle and toggle[1],
+            gate_scope=gate and gate[0],
+            gate_reason=gate and gate[1],
         )
 
     def entries(self) -> Iterator[Entry]:

@@ -123,7 +123,7 @@ def test_the_scope_functions_follow_the_checkout_only_inside_the_block(next_vers
         ("def _export_scopes(self):\n    return [s for s in 'ab' * 9]\n", "a `BinOp` expression"),
         ("def _export_scopes(self, b=None):\n    return [open('/tmp/x').read()]\n", "a `Call` expression"),
         ("def _export_scopes(self):\n    return ['all' for _ in [0] * 9]\n", "a `BinOp` expression"),
-        ("EXPORT_SKIPS = {}\n", "no _export_scopes function, so the bot cannot tell which scopes this version walks"),
+        ("EXPORT_SKIPS = {}\n", "no _export_scopes function and no `scopes` list built in _should_skip"),
     ],
 )
 def test_a_walk_it_cannot_read_without_running_it_is_refused(tmp_path, module, why):
@@ -175,15 +175,16 @@ def test_explain_shows_the_walk_the_checkout_would_do(next_version, tmp_path):
         "skiplist", "explain", "--skiplists", skiplists, "--source", f"transformers-tests:{next_version}", cell
     )
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[1:3] == [
-        "  skip scopes walked (the walk of the checkout's tests/exporters/test_export.py): "
-        "dynamo → dynamo.generate → dynamo.dynamic",
+    assert result.output.splitlines()[1:4] == [
+        "  walk: the checkout's tests/exporters/test_export.py, read without running it",
+        "  skip scopes walked: dynamo → dynamo.generate → dynamo.dynamic",
         "  skipped by scope `dynamo.dynamic`: Dynamic decode.",
     ]
     zoo = invoke(
         "skiplist", "explain", "--skiplists", skiplists, "--source", "zoo", "BertModel::test_torch_export_static"
     )
     assert "skip scopes walked: all → static → dynamo → dynamo.static" in zoo.output
+    assert "walk: the bot's own (docs/skiplists.md)" in zoo.output
 
 
 def test_lint_flags_a_scope_the_checkouts_walk_never_visits(next_version, tmp_path):

@@ -1,0 +1,70 @@
+"""What a checkout's export test declares about its variant: the arguments its parameterized expansion binds.
+
+A test name spells its variant in words (`…_generate_dynamic_multi_token_static_cache_xnnpack`),
+and the grammar in bot/cells.py reads them. The module itself says more exactly what each
+expansion is: `parameterized.expand` binds `dynamic`, `generation_config`, the ExecuTorch
+`backend` and the other axes to the test function it wraps. The runner reads those bindings off
+the expanded method (never by running it) and checks the name's reading against them: a test
+whose name reads as another variant than it declares is no cell the bot can place, and is kept by
+its name instead of being misread (docs/cells.md).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from typing import Any
+
+from bot.cells import Cell
+
+_SHAPE_ARGUMENT = "dynamic"
+_CACHE_ARGUMENTS = ("generation_config", "static_cache")
+_TARGET_ARGUMENT = "backend"  # the ExecuTorch delegate, as upstream's `EXECUTORCH_*_PARAMS` name it
+
+
+def declared_arguments(method: Any) -> dict[str, object] | None:
+    """The arguments parameterized's expansion binds to the test function, by parameter name; None when not expanded.
+
+    `parameterized` keeps the wrapped function as `place_as` and its `param` in the closure of the
+    method it adds; only the signature of the wrapped function and that closure are read.
+    """
+    function = getattr(method, "place_as", None)
+    if not callable(function) or getattr(method, "__closure__", None) is None:
+        return None
+    try:
+        param = inspect.getclosurevars(method).nonlocals.get("p")
+        args, kwargs = tuple(param.args), dict(param.kwargs)
+        bound = inspect.signature(function).bind_partial(None, *args, **kwargs)
+    except (AttributeError, TypeError, ValueError):
+        return None
+    arguments = dict(bound.arguments)
+    arguments.pop(next(iter(arguments), ""), None)  # `self`
+    return arguments
+
+
+def disagreement(cell: Cell, arguments: Mapping[str, object]) -> str | None:
+    """Where the name's reading (`cell`) and the declared arguments differ, said in one line; None when they agree."""
+    problems = []
+    dynamic = arguments.get(_SHAPE_ARGUMENT)
+    if isinstance(dynamic, bool) and cell.shape != ("dynamic" if dynamic else "static"):
+        problems.append(f"it declares dynamic={dynamic}, the name reads shape `{cell.shape}`")
+    cache = _declared_cache(arguments)
+    if cache is not None and cell.generate and cell.cache != cache:
+        problems.append(f"it declares a {cache} cache, the name reads `{cell.cache}`")
+    target = arguments.get(_TARGET_ARGUMENT)
+    if cell.backend == "executorch" and isinstance(target, str) and cell.target != target:
+        problems.append(f"it declares backend={target!r}, the name reads target `{cell.target}`")
+    axes = [
+        name for name, value in arguments.items() if value is True and name not in (_SHAPE_ARGUMENT, *_CACHE_ARGUMENTS)
+    ]
+    if bool(axes) != bool(cell.axes):
+        problems.append(f"it declares {', '.join(axes) or 'no further axis'}, the name reads axes `{cell.axes}`")
+    return "; ".join(problems) or None
+
+
+def _declared_cache(arguments: Mapping[str, object]) -> str | None:
+    if "generation_config" in arguments:
+        config = arguments["generation_config"]
+        return "static" if getattr(config, "cache_implementation", None) == "static" else "dynamic"
+    static_cache = arguments.get("static_cache")
+    return ("static" if static_cache else "dynamic") if isinstance(static_cache, bool) else None
