@@ -27,6 +27,18 @@ class Status(str, Enum):
         return self in (Status.FAILED, Status.ERROR)
 
 
+# What a pass compared when it is less than values (the `compared` testcase property), in the
+# words the comment, the summary and the site use. `tolerated`: the checkout's test tolerated a
+# runtime limit and passed without running the exported program (upstream's ExecuTorch tests).
+WEAK_COMPARED = {
+    "names": "output names only",
+    "count": "the output count only",
+    "none": "nothing",
+    "tolerated": "nothing: a runtime limit tolerated, the program never ran",
+}
+# Passes that ran nothing of the export's program: never evidence that a skip is no longer needed.
+RAN_NOTHING = frozenset({"none", "tolerated"})
+
 # Where in the seed's sequence a failure happened.
 # JUnit for a NOT_BUILDABLE cell: `<skipped type="not-buildable">` (a skip to any other reader)
 # and the testcase property `not_buildable=true`.

@@ -10,7 +10,7 @@ from operator import attrgetter
 from bot.cells import BACKENDS, SHAPES, Cell
 from bot.diff.groups import ChangedLines, group_failures
 from bot.diff.model import CATEGORIES, EXCERPT, BaselineAge, CellLine, Report, count_key, judges_of
-from bot.outcomes import CellResult, Status
+from bot.outcomes import WEAK_COMPARED, CellResult, Status
 from bot.results.model import ResultSet
 from bot.skiplist.model import Skiplists
 
@@ -283,7 +283,7 @@ def _setup_module(result: CellResult) -> str | None:
 def _weak(result: CellResult) -> str | None:
     """What a pass compared when it is less than values (docs/outcomes.md); None for a full comparison."""
     compared = result.compared if result.status is Status.PASSED else None
-    return compared if compared in ("names", "count", "none") else None
+    return compared if compared in WEAK_COMPARED else None
 
 
 def excerpt(message: str, limit: int = EXCERPT) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from bot.cells import Cell
 from bot.diff.proposal import NARROW, REMOVE, ProposedEdit
-from bot.outcomes import CellResult, Status
+from bot.outcomes import RAN_NOTHING, CellResult, Status
 from bot.propose.minimize import Walk, minimal_scopes, template_coverage, within
 from bot.scopes import exactness_scopes, known_scopes, skip_scopes, walk_rank
 from bot.skiplist.model import Entry, Skiplist
@@ -30,9 +30,10 @@ def evidence(result: CellResult | None, exactness: bool) -> bool | None:
     """True when the run shows the entry is not needed for this cell, False when it is, None when it says nothing.
 
     For an exactness entry only a compared pass counts: `passed-uncompared` means the
-    comparison was dropped, so it proves nothing about whether it would hold.
+    comparison was dropped, so it proves nothing about whether it would hold. A pass that ran
+    nothing of the program (a runtime limit tolerated) proves nothing either.
     """
-    if result is None:
+    if result is None or (result.status is Status.PASSED and result.compared in RAN_NOTHING):
         return None
     if exactness:
         if result.status is Status.PASSED:

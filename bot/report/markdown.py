@@ -9,7 +9,7 @@ from bot.cells import BACKENDS, SHAPES
 from bot.diff.groups import Group, Hint
 from bot.diff.hints import known_hint
 from bot.diff.model import CellLine, Report
-from bot.outcomes import STAGES
+from bot.outcomes import STAGES, WEAK_COMPARED
 from bot.report.groups import extent
 
 VERSIONS = 20  # versions the footer names; a report may carry more
@@ -22,7 +22,8 @@ MARK = {"passed": "✅", "passed-uncompared": "✅", "failed": "❌", "skipped":
 WEAK_MARK = "☑️"
 WEAK_LEGEND = (
     "☑️ passed on a weak check: output names only (ONNX/OpenVINO generate), the output count only "
-    "(ExecuTorch), or nothing (every component hit an ExecuTorch runtime limit)"
+    "(ExecuTorch), or nothing (every component hit an ExecuTorch runtime limit, or the checkout's test "
+    "tolerated one and never ran the program)"
 )
 TITLES = {
     "newly_broken": "Newly broken",
@@ -57,8 +58,7 @@ def weak_passes(report: Report) -> str | None:
             by_kind[line.compared] = by_kind.get(line.compared, 0) + 1
     if not by_kind:
         return None
-    words = {"names": "output names only", "count": "the output count only", "none": "nothing"}
-    parts = [f"{words[k]} ({by_kind[k]:,})" for k in ("names", "count", "none") if by_kind.get(k)]
+    parts = [f"{words} ({by_kind[kind]:,})" for kind, words in WEAK_COMPARED.items() if by_kind.get(kind)]
     total = sum(by_kind.values())
     return f"{WEAK_MARK} {n(total, 'pass', 'passes')} on a weak check, compared " + ", ".join(parts) + "."
 

@@ -12,6 +12,7 @@ skiplists before any test runs, so the checkout's own scope walk decides.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import sys
@@ -36,7 +37,9 @@ JUDGE_PREFIX = "checkout:"  # the `judge` property of a cell the checkout's test
 MAX_WARNINGS = 5  # warnings kept per cell, each on one line
 # A warning the checkout's `_should_skip` raises for its caller (`stacklevel=2`) names the frame that
 # watches it (bot/run/observed_walk.py) as its place: the checkout's own word all the same.
-WATCHER = observed_walk.__file__
+# Likewise a warning raised for the caller of a `@contextmanager` (upstream's `_tolerating_executorch_limits`)
+# names contextlib's frame.
+STAND_INS = frozenset({observed_walk.__file__, contextlib.__file__})
 
 
 def judged_by_checkout(source: Any) -> bool:
@@ -171,7 +174,7 @@ def run_method(test_class: type, method: str, origin: Path | None = None) -> Che
         dict.fromkeys(
             f"{w.category.__name__}: {str(w.message).splitlines()[0]}"
             for w in caught
-            if str(w.message) and (origin is None or _inside(w.filename, origin) or w.filename == WATCHER)
+            if str(w.message) and (origin is None or _inside(w.filename, origin) or w.filename in STAND_INS)
         )
     )
     components = tuple((name, status, message) for name, status, message, _ in result.subtests)

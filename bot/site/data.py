@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from bot.cells import BACKENDS, Cell, CellIdError, placed
 from bot.diff.model import CellLine, Report
+from bot.outcomes import WEAK_COMPARED
 
 SCHEMA = "export-bot/site@1"
 # One letter per mark the grid shows; the marks are the PR comment's (docs/reports.md).
@@ -31,7 +32,7 @@ CODES = {
 # and so are cells the source cannot build (neither passing nor failing, docs/outcomes.md).
 PASSING, RAN = frozenset("PUW"), frozenset("PUWFXHK")
 # What a weak pass compared, in the comment's words (bot/report/markdown.py `weak_passes`).
-COMPARED = {"names": "output names only", "count": "the output count only", "none": "nothing"}
+COMPARED = WEAK_COMPARED
 _LETTER = {"passed": "P", "passed-uncompared": "U", "failed": "F", "skipped": "S", "not-buildable": "B", "missing": "-"}
 _ABBREVIATION = {"dynamo": "torch", "onnx": "onnx", "openvino": "ov", "executorch": "et"}
 MISSING = ("-", "missing", "", "", "", "", "", 0, "", "")
