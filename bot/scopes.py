@@ -49,6 +49,12 @@ def followed() -> ScopeWalk | None:
     return _FOLLOWED.get()
 
 
+def describe_followed() -> str:
+    """Which walk is followed now, in one phrase: every explanation and proposal says it, none guesses."""
+    walk = _FOLLOWED.get()
+    return walk.describe if walk is not None else "the bot's own (docs/skiplists.md)"
+
+
 def export_scopes(*, generate: bool, dynamic: bool, backend: str | None, static_cache: bool) -> list[str]:
     """The seed's `_export_scopes`, verbatim in order. Extend the walk here and only here."""
     scopes = ["all"]

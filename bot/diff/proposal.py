@@ -67,6 +67,9 @@ class Uncoverable:
         return {"cell": self.cell, "finest_scope": self.finest_scope, "would_skip": list(self.would_skip)}
 
 
+MAX_WALK = 1_000  # characters of the phrase naming the walk
+
+
 @dataclass(frozen=True)
 class Proposal:
     """What the bot suggests changing in the skiplists, and the evidence for each change."""
@@ -79,6 +82,7 @@ class Proposal:
     uncoverable: tuple[Uncoverable, ...] = ()
     min_passes: int = 1  # consecutive passing probes a removal needed
     runs: int = 1  # probe runs consulted
+    walk: str = ""  # which scope walk the entries follow, in one phrase (docs/skiplists.md, "Whose walk")
 
     @property
     def empty(self) -> bool:
@@ -92,6 +96,7 @@ class Proposal:
             "uncoverable": [u.to_json() for u in self.uncoverable],
             "min_passes": self.min_passes,
             "runs": self.runs,
+            **({"walk": self.walk} if self.walk else {}),
         }
 
     @classmethod
@@ -107,6 +112,7 @@ class Proposal:
             uncoverable=tuple(c.uncoverable(u, f"proposal.uncoverable[{i}]") for i, u in enumerate(uncoverable)),
             min_passes=c.positive(item.get("min_passes", 1), "proposal.min_passes"),
             runs=c.positive(item.get("runs", 1), "proposal.runs"),
+            walk=c.text(item.get("walk", ""), "proposal.walk", MAX_WALK),
         )
 
 

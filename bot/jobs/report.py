@@ -157,20 +157,27 @@ def _paths(paths: tuple[Path, ...], skip_missing: bool) -> tuple[Path, ...]:
 
 
 def _propose(report: Report, head, loaded: stages.LoadedSkiplists, source: str | None, echo: Callable[[str], None]):
-    """The proposal, in the scopes of the walk that judged (the checkout's own); none when that walk is unreadable.
+    """The proposal, in the scopes of the walk that judged: as the run recorded it, else as the module reads.
 
-    The report is still written: its verdict does not depend on the walk, only the proposal does.
+    None when neither can be had (the module's walk unreadable and nothing recorded). The report is
+    still written: its verdict does not depend on the walk, only the proposal does.
     """
     from bot.errors import BotError
     from bot.jobs.skiplist import walk_for_source
+    from bot.results.recorded_walk import recorded_walk
     from bot.scopes import following
 
     try:
         walk = walk_for_source(source)
     except BotError as exc:
-        echo(f"no skiplist proposal: {exc}")
+        walk, unreadable = None, exc
+    else:
+        unreadable = None
+    recorded = recorded_walk(head.results.values(), walk)
+    if recorded is None and unreadable is not None:
+        echo(f"no skiplist proposal: {unreadable}")
         return None
-    with following(walk):
+    with following(recorded or walk):
         return stages.propose(report, head, loaded)
 
 

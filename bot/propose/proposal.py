@@ -19,6 +19,7 @@ from bot.outcomes import CellResult, Status
 from bot.propose.additions import addition_edits
 from bot.propose.obsolete import Run, obsolete_edits
 from bot.propose.texts import Texts
+from bot.scopes import describe_followed
 from bot.skiplist.document import SkiplistDocument
 from bot.skiplist.model import Skiplists
 
@@ -66,6 +67,7 @@ def propose(
         uncoverable=tuple(uncoverable),
         min_passes=k,
         runs=len(runs),
+        walk=describe_followed(),
     )
 
 

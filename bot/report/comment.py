@@ -323,6 +323,7 @@ def _proposal(report: Report, folds: Folds, budget: _Budget, left_out: list[str]
         return []  # an empty proposal gets no heading; one folded whole under its cause gets none either
     entries = [edit.to_json() for i, edit in enumerate(typed.entries) if i not in folds.folded]
     out = ["", "### Proposed skiplist change", ""]
+    out += [f"Scopes follow {escape(typed.walk)}.", ""] if typed.walk else []
     out += _entry_lines(entries, budget, left_out)
     if folds.folded:
         out.append(f"- {n(len(folds.folded), 'entry', 'entries')} for the causes above, folded under them")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from bot.scopes import exactness_scopes, followed, gate_scopes, onnx_optimize_scopes, skip_scopes
+from bot.scopes import describe_followed, exactness_scopes, followed, gate_scopes, onnx_optimize_scopes, skip_scopes
 from bot.skiplist.model import Explanation, Skiplists
 
 
 def render_explanation(explanation: Explanation, skiplists: Skiplists) -> str:
     cell = explanation.cell
-    lines = [cell.id, f"  walk: {walk_used()}", f"  skip scopes walked: {' → '.join(skip_scopes(cell))}"]
+    lines = [cell.id, f"  walk: {describe_followed()}", f"  skip scopes walked: {' → '.join(skip_scopes(cell))}"]
     gates = gate_scopes(cell)
     if gates:
         lines.append(f"  gate scopes walked (the export runs; they gate only the generate drive): {' → '.join(gates)}")
@@ -48,14 +48,6 @@ def render_explanation(explanation: Explanation, skiplists: Skiplists) -> str:
             + ("; `static-cache` scopes apply only to this variant" if followed() is None else "")
         )
     return "\n".join(lines)
-
-
-def walk_used() -> str:
-    """Which walk an explanation or a proposal followed, in one phrase: every answer says so, none guesses."""
-    walk = followed()
-    if walk is None:
-        return "the bot's own (docs/skiplists.md)"
-    return walk.describe
 
 
 def _referenced(skiplists: Skiplists, scope: str | None, reason: str | None) -> list[str]:

@@ -1,0 +1,83 @@
+"""The walk a run recorded (bot/run/observed_walk.py), read back from the results and followed by the skiplist commands.
+
+Where the checkout's own test judged a cell, its JUnit carries the scopes the module's skip logic
+looked up (`walk`) and those that only gate its generate drive (`walk_gate`). A proposal made from
+those results follows that record: the scopes are the module's own, as it really walked them.
+A cell with no record (the seed's rules judged it, or a run before records) follows the fallback:
+the static reading of the module, else the bot's own walk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+from bot.cells import Cell
+from bot.outcomes import CellResult
+from bot.scopes import ScopeWalk, describe_followed, following, gate_scopes, known_scopes, skip_scopes, walk_rank
+
+WALK, GATE_WALK = "walk", "walk_gate"  # the testcase properties bot/run/junit.py writes
+
+
+@dataclass(frozen=True)
+class RecordedWalk:
+    """Per cell, the scopes its run looked up (skip, then gate); other cells follow `fallback` (None: the bot's own)."""
+
+    records: Mapping[Cell, tuple[tuple[str, ...], tuple[str, ...]]]
+    fallback: ScopeWalk | None = None
+    name: str = "recorded"
+
+    @property
+    def describe(self) -> str:
+        with following(self.fallback):
+            fallback = describe_followed()
+        return (
+            f"the checkout's own, as the run recorded it for {len(self.records):,} cells "
+            f"(bot/run/observed_walk.py); any other cell: {fallback}"
+        )
+
+    def _followed(self, ask, cell: Cell):
+        with following(self.fallback):
+            return ask(cell)
+
+    def skip(self, cell: Cell) -> list[str]:
+        record = self.records.get(cell)
+        return list(record[0]) if record else self._followed(skip_scopes, cell)
+
+    def gate(self, cell: Cell) -> list[str]:
+        record = self.records.get(cell)
+        return list(record[1]) if record else self._followed(gate_scopes, cell)
+
+    def exactness(self, cell: Cell) -> list[str] | None:
+        if cell in self.records:
+            return None  # the checkout's test compares as it compares: no exactness scope of the bot's
+        return self.fallback.exactness(cell) if self.fallback is not None else None
+
+    @cached_property
+    def _fallback_known(self) -> tuple[str, ...]:
+        with following(self.fallback):
+            return known_scopes()
+
+    @cached_property
+    def known(self) -> tuple[str, ...]:
+        recorded = (s for skip, gate in self.records.values() for s in (*skip, *gate))
+        return tuple(dict.fromkeys((*self._fallback_known, *recorded)))
+
+    def rank(self, scope: str) -> tuple[int, str]:
+        if scope in self._fallback_known:
+            with following(self.fallback):
+                return walk_rank(scope)
+        order = self.known
+        return (order.index(scope), "") if scope in order else (len(order), scope)
+
+
+def recorded_walk(results: Iterable[CellResult], fallback: ScopeWalk | None) -> RecordedWalk | None:
+    """The walk the results recorded; None when no cell carries a record (then the fallback alone is followed)."""
+    records = {}
+    for result in results:
+        properties = dict(result.properties)
+        skip = tuple(s for s in properties.get(WALK, "").split(",") if s)
+        if skip:
+            records[result.cell] = (skip, tuple(s for s in properties.get(GATE_WALK, "").split(",") if s))
+    return RecordedWalk(records, fallback) if records else None
