@@ -120,6 +120,7 @@ class CheckoutVerdict:
     components: tuple[tuple[str, str, str], ...] = ()  # (name, status, message) per subTest
     warnings: tuple[str, ...] = ()
     seconds: float = 0.0
+    setup_seconds: float = 0.0  # of `seconds`, in the tester's own `setUp()`
     skip_scope: str | None = None  # the scope of the checkout's walk that passed over the class
     compared: str | None = None  # `tolerated`: the test passed without running the exported program
     walk: tuple[str, ...] = ()  # bot/run/observed_walk.py
@@ -141,7 +142,10 @@ def narrowed(test_class: type, model_class: type, *, generate: bool, recorder: W
     """
 
     def setUp(self) -> None:  # noqa: N802 (unittest's protocol)
+        start = time.perf_counter()
         test_class.setUp(self)
+        if recorder is not None:
+            recorder.setup_seconds += time.perf_counter() - start
         self.all_model_classes = (model_class,)
         if not _derived(test_class, "all_generative_model_classes"):
             self.all_generative_model_classes = (model_class,) if generate else ()
@@ -287,7 +291,12 @@ def _run(cell: Cell, test_class: type, model_class: type, module: Mapping[str, A
     with recording(module, recorder):  # type: ignore[arg-type]
         test = narrowed(test_class, model_class, generate=cell.generate, recorder=recorder)
         verdict = run_method(test, cell.name, origin)
-    observed = {"walk": recorder.skip_walk, "gate_walk": recorder.gate_walk, "gate_scope": recorder.gated_by()}
+    observed = {
+        "walk": recorder.skip_walk,
+        "gate_walk": recorder.gate_walk,
+        "gate_scope": recorder.gated_by(),
+        "setup_seconds": recorder.setup_seconds,
+    }
     if verdict.status is Status.PASSED and not verdict.components and module is not None:
         # The method covered the class and exported nothing: the checkout's scope walk passed over it.
         return _passed_over(cell, verdict, module, recorder, observed)
@@ -336,7 +345,9 @@ def execute_by_checkout(cell: Cell, source: Any, skiplists_dir: Path | str, *, p
         message=verdict.message,
         details=verdict.details,
         components=tuple(ComponentRun(name, status, message) for name, status, message in verdict.components),
-        timings={"build": found, "test": verdict.seconds},
+        # `build`: importing the test module and finding the class; `setup`: the tester's own `setUp()`;
+        # `test`: the rest of the method (model build, export, run and compare, as the test does them).
+        timings={"build": found, "setup": verdict.setup_seconds, "test": verdict.seconds - verdict.setup_seconds},
         judge=base.judge,
         warnings=verdict.warnings,
         failed_component=verdict.component,

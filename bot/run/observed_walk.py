@@ -40,6 +40,7 @@ class WalkRecorder:
     lookups: list[str] = field(default_factory=list)
     calls: list[WalkCall] = field(default_factory=list)
     table: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    setup_seconds: float = 0.0  # in the tester's own `setUp()`, for the cell's time breakdown
 
     def wrap(self, method: Any) -> Any:
         """`_should_skip` as the test calls it, noting each call's lookups and answer."""
