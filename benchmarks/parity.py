@@ -81,6 +81,7 @@ class Side:
     verdicts: dict[str, Verdict]
     wall: float
     cpu: float
+    stages: tuple[tuple[str, float], ...] = ()  # seconds per stage summed over cells (export-bot's JUnit)
 
 
 def plain(message: str) -> str:
@@ -163,7 +164,20 @@ def run_bot(checkout: Path, cells: list[str], workers: int, skiplists: Path, wor
     result, wall, cpu = _timed(command, cwd=work, env=env)
     if not junit.is_file():
         raise SystemExit(f"export-bot wrote no JUnit (exit {result.returncode}):\n{result.stderr[-3000:]}")
-    return Side(bot_verdicts(junit), wall, cpu)
+    return Side(bot_verdicts(junit), wall, cpu, stage_seconds(junit))
+
+
+def stage_seconds(junit: Path) -> tuple[tuple[str, float], ...]:
+    """The cells' `time.<stage>` properties summed per stage: import (`build`), tester `setup`, the `test` itself."""
+    totals: dict[str, float] = {}
+    for prop in ET.parse(junit).getroot().iter("property"):
+        name = prop.get("name") or ""
+        if name.startswith("time."):
+            try:
+                totals[name[5:]] = totals.get(name[5:], 0.0) + float(prop.get("value") or 0)
+            except ValueError:
+                continue
+    return tuple(totals.items())
 
 
 def bot_verdicts(junit: Path) -> dict[str, Verdict]:
@@ -200,6 +214,13 @@ def table(upstream: Side, bot: Side, workers: int) -> str:
         f"{'export-bot':12}{bot.wall:>10.1f}{bot.cpu:>10.1f}",
         f"{'ratio':12}{bot.wall / upstream.wall:>10.2f}{bot.cpu / max(upstream.cpu, 1e-9):>10.2f}",
     ]
+    if bot.stages:
+        # Summed over cells, so with workers the sum exceeds the wall time; the rest of the wall time
+        # (serial only) is the process: interpreter and torch import, collection, the run's own bookkeeping.
+        summed = sum(seconds for _, seconds in bot.stages)
+        parts = ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in bot.stages)
+        rest = f"; outside cells {bot.wall - summed:.1f}" if not workers else ""
+        lines.append(f"export-bot seconds by stage, summed over cells: {parts}{rest}")
     return "\n".join(lines)
 
 
