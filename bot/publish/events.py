@@ -132,6 +132,14 @@ class RunEvent:
     path: str = ""  # the workflow file the run ran
     conclusion: str | None = None
     command_kind: str | None = None  # the request kind a dispatched run's title names
+    run_attempt: int = 1  # a re-run keeps the run id and counts its attempts
+
+    @property
+    def status_url(self) -> str | None:
+        """The link this run's statuses carry: its attempt's page (bot/publish/pending.py orders statuses by it)."""
+        from bot.publish.pending import attempt_url
+
+        return attempt_url(self.run_url, self.run_attempt) if self.run_url and self.run_id is not None else self.run_url
 
     @property
     def status_context(self) -> str:
@@ -206,7 +214,18 @@ class RunEvent:
             path=_typed(run.get("path") or "", str, "workflow_run.path"),
             conclusion=_typed(run.get("conclusion"), (str, type(None)), "workflow_run.conclusion"),
             command_kind=command_kind_of(title),
+            run_attempt=_attempt(run.get("run_attempt")),
         )
+
+
+def _attempt(value: object) -> int:
+    """`workflow_run.run_attempt`; 1 when GitHub sent none (a payload from before attempts were counted)."""
+    if value is None:
+        return 1
+    attempt = _typed(value, int, "workflow_run.run_attempt")
+    if attempt < 1:
+        raise ValueError(f"`workflow_run.run_attempt` is {attempt}")
+    return attempt
 
 
 def _typed(value, types, field: str):

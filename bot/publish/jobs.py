@@ -104,7 +104,7 @@ def comment_job(
     if run is not None and run.conclusion == "cancelled":
         return _cancelled(client, event)
     if run is not None and run.event == "merge_group" and run.head_repo == client.repository:
-        return _queue_run(client, report, run, bot_login=bot_login, repository_url=repository_url)
+        return _queue_run(client, report, run, event.status_url, bot_login=bot_login, repository_url=repository_url)
     target = pulls_of_run(client, event, report.head_sha, pr)
     if not target.pulls:
         lines = (target.moved or "nothing to post",)
@@ -115,7 +115,7 @@ def comment_job(
     context = event.status_context
     body = _body(report, run_id, repository_url, gate=context == STATUS_CONTEXT)
     lines = _post(
-        client, report, body, target, run_id=run_id, run_url=event.run_url, bot_login=bot_login, context=context
+        client, report, body, target, run_id=run_id, run_url=event.status_url, bot_login=bot_login, context=context
     )
     if event.command_comment:
         lines += (_finish(client, event, reported=True, pulls=tuple(p.number for p in target.pulls)),)
@@ -180,7 +180,7 @@ def _set_verdict(client: GitHubClient, sha: str, report, run_url: str | None, *,
     from bot.publish.pending import may_set_verdict, run_of
 
     this_run = run_of(run_url)
-    if this_run:
+    if this_run[0]:
         current = client.current_status(sha, context=context)
         if not may_set_verdict(current, this_run):
             return f"status on {sha} left as a newer run set it ({current.target_url})"
@@ -192,14 +192,20 @@ def _set_verdict(client: GitHubClient, sha: str, report, run_url: str | None, *,
 
 
 def _queue_run(
-    client: GitHubClient, report, run: WorkflowRun, *, bot_login: str, repository_url: str | None
+    client: GitHubClient,
+    report,
+    run: WorkflowRun,
+    status_url: str | None,
+    *,
+    bot_login: str,
+    repository_url: str | None,
 ) -> JobOutcome:
     """A merge-queue run: the verdict on the queue's commit; its PR is told only when a cell broke."""
     from bot.publish.comment import upsert_sticky
     from bot.publish.pending import queue_pr
     from bot.report import COMMENT_MARKER
 
-    lines = [_set_verdict(client, run.head_sha, report, run.url or None)]
+    lines = [_set_verdict(client, run.head_sha, report, status_url)]
     number = queue_pr(run.head_branch) if report.verdict == "failure" else None
     if number:
         body = _body(report, run.id, repository_url)
@@ -264,11 +270,12 @@ def _end_pending(client: GitHubClient, event: RunEvent) -> str:
     if not sha:
         return "no commit to end the pending status on"
     context = event.status_context
-    decision = ended_without_report(client.current_status(sha, context=context), event.run_id or 0)
+    current = client.current_status(sha, context=context)
+    decision = ended_without_report(current, (event.run_id or 0, event.run_attempt))
     if decision is None:
         return f"the {context} status on {sha[:12]} is not this run's pending: left as it is"
     state, description = decision
-    client.set_status(sha, state, description, event.run_url, context=context)
+    client.set_status(sha, state, description, event.status_url, context=context)
     return f"status {state} on {sha} (no report)"
 
 

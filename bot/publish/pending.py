@@ -9,17 +9,32 @@ from bot.publish.events import EventError, command_kind_of, command_pr_of, statu
 from bot.publish.github_api import CommitStatus, GitHubClient
 from bot.publish.trust import fork_refusal
 
-_RUN_URL = re.compile(r"/actions/runs/(\d+)(?:/|$)")
+# A status links to its run's attempt (`…/actions/runs/<id>/attempts/<n>`, a page GitHub serves):
+# a re-run keeps the run id, so only the attempt tells a re-run's pending from the verdict before it.
+_RUN_URL = re.compile(r"/actions/runs/(\d+)(?:/attempts/(\d+))?(?:/|$)")
 # GitHub names a merge queue's temporary branch gh-readonly-queue/<base>/pr-<number>-<head sha>.
 _QUEUE_BRANCH = re.compile(r"^gh-readonly-queue/.+/pr-(\d+)-[0-9a-f]{40}$")
 CANCELLED = "the run was cancelled before it reported: re-run it"
 NO_REPORT = "the run ended without a report: its log says why; re-run it"
+RUNNING = "export-conformance is running"
+# A first-time contributor's run waits for a maintainer's approval (GitHub records it completed with
+# `action_required`), and a run can wait on an environment's reviewers (`waiting`): neither is running.
+AWAITING = "waiting for a maintainer to approve the run; nothing has run yet"
 
 
-def run_of(url: str | None) -> int:
-    """The workflow run a status links to (0 when it links to none): statuses are ordered by it."""
+def run_of(url: str | None) -> tuple[int, int]:
+    """The run and attempt a status links to ((0, 0) when it links to none): statuses are ordered by them.
+
+    A link that names no attempt is the run's first (statuses set before attempts were named).
+    """
     match = _RUN_URL.search(url or "")
-    return int(match.group(1)) if match else 0
+    return (int(match.group(1)), int(match.group(2) or 1)) if match else (0, 0)
+
+
+def attempt_url(url: str, attempt: int) -> str:
+    """The page of one attempt of a run, the link every status of the run's sets."""
+    base = url.rstrip("/").split("/attempts/")[0]
+    return f"{base}/attempts/{attempt}" if base else url
 
 
 def queue_pr(head_branch: str | None) -> int | None:
@@ -40,6 +55,16 @@ class ConformanceRun:
     head_sha: str
     title: str
     head_repo: str | None = None  # the repository its head came from: a fork's, for a fork PR
+    attempt: int = 1  # `run_attempt`: a re-run keeps the id and counts up
+    status: str | None = None  # GitHub's status of the run: queued, in_progress, waiting, completed
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return (self.id, self.attempt)
+
+    @property
+    def status_url(self) -> str:
+        return attempt_url(self.url, self.attempt)
 
     @property
     def context(self) -> str:
@@ -65,48 +90,57 @@ class ConformanceRun:
         title = run.get("display_title") if isinstance(run.get("display_title"), str) else ""
         head = run.get("head_repository")
         head_repo = head.get("full_name") if isinstance(head, dict) else None
+        attempt = run.get("run_attempt")
         return cls(
             **{name: value for name, (value, _) in fields.items()},
             conclusion=conclusion,
             title=title or "",
             head_repo=head_repo if isinstance(head_repo, str) else None,
+            attempt=attempt if isinstance(attempt, int) and not isinstance(attempt, bool) and attempt > 0 else 1,
+            status=run.get("status") if isinstance(run.get("status"), str) else None,
         )
 
 
 def decide(run: ConformanceRun, current: CommitStatus | None) -> tuple[str, str] | None:
     """The (state, description) to set for this event, or None to leave the status as it is.
 
-    A status names its run in its link; a run older than the one the status names never
-    overwrites it, so a late or superseded run cannot replace a newer run's pending or verdict.
+    A status names its run and attempt in its link; an older run or attempt never overwrites it, so
+    a late or superseded run cannot replace a newer one's pending or verdict, and a re-run attempt
+    replaces the verdict of the attempt before it with its own pending (docs/github.md, the state table).
     """
-    holder = run_of(current.target_url) if current else 0
-    if holder > run.id:
+    holder = run_of(current.target_url) if current else (0, 0)
+    if holder > run.key:
         return None
     if run.action in ("requested", "in_progress"):
-        if holder == run.id:
-            return None  # already this run's pending, or (`in_progress` delivered late) its verdict
-        return "pending", "export-conformance is running"
+        wanted = ("pending", AWAITING if _awaiting(run) else RUNNING)
+        if holder == run.key and (current.state != "pending" or current.description == wanted[1]):
+            return None  # already this attempt's, or (an event delivered late) its verdict
+        return wanted
     if run.action == "completed" and run.conclusion in ("cancelled", "skipped"):
-        # Only this run's own pending is cleared: a verdict or a newer run's status stays.
-        if current and holder == run.id and current.state == "pending":
+        # Only this attempt's own pending is cleared: a verdict or a newer run's status stays.
+        if current and holder == run.key and current.state == "pending":
             return "error", CANCELLED
     return None
 
 
-def ended_without_report(current: CommitStatus | None, run_id: int) -> tuple[str, str] | None:
+def _awaiting(run: ConformanceRun) -> bool:
+    return run.status == "waiting" or run.conclusion == "action_required"
+
+
+def ended_without_report(current: CommitStatus | None, run: tuple[int, int]) -> tuple[str, str] | None:
     """A run that finished and wrote no report ends its own pending with `error`; nothing else is touched.
 
-    Only this run's pending: a verdict already set (the report was found after all) or a newer
+    Only this attempt's pending: a verdict already set (the report was found after all) or a newer
     run's status stays. Without this, the required check would say "running" on a finished run.
     """
-    if current is not None and current.state == "pending" and run_of(current.target_url) == run_id:
+    if current is not None and current.state == "pending" and run_of(current.target_url) == run:
         return "error", NO_REPORT
     return None
 
 
-def may_set_verdict(current: CommitStatus | None, run_id: int) -> bool:
-    """Whether a run's verdict may replace the current status: not when a newer run set it."""
-    return current is None or run_of(current.target_url) <= run_id
+def may_set_verdict(current: CommitStatus | None, run: tuple[int, int]) -> bool:
+    """Whether a run attempt's verdict may replace the current status: not when a newer run or attempt set it."""
+    return current is None or run_of(current.target_url) <= run
 
 
 def commit_of(client: GitHubClient, event_name: str, head_sha: str | None, command_pr: int | None) -> str | None:
@@ -134,5 +168,5 @@ def update(client: GitHubClient, run: ConformanceRun) -> str:
     if decision is None:
         return f"run {run.id} {run.action}: the {run.context} status on {sha[:12]} stays as it is"
     state, description = decision
-    client.set_status(sha, state, description, run.url, context=run.context)
-    return f"{run.context} {state} on {sha} ({run.url})"
+    client.set_status(sha, state, description, run.status_url, context=run.context)
+    return f"{run.context} {state} on {sha} ({run.status_url})"

@@ -24,7 +24,7 @@ def _event(fake, run_id, action, *, conclusion=None, sha=None, event="pull_reque
 def _states(fake, sha=None):
     statuses = fake.state.statuses.get(sha or fake.state.refs["heads/feature"], [])
     assert {s["context"] for s in statuses} <= {"export-conformance"}
-    return [(s["state"], run_of(s["target_url"])) for s in statuses]
+    return [(s["state"], run_of(s["target_url"])[0]) for s in statuses]
 
 
 def _comment(fake, gh, tmp_path, run_id, verdict="success", **kw):
@@ -40,7 +40,8 @@ def test_a_run_is_pending_from_its_start_with_its_link_until_its_verdict(fake, g
     assert result.exit_code == 0, result.output
     [status] = fake.state.statuses[fake.state.refs["heads/feature"]]
     assert (
-        status["target_url"].endswith("/actions/runs/40") and status["description"] == "export-conformance is running"
+        status["target_url"].endswith("/actions/runs/40/attempts/1")
+        and status["description"] == "export-conformance is running"
     )
     assert gh("pending", event=_event(fake, 40, "in_progress")).exit_code == 0  # no second write
     assert _comment(fake, gh, tmp_path, 40).exit_code == 0
@@ -102,7 +103,8 @@ def test_decisions_and_what_they_read():
     assert decide(run, None) == ("pending", "export-conformance is running") and decide(run, newer) is None
     assert queue_pr("gh-readonly-queue/main/pr-123-" + "f" * 40) == 123
     assert queue_pr("feature") is None and queue_pr("gh-readonly-queue/main/pr-1-short") is None
-    assert run_of("https://github.com/o/r/actions/runs/12/attempts/2") == 12 and run_of(None) == 0
+    assert run_of("https://github.com/o/r/actions/runs/12/attempts/2") == (12, 2) and run_of(None) == (0, 0)
+    assert run_of("https://github.com/o/r/actions/runs/12") == (12, 1)  # a link from before attempts were named
 
 
 def test_an_event_that_is_not_a_workflow_run_is_exit_2_with_what_to_do(gh):
@@ -123,7 +125,7 @@ def test_a_run_that_ended_without_a_report_ends_its_pending_with_error(fake, gh,
     assert _states(fake) == [("pending", 70), ("error", 70)]
     [*_, status] = fake.state.statuses[fake.state.refs["heads/feature"]]
     assert status["description"].startswith("the run ended without a report")
-    assert status["target_url"].endswith("/actions/runs/70")
+    assert status["target_url"].endswith("/actions/runs/70/attempts/1")
 
 
 def test_a_run_without_a_report_leaves_a_verdict_and_a_newer_runs_pending(fake, gh, tmp_path):
@@ -145,7 +147,7 @@ def _dispatched(fake, run_id, action, kind, conclusion=None):
 
 def _contexts(fake):
     return [
-        (s["context"], s["state"], run_of(s["target_url"]))
+        (s["context"], s["state"], run_of(s["target_url"])[0])
         for s in fake.state.statuses[fake.state.refs["heads/feature"]]
     ]
 
@@ -194,3 +196,38 @@ def test_a_pull_request_runs_title_cannot_make_it_a_command_run():
     assert ConformanceRun(9, "u", "requested", None, "pull_request", "a" * 40, title).context == "export-conformance"
     payload = {"workflow_run": {"id": 9, "event": "pull_request", "display_title": title, "head_sha": "a" * 40}}
     assert RunEvent.from_payload(payload).status_context == "export-conformance"
+
+
+def _attempt(payload, attempt):
+    payload["workflow_run"]["run_attempt"] = attempt
+    return payload
+
+
+def test_a_rerun_attempt_sets_pending_again_and_its_own_verdict(fake, gh, tmp_path):
+    """A re-run keeps the run id: only the attempt in the status's link tells its pending from the verdict before."""
+    gh("pending", event=_event(fake, 60, "requested"))
+    assert _comment(fake, gh, tmp_path, 60, verdict="failure").exit_code == 0
+    gh("pending", event=_attempt(_event(fake, 60, "requested"), 2))
+    statuses = fake.state.statuses[fake.state.refs["heads/feature"]]
+    assert (statuses[-1]["state"], statuses[-1]["target_url"].rsplit("/runs/", 1)[1]) == ("pending", "60/attempts/2")
+    # Attempt 1's events, delivered late, leave attempt 2's pending as it is.
+    gh("pending", event=_attempt(_event(fake, 60, "in_progress"), 1))
+    assert fake.state.statuses[fake.state.refs["heads/feature"]][-1]["target_url"].endswith("/60/attempts/2")
+    report = tmp_path / "report-60b.json"
+    write_report(make_report(head_sha=fake.state.refs["heads/feature"], verdict="success", headline="a2"), report)
+    event = _attempt(_event(fake, 60, "completed", conclusion="success"), 2)
+    assert gh("comment", "--report", str(report), event=event).exit_code == 0
+    last = fake.state.statuses[fake.state.refs["heads/feature"]][-1]
+    assert (last["state"], last["target_url"].rsplit("/runs/", 1)[1]) == ("success", "60/attempts/2")
+
+
+def test_a_run_awaiting_approval_is_not_running(fake, gh):
+    """A first-time contributor's run is recorded `completed`/`action_required` until a maintainer approves it."""
+    waiting = _event(fake, 65, "requested", conclusion="action_required")
+    waiting["workflow_run"]["status"] = "completed"
+    gh("pending", event=waiting)
+    [status] = fake.state.statuses[fake.state.refs["heads/feature"]]
+    assert status["state"] == "pending" and status["description"].startswith("waiting for a maintainer to approve")
+    gh("pending", event=_event(fake, 65, "in_progress"))  # approved: now it runs
+    last = fake.state.statuses[fake.state.refs["heads/feature"]][-1]
+    assert (last["state"], last["description"]) == ("pending", "export-conformance is running")
