@@ -363,6 +363,11 @@ def reports(obj: Context, workflow: str, artifact: str, branch: str, count: int,
     "--run-url", default=None, help="This sweep's run page (default: built from --run-id, else the report's)."
 )
 @click.option("--server-url", envvar="GITHUB_SERVER_URL", default="https://github.com", help="GITHUB_SERVER_URL.")
+@click.option(
+    "--dispatch",
+    default=None,
+    help="The conformance workflow to start for the PR's new head (its pushes start none: they use the workflow token).",
+)
 @click.pass_obj
 @_github_errors
 def obsolete_skips(
@@ -377,6 +382,7 @@ def obsolete_skips(
     skiplists_path: str,
     run_url: str | None,
     server_url: str,
+    dispatch: str | None,
 ) -> None:
     """Propose with the probe history, then open, update or close the one obsolete-skip PR."""
     from bot.publish.jobs import ObsoleteInputs, obsolete_skips_job
@@ -393,6 +399,7 @@ def obsolete_skips(
         skiplists_path,
         run_url,
         server_url,
+        dispatch,
     )
     _finish(obsolete_skips_job(obj.client(), given, obj.caps()))
 

@@ -78,7 +78,8 @@ class CommentEvent:
 # `export-conformance #<pr>: /export-check <kind> (comment <id>)` (callers older than the kind
 # leave it out: such a run is read as a command run, never as the gate's).
 _COMMAND_RUN = re.compile(r"\(comment (\d+)\)\s*$")
-_COMMAND_PR = re.compile(r"#(\d+): /export-check(?: ([a-z]+))? +\(comment \d+\)\s*$")
+# A run the bot dispatches for its own PR (the obsolete-skip PR's check) answers no comment: `(comment )`.
+_COMMAND_PR = re.compile(r"#(\d+): /export-check(?: ([a-z]+))? +\(comment \d*\)\s*$")
 
 
 def command_comment_of(title: str) -> int | None:

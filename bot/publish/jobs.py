@@ -440,6 +440,7 @@ class ObsoleteInputs:
     skiplists_path: str
     run_url: str | None
     server_url: str
+    dispatch: str | None = None  # the conformance workflow to start for the PR's head
 
 
 def obsolete_skips_job(client: GitHubClient, given: ObsoleteInputs, caps: Caps) -> JobOutcome:
@@ -464,10 +465,19 @@ def obsolete_skips_job(client: GitHubClient, given: ObsoleteInputs, caps: Caps) 
         client, given.workflow, given.artifact, branch=given.branch, count=k - 1, exclude_run=given.run_id, caps=caps
     )
     history = [Report.from_json(d, where=f"{given.artifact} of run {run.id}") for run, d in earlier]
-    edits, files = obsolete_files(report, history, given.skiplists_dir, min_passes=k, repo_folder=given.skiplists_path)
+    edits = obsolete_files(report, history, given.skiplists_dir, min_passes=k)
     entries = [e.to_json() for e in edits]
     body = render_body(entries, min_passes=k, runs=evidence_runs(client, earlier, given, report.run_url))
-    return JobOutcome((sync_pull_request(client, files, body, title=title_for(entries), base=given.branch),))
+    done = sync_pull_request(
+        client,
+        edits,
+        body,
+        title=title_for(entries),
+        base=given.branch,
+        folder=given.skiplists_path,
+        dispatch=given.dispatch,
+    )
+    return JobOutcome((done,))
 
 
 def evidence_runs(client: GitHubClient, earlier, given: ObsoleteInputs, report_url: str | None):

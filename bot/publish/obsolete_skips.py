@@ -6,9 +6,11 @@ import hashlib
 import json
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.diff.proposal import ProposedEdit
 from bot.errors import BotError
 from bot.publish.github_api import GitHubClient, PullRequest, WorkflowRun
 
@@ -90,11 +92,29 @@ def render_body(entries: list[dict], *, min_passes: int, runs: list[Evidence] = 
 
 
 def sync_pull_request(
-    client: GitHubClient, files: dict[str, str], body: str, *, title: str | None = None, base: str = "main"
+    client: GitHubClient,
+    edits: Sequence[ProposedEdit],
+    body: str,
+    *,
+    title: str | None = None,
+    base: str = "main",
+    folder: str = "skiplists",
+    dispatch: str | None = None,
 ) -> str:
-    """Bring the branch and its PR in line with `files` (path → text); returns what was done."""
+    """Bring the branch and its PR in line with `edits`, applied to `base`'s skiplists as they are now.
+
+    The sweep takes hours, and entries merged meanwhile must survive: the edits are applied (by
+    the same editor, idempotently) to the files at `base`'s tip, never to the sweep's old copies.
+    With `dispatch`, the conformance workflow is started for the PR's new head, since a push or a
+    PR made with the workflow token starts no workflow and the required check would never come.
+    Returns what was done.
+    """
     title = title or title_for([])
     pull = client.find_open_pull(BRANCH, base)
+    base_sha = client.branch_sha(base)
+    if base_sha is None:
+        raise BotError(f"branch {base} does not exist in {client.repository}: pass the default branch as --branch")
+    files = rebased_files(client, edits, base_sha, folder)
     if not files:
         if pull is None:
             return "nothing to remove, no PR open"
@@ -110,17 +130,39 @@ def sync_pull_request(
         declined = _declined(client, fingerprint_of(body), base)
         if declined is not None:
             return f"#{declined.number} was closed for this same edit on the same evidence: not proposed again"
-    base_sha = client.branch_sha(base)
-    if base_sha is None:
-        raise BotError(f"branch {base} does not exist in {client.repository}: pass the default branch as --branch")
     sha = client.commit_files(base_sha, files, title)
     # Always rebuilt on the current main: the branch holds one bot commit, never anyone's work.
     client.set_branch(BRANCH, sha, force=True)
     if pull is None:
-        created = client.create_pull(BRANCH, base, title, body)
-        return f"opened #{created.number}"
-    client.edit_pull(pull.number, title=title, body=body)
-    return f"updated #{pull.number}"
+        pull = client.create_pull(BRANCH, base, title, body)
+        done = f"opened #{pull.number}"
+    else:
+        client.edit_pull(pull.number, title=title, body=body)
+        done = f"updated #{pull.number}"
+    if dispatch:
+        done += "; " + _dispatch_check(client, dispatch, base, pull.number, sha)
+    return done
+
+
+def rebased_files(client: GitHubClient, edits: Sequence[ProposedEdit], base_sha: str, folder: str) -> dict[str, str]:
+    """Repository path → new text of each skiplist file the edits change, applied to the files at `base_sha`."""
+    from bot.propose.proposal import apply_edits
+
+    folder = folder.strip("/")
+    texts = {name: text for name, text in client.read_folder(base_sha, folder).items() if name.endswith(".toml")}
+    changed = apply_edits(edits, texts)
+    return {f"{folder}/{name}": text for name, text in changed.items() if text != texts.get(name)}
+
+
+def _dispatch_check(client: GitHubClient, workflow: str, base: str, number: int, sha: str) -> str:
+    """The conformance run for the PR's head, as `apply` starts one: the required check's only source."""
+    from bot.publish.command import Request
+    from bot.publish.events import command_pr_of
+
+    request = Request("rerun", pr=number, head_sha=sha)
+    inputs = {"pr": str(number), "sha": sha, "request": request.to_json(), "comment": ""}
+    client.dispatch(workflow, base, inputs, started=lambda run: command_pr_of(run.title) == number)
+    return f"dispatched {workflow} for #{number} at {sha[:12]}"
 
 
 def _declined(client: GitHubClient, edit: str | None, base: str) -> PullRequest | None:
@@ -183,23 +225,21 @@ def history_json(
     return list(reversed(reports))
 
 
-def obsolete_files(report, history, skiplists_dir: Path, *, min_passes: int, repo_folder: str = "skiplists"):
-    """(edits, path → new text) of the removals and narrowings the probe history supports.
+def obsolete_files(report, history, skiplists_dir: Path, *, min_passes: int) -> tuple:
+    """The removals and narrowings the probe history supports (edits, applied later to main's current files).
 
     `report` and `history` (earlier sweeps' reports, oldest first) are read from report.json.
     """
     from bot.diff.proposal import NARROW, REMOVE
-    from bot.propose.proposal import apply_edits, propose, results_from_report
+    from bot.propose.proposal import propose, results_from_report
     from bot.propose.texts import parse_texts, read_texts
 
     if min_passes > 1 and not history:
         # `propose` lets a lone run decide (a PR's `/export-check probe`); on main K passes are needed.
         log.info("no earlier sweeps: a skip needs %d passing probes in a row before it is removed", min_passes)
-        return (), {}
+        return ()
     texts = read_texts(skiplists_dir)
     runs = [results_from_report(item) for item in history]
     skiplists = parse_texts(texts, skiplists_dir)
     full = propose(report, results_from_report(report), skiplists, texts, history=runs, min_passes=min_passes)
-    edits = tuple(e for e in full.entries if e.action in (REMOVE, NARROW))
-    folder = repo_folder.strip("/")
-    return edits, {f"{folder}/{name}": text for name, text in apply_edits(edits, texts).items()}
+    return tuple(e for e in full.entries if e.action in (REMOVE, NARROW))

@@ -459,7 +459,7 @@ def test_a_missing_base_branch_for_the_obsolete_skip_pr_is_a_bot_error(fake):
 
     client = GitHubClient(fake.full_name, fake.token, api_url=fake.url, policy=RetryPolicy(total=1, backoff=0.01))
     with pytest.raises(BotError, match="branch nope does not exist"):
-        sync_pull_request(client, {"skiplists/x.toml": "x"}, "body", base="nope")
+        sync_pull_request(client, (), "body", base="nope")
 
 
 HOSTILE_HEADLINES = (

@@ -19,7 +19,7 @@ BIGBIRD = "BigBirdForMultipleChoice::test_openvino_export_dynamic"
 RUNS = "https://github.com/Codertocat/Hello-World/actions/runs/"
 
 
-def _night(fake, gh, passing, failing=()):
+def _night(fake, gh, passing, failing=(), *extra):
     """One baseline run on main: its sweep uploads the baseline artifact (with this sweep's report.json),
     then its obsolete-skips job reads that artifact and the earlier runs' ones. Returns (run id, result)."""
     cells = [(c, "passed", True) for c in passing] + [(c, "failed", True) for c in failing]
@@ -37,6 +37,7 @@ def _night(fake, gh, passing, failing=()):
         str(SKIPLISTS),
         "--min-passes",
         "3",
+        *extra,
         event=push_event(repo=fake.repo, after=fake.state.refs["heads/main"]),
         env={"GITHUB_RUN_ID": str(run_id)},
     )
@@ -53,8 +54,8 @@ def _state(fake) -> str:
     return dumps(sweep)
 
 
-def _sweep(fake, gh, passing, failing=()):
-    _, result = _night(fake, gh, passing, failing)
+def _sweep(fake, gh, passing, failing=(), *extra):
+    _, result = _night(fake, gh, passing, failing, *extra)
     assert result.exit_code == 0, result.output
     return result.output.strip()
 
@@ -222,3 +223,32 @@ def test_a_base_branch_that_does_not_exist_is_one_line_and_exit_2(fake, gh, tmp_
     errors = [line for line in result.output.splitlines() if line.startswith("error: ")]
     assert len(errors) == 1 and "branch trunk does not exist" in errors[0], result.output
     assert _ours(fake) == []
+
+
+def test_the_pr_keeps_what_main_merged_during_the_sweep_and_gets_its_required_check(fake, gh):
+    """The sweep takes hours: its edits land on main's skiplists as they are when the PR is made.
+
+    And the PR's pushes use the workflow token, which starts no workflow: the conformance run is
+    dispatched for the PR's head, or the required check would never report.
+    """
+    _sweep(fake, gh, [GDINO])
+    _sweep(fake, gh, [GDINO])
+    main = fake.state.refs["heads/main"]
+    path = "skiplists/export_skips.toml"
+    anchor = '["onnx.dynamic"]\n'
+    text = fake.files_at(main)[path]
+    assert anchor in text
+    merged = text.replace(anchor, anchor + 'NewModel = "Merged while the sweep ran."\n', 1)
+    fake.state.refs["heads/main"] = fake.commit({path: merged}, parents=(main,), message="a skip merged meanwhile")
+    done = _sweep(fake, gh, [GDINO], (), "--dispatch", "export-conformance.yml")
+    [pr] = _open_pulls(fake)
+    head = fake.state.refs[f"heads/{BRANCH}"]
+    assert done == f"opened #{pr['number']}; dispatched export-conformance.yml for #{pr['number']} at {head[:12]}"
+    files = fake.files_at(head)
+    assert 'NewModel = "Merged while the sweep ran."' in files[path]  # kept, not reverted to the sweep's copy
+    section = files[path].split(anchor)[1].split("\n[")[0]
+    assert "MMGroundingDinoForObjectDetection" not in section and "NewModel" in section
+    [dispatched] = [d for d in fake.state.dispatches if d["workflow"] == "export-conformance.yml"]
+    assert dispatched["ref"] == "main"
+    assert (dispatched["inputs"]["pr"], dispatched["inputs"]["sha"]) == (str(pr["number"]), head)
+    assert json.loads(dispatched["inputs"]["request"])["kind"] == "rerun"

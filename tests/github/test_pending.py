@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.diff.model import write_report
-from bot.publish.events import RunEvent
+from bot.publish.events import RunEvent, command_comment_of, command_kind_of, command_pr_of
 from bot.publish.github_api import CommitStatus
 from bot.publish.pending import CANCELLED, ConformanceRun, decide, queue_pr, run_of
 from tests.github.conftest import make_report
@@ -105,6 +105,9 @@ def test_decisions_and_what_they_read():
     assert queue_pr("feature") is None and queue_pr("gh-readonly-queue/main/pr-1-short") is None
     assert run_of("https://github.com/o/r/actions/runs/12/attempts/2") == (12, 2) and run_of(None) == (0, 0)
     assert run_of("https://github.com/o/r/actions/runs/12") == (12, 1)  # a link from before attempts were named
+    # A run the bot dispatched for its own PR (the obsolete-skip PR's check) answers no comment.
+    own = "export-conformance #7: /export-check rerun (comment )"
+    assert (command_pr_of(own), command_kind_of(own), command_comment_of(own)) == (7, "rerun", None)
 
 
 def test_an_event_that_is_not_a_workflow_run_is_exit_2_with_what_to_do(gh):
