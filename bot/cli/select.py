@@ -25,7 +25,14 @@ from bot.cli.common import config_option, handle_errors
     type=click.IntRange(min=1),
     default=1,
     show_default=True,
-    help="Split the cells into N shards for the GitHub Actions job matrix.",
+    help="Split the cells into N shards for the GitHub Actions job matrix (with --shard-minutes: at most N).",
+)
+@click.option(
+    "--shard-minutes",
+    type=click.FloatRange(min=1),
+    default=None,
+    help="Size the shards by the selection's cost: as many as keep each shard's estimated cell time under "
+    "this many minutes (recorded or --durations times, 2 workers), at most --shards.",
 )
 @click.option(
     "--durations",
@@ -68,6 +75,7 @@ def select(
     base: str,
     head: str,
     shards: int,
+    shard_minutes: float | None,
     durations: Path | None,
     config: Path | None,
     json_out: Path | None,
@@ -93,6 +101,7 @@ def select(
         head,
         settings,
         shards=shards,
+        shard_minutes=shard_minutes,
         durations=durations,
         request_json=request_json,
         json_out=json_out,

@@ -19,6 +19,7 @@ def select_job(
     settings: Settings,
     *,
     shards: int = 1,
+    shard_minutes: float | None = None,
     durations: Path | None = None,
     request_json: str | None = None,
     json_out: Path | None = None,
@@ -31,7 +32,7 @@ def select_job(
     a skiplist changed, or the caller workflow `pin_file` pins another export-bot (docs/workflows.md).
     """
     from bot.jobs.stages import read_durations
-    from bot.run.shard import assign_shards
+    from bot.run.shard import assign_shards, shard_count
     from bot.scopes import following
     from bot.select.changes import resolve
     from bot.select.request import parse_request
@@ -42,7 +43,8 @@ def select_job(
         cells, described = _cells(request, repo, base_sha, head_sha, settings)
     due = _sweep_due(repo, base_sha, head_sha, settings, pin_file) if request.uses_git else ()
     times = read_durations(durations) if durations else None
-    count = max(1, min(shards, len(cells)))
+    # Sized by the selection's cost: a one-model PR gets one shard, `full` as many as its budget needs.
+    count = shard_count(cells, times, cap=shards, budget_seconds=shard_minutes * 60 if shard_minutes else None)
     parts = assign_shards(cells, count, times) if cells else []
     document = {
         "base": base,

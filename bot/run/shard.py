@@ -65,6 +65,29 @@ def estimate(cell: Cell, durations: Mapping[str, float] | None = None) -> float:
     return statistics.fmean(same_backend or recorded.values())
 
 
+# Workers per shard job (`export-bot run -n 2` on a 2-core runner): a shard's cells take about their
+# CPU-seconds over this many processes.
+SHARD_WORKERS = 2
+
+
+def shard_count(
+    cells: Sequence[Cell], durations: Mapping[str, float] | None, *, cap: int, budget_seconds: float | None
+) -> int:
+    """How many shard jobs the selection needs: its estimated cost over the per-shard budget, within `cap`.
+
+    The estimate is each cell's measured or recorded seconds (`estimate`) run by `SHARD_WORKERS`
+    workers; no budget means `cap` shards (or one per cell, when there are fewer cells).
+    A selection whose longest cell alone outlasts the budget still gets one shard per cell at most.
+    """
+    if not cells:
+        return 0
+    if budget_seconds is None or budget_seconds <= 0:
+        return max(1, min(cap, len(cells)))
+    total = sum(estimate(cell, durations) for cell in set(cells)) / SHARD_WORKERS
+    needed = -(-total // budget_seconds)  # ceiling
+    return int(max(1, min(cap, len(set(cells)), needed)))
+
+
 def assign_shards(cells: Sequence[Cell], count: int, durations: Mapping[str, float] | None = None) -> list[list[Cell]]:
     """Split `cells` into `count` parts; every cell lands in exactly one, the same for the same input.
 

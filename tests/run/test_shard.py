@@ -149,3 +149,20 @@ def test_read_durations_of_a_folder_reads_every_shard_file(tmp_path):
     assert found["BertModel::test_torch_export_static"] == 1.5
     assert found["ViTModel::test_openvino_export_dynamic"] == 7.0
     assert read_durations(tmp_path / "baseline-2.xml").keys() < found.keys()
+
+
+def test_the_shard_count_follows_the_selections_cost_within_the_cap():
+    from bot.cells import BACKENDS, TARGETS, cells_for
+    from bot.run.shard import SHARD_WORKERS, estimate, shard_count
+
+    one_model = list(cells_for("BertModel", generative=False))
+    assert shard_count(one_model, None, cap=32, budget_seconds=40 * 60) == 1
+    many = [c for i in range(400) for c in cells_for(f"Model{i}", generative=True, backends=BACKENDS, targets=TARGETS)]
+    cost = sum(estimate(c) for c in many) / SHARD_WORKERS
+    sized = shard_count(many, None, cap=1000, budget_seconds=40 * 60)
+    assert sized == -(-cost // (40 * 60)) and sized > 1  # each shard's estimate is under the budget
+    assert shard_count(many, None, cap=8, budget_seconds=40 * 60) == 8  # the cap holds
+    assert shard_count(one_model, None, cap=4, budget_seconds=None) == 4  # no budget: the cap, as before
+    assert shard_count([], None, cap=4, budget_seconds=60) == 0
+    durations = {one_model[0].id: 10 * 3600.0}  # a measured time wins over the recorded one
+    assert shard_count(one_model[:2], durations, cap=32, budget_seconds=40 * 60) == 2
