@@ -71,11 +71,12 @@ def fetch_artifacts(
     """
     found = []
     listed = list_runs(client, workflow, events, branch=branch, head_sha=head_sha, status=status, limit=limit + scan)
+    named = _Named(client, name, len(listed))
     for run in listed:
         if not accept(run):
             log.info("run %s of %s (%s from %s) is not one to read here", run.id, workflow, run.event, run.head_repo)
             continue
-        artifact = next((a for a in client.artifacts(run.id) if a.name == name and not a.expired), None)
+        artifact = named.of(run.id)
         if artifact is None:
             log.info("run %s of %s has no artifact %s", run.id, workflow, name)
             continue
@@ -89,6 +90,28 @@ def fetch_artifacts(
         if len(found) >= limit:
             break
     return found
+
+
+class _Named:
+    """The artifacts named `name` by run, from one name-filtered listing made when first asked.
+
+    A run the listing did not reach (it stops after enough pages for the runs listed) is asked
+    for alone, so a truncated listing never hides an artifact.
+    """
+
+    def __init__(self, client: GitHubClient, name: str, runs: int) -> None:
+        self.client, self.name, self.runs = client, name, runs
+        self.by_run: dict[int, Artifact] | None = None
+        self.reached = 0
+
+    def of(self, run_id: int) -> Artifact | None:
+        if self.by_run is None:
+            self.by_run, self.reached = self.client.artifacts_named(self.name, runs=self.runs)
+        if run_id in self.by_run:
+            return self.by_run[run_id]
+        if self.reached:  # the listing stopped before its end: a run it did not show is asked alone
+            return next((a for a in self.client.artifacts(run_id) if a.name == self.name and not a.expired), None)
+        return None
 
 
 def list_runs(client: GitHubClient, workflow: str, events: frozenset[str] | None, *, limit: int, **filters) -> list:
@@ -239,15 +262,18 @@ def download_baseline(
     from bot.results.baseline_json import STATE_FILE, write_state
 
     states, measurements = [], []
-    for run in list_runs(client, workflow, SWEEP_EVENTS, branch=branch, status=None, limit=scan):
+    listed = list_runs(client, workflow, SWEEP_EVENTS, branch=branch, status=None, limit=scan)
+    named = {kind: _Named(client, kind, len(listed)) for kind in (name, measurement)}
+    for run in listed:
         if not is_sweep(run, client.repository, branch):
             log.info("run %s of %s (%s from %s) is not one to read here", run.id, workflow, run.event, run.head_repo)
             continue
-        listed = {a.name: a for a in client.artifacts(run.id) if not a.expired}
-        if name in listed and len(states) < STATES_FOLDED:
-            states.append((run, listed[name]))
-        if measurement in listed:
-            measurements.append((run, listed[measurement]))
+        state_artifact = named[name].of(run.id) if len(states) < STATES_FOLDED else None
+        if state_artifact is not None:
+            states.append((run, state_artifact))
+        measured_artifact = named[measurement].of(run.id)
+        if measured_artifact is not None:
+            measurements.append((run, measured_artifact))
     parts = [_read_state(client, run, artifact, caps) for run, artifact in states]
     held = frozenset().union(*(part.runs for part, _ in parts))
     extra = [

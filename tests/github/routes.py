@@ -366,6 +366,18 @@ def run_artifacts(fake, query, body, run_id):
     return 200, {"total_count": len(ids), "artifacts": [fake.artifact_obj(a) for a in ids]}
 
 
+@route("GET", R + "/actions/artifacts")
+def list_artifacts(fake, query, body):
+    """The repository's artifacts, newest first; `name` filters by exact name (GitHub's `?name=`)."""
+    ids = [aid for aid in sorted(fake.state.artifacts, reverse=True)]
+    if "name" in query:
+        ids = [aid for aid in ids if fake.state.artifacts[aid]["name"] == query["name"]]
+    page, headers = _page(
+        fake, f"/repos/{fake.full_name}/actions/artifacts", [fake.artifact_obj(a) for a in ids], query
+    )
+    return 200, {"total_count": len(ids), "artifacts": page}, headers
+
+
 @route("GET", R + "/actions/artifacts/{artifact_id}/{archive_format}")
 def download_artifact(fake, query, body, artifact_id, archive_format):
     aid = int(artifact_id)

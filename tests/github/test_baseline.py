@@ -219,3 +219,22 @@ def test_a_storage_outage_says_so_and_never_says_to_delete_the_artifact(fake, gh
     result = gh("baseline", "--out", str(tmp_path / "base"))
     assert result.exit_code != 0
     assert "503" in result.output and "delete" not in result.output.lower(), result.output
+
+
+def test_the_artifacts_are_found_by_one_name_filtered_listing_not_one_request_per_run(fake, gh, tmp_path):
+    """`GITHUB_TOKEN` has 1,000 requests an hour per repository, shared by every workflow: a baseline
+    read in every PR's report job must not cost one artifact listing per run it looks at."""
+    runs = [push_run(fake, sha(n), status="in_progress") for n in range(1, 41)]
+    state = None
+    for n, run in enumerate(runs, 1):
+        m = measurement(tmp_path, [Case(BERT)], commit=sha(n), parent=sha(n - 1) if n > 1 else sha(999), run_id=run)
+        state = fold(state, m) if state is not None else fold(m)
+        fake.add_artifact(run, "export-measurement", zipped({"measurement.json": dumps(m)}))
+    fake.add_artifact(runs[-1], "export-baseline", zipped({"baseline.json": dumps(state)}))
+    fake.requests.clear()
+    result = gh("baseline", "--out", str(tmp_path / "base"))
+    assert result.exit_code == 0, result.output
+    per_run = [p for m, p in fake.requests if "/actions/runs/" in p and p.endswith("/artifacts")]
+    listings = [p for m, p in fake.requests if p.endswith("/actions/artifacts")]
+    assert per_run == [] and 1 <= len(listings) <= 4
+    assert len(fake.requests) <= 12, fake.requests  # run listings, artifact listings, downloads
