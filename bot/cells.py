@@ -238,6 +238,11 @@ def _placeable(name: str) -> bool:
         return False
 
 
+def unread(cell: Cell) -> bool:
+    """A collected test kept by its name although it looks like an export cell: the grammar could not read it."""
+    return bool(cell.test) and bool(_NOT_VERBATIM.match(cell.test))
+
+
 def placed(cell: Cell) -> bool:
     """A cell on one of the bot's own backends: the seed's rules, the counts table and the grid know it."""
     return cell.backend in BACKENDS

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from bot.cells import BACKENDS, Cell, placed
+from bot.cells import BACKENDS, Cell, placed, unread
 from bot.outcomes import Status
 
 
@@ -88,7 +88,17 @@ def summary_table(outcomes: Mapping[Cell, Status]) -> str:
         return "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
 
     rule = "  ".join("-" * w for w in widths)
-    return "\n".join([render(rows[0]), rule, *map(render, rows[1:-1]), rule, render(rows[-1])])
+    table = [render(rows[0]), rule, *map(render, rows[1:-1]), rule, render(rows[-1])]
+    return "\n".join(table + _unread_warning(outcomes))
+
+
+def _unread_warning(outcomes: Mapping[Cell, Status]) -> list[str]:
+    """Collected tests the bot could not place are cells all the same; the summary says so, never an info line."""
+    names = sorted({cell.test for cell in outcomes if unread(cell)})
+    if not names:
+        return []
+    shown = ", ".join(names[:5]) + (f", and {len(names) - 5} more" if len(names) > 5 else "")
+    return [f"warning: {len(names)} test name(s) the bot cannot read, run and reported by name (row `other`): {shown}"]
 
 
 class ProgressWriter:
