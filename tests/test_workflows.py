@@ -62,6 +62,21 @@ def test_every_job_states_its_permissions_and_the_workflow_grants_none(path):
         assert "permissions" in job, f"job {name} must state its permissions"
 
 
+_LEVEL = {"none": 0, "read": 1, "write": 2}
+
+
+@pytest.mark.parametrize("path", sorted(CALLERS.glob("*.yml")), ids=lambda p: p.stem)
+def test_a_caller_grants_what_every_job_of_the_workflow_it_calls_asks_for(path):
+    """A called job gets at most its caller's permissions: one asking for more would fail on GitHub."""
+    for job in load(path)["jobs"].values():
+        called = load(REUSABLE / job["uses"].split("/")[-1].split("@")[0])
+        granted = job.get("permissions") or {}
+        for inner, inner_job in called["jobs"].items():
+            for scope, level in (inner_job.get("permissions") or {}).items():
+                have = granted.get(scope, "none")
+                assert _LEVEL[have] >= _LEVEL[level], f"{path.name} grants {scope}: {have}; {inner} asks {level}"
+
+
 @pytest.mark.parametrize("path", [*WORKFLOWS, ROOT / "action.yml"], ids=lambda p: p.stem)
 def test_actions_are_pinned_by_commit_sha(path):
     for step in steps(path):
