@@ -26,14 +26,20 @@ class Progress:
 
     The guess scales the estimated seconds still to run by how fast the estimated seconds
     already done went, so it accounts for parallel workers and a machine slower than the estimates.
+    The pace is measured from the first cell's finish on, never from the run's start: the start
+    holds the interpreter, torch's import and the collection, which no later cell pays again (an
+    ETA taken over them after one cell said 25 minutes for a 5-minute run).
     """
 
     cells: tuple[Cell, ...]
     estimates: Mapping[str, float] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
     outcomes: dict[Cell, Status] = field(default_factory=dict)
+    first_done: float | None = None  # when the first cell finished: the pace is measured from here
 
-    def record(self, cell: Cell, status: Status) -> None:
+    def record(self, cell: Cell, status: Status, now: float | None = None) -> None:
+        if self.first_done is None:
+            self.first_done = time.monotonic() if now is None else now
         self.outcomes[cell] = status
 
     @property
@@ -41,11 +47,13 @@ class Progress:
         return sum(status.failing for status in self.outcomes.values())
 
     def left(self, now: float) -> float | None:
-        done = sum(self.estimates.get(cell.id, 1.0) for cell in self.outcomes)
-        todo = sum(self.estimates.get(cell.id, 1.0) for cell in self.cells if cell not in self.outcomes)
-        if not done:
+        """Seconds still to go; None until a second cell has finished (one cell gives no pace)."""
+        finished = list(self.outcomes)
+        if len(finished) < 2 or self.first_done is None or now <= self.first_done:
             return None
-        return (now - self.started) * todo / done
+        done = sum(self.estimates.get(cell.id, 1.0) for cell in finished[1:])
+        todo = sum(self.estimates.get(cell.id, 1.0) for cell in self.cells if cell not in self.outcomes)
+        return (now - self.first_done) * todo / done if done else None
 
     def line(self, now: float | None = None, last: tuple[Cell, Status] | None = None) -> str:
         now = time.monotonic() if now is None else now
@@ -111,7 +119,7 @@ class ProgressWriter:
         self.tty = bool(getattr(stream, "isatty", lambda: False)())
 
     def update(self, cell: Cell, status: Status) -> None:
-        self.progress.record(cell, status)
+        self.progress.record(cell, status, self.clock())
         line = self.progress.line(self.clock(), (cell, status))
         if self.tty:
             self.stream.write("\r\x1b[2K" + line)

@@ -95,10 +95,16 @@ def test_plan_round_trips_and_rejects_bad_files(tmp_path):
 
 
 def test_progress_line_counts_failures_and_estimates_time_left():
-    progress = Progress((FORWARD, GENERATE), {FORWARD.id: 10.0, GENERATE.id: 30.0}, started=0.0)
+    third = Cell.parse("BertModel::test_torch_export_static")
+    estimates = {FORWARD.id: 10.0, GENERATE.id: 30.0, third.id: 10.0}
+    progress = Progress((FORWARD, GENERATE, third), estimates, started=0.0)
     assert "estimating" in progress.line(now=1.0)
-    progress.record(FORWARD, Status.FAILED)
-    assert progress.line(now=20.0) == "[1/2] · 1 failing · 20s elapsed · ~1m00s left"
+    # The first cell finishes 20 s in, 15 s of them the start-up no later cell pays: one cell gives no pace.
+    progress.record(FORWARD, Status.FAILED, now=20.0)
+    assert progress.line(now=20.0) == "[1/3] · 1 failing · 20s elapsed · estimating"
+    # The pace runs from the first finish: 10 estimated seconds took 10 s, so 30 more take 30 s.
+    progress.record(third, Status.PASSED, now=30.0)
+    assert progress.line(now=30.0) == "[2/3] · 1 failing · 30s elapsed · ~30s left"
 
 
 def test_progress_writes_plain_lines_off_a_terminal_and_a_summary_at_the_end():
