@@ -46,3 +46,16 @@ class LazyGroup(click.Group):
 def main(verbose: int) -> None:
     """The conformance gatekeeper for model export in Transformers."""
     logging.basicConfig(level=logging.WARNING - 10 * min(verbose, 2), format="%(levelname)s %(name)s: %(message)s")
+    if verbose < 2:
+        quiet_libraries()
+
+
+# Library notices logged at import that say nothing about an export, shown before the bot's first
+# line on every run: torchao's CUDA kernels absent from a CPU install, no Triton on a CPU runner,
+# a pytree registration torch deprecated. `-vv` shows them again.
+QUIET_LOGGERS = ("torchao", "torch.utils._pytree")
+
+
+def quiet_libraries() -> None:
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)

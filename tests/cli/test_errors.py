@@ -225,3 +225,18 @@ def test_input_nested_deeper_than_the_parser_goes_is_one_line(tmp_path, where, a
     if where == "event.json":
         path.write_text("[" * 100_000)
     assert one_error_line(invoke(*args, cwd=tmp_path)).startswith(f"error: {message}")
+
+
+def test_library_notices_at_import_are_quiet_unless_asked_for():
+    """torchao's missing CUDA kernels, Triton's absence and torch's pytree deprecation: not an export's business."""
+    import logging
+
+    for name in ("torchao", "torch.utils._pytree"):
+        logging.getLogger(name).setLevel(logging.NOTSET)
+    CliRunner().invoke(main, ["skiplist", "--help"])
+    assert logging.getLogger("torchao.kernel.intmm").getEffectiveLevel() == logging.ERROR
+    assert logging.getLogger("torch.utils._pytree").getEffectiveLevel() == logging.ERROR
+    for name in ("torchao", "torch.utils._pytree"):
+        logging.getLogger(name).setLevel(logging.NOTSET)
+    CliRunner().invoke(main, ["-vv", "skiplist", "--help"])
+    assert logging.getLogger("torchao").level == logging.NOTSET  # -vv shows them again
