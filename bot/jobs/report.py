@@ -162,7 +162,6 @@ def _propose(report: Report, head, loaded: stages.LoadedSkiplists, source: str |
     None when neither can be had (the module's walk unreadable and nothing recorded). The report is
     still written: its verdict does not depend on the walk, only the proposal does.
     """
-    from bot.errors import BotError
     from bot.jobs.skiplist import walk_for_source
     from bot.results.recorded_walk import recorded_walk
     from bot.scopes import following

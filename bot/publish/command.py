@@ -9,12 +9,15 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from bot.cells import BACKENDS, Cell, CellIdError
+from bot.select.request import RUN_KINDS
 
 if TYPE_CHECKING:
     from bot.diff.model import Report
 
 PREFIX = "/export-check"
-KINDS = ("rerun", "models", "full", "probe", "failed", "apply", "help")
+# The kinds that start a run are the select stage's (one home: bot/select/request.py); `apply` and
+# `help` are answered here and never reach a run.
+KINDS = (*RUN_KINDS, "apply", "help")
 WORDS = ("full", "probe", "failed", "apply", "help")  # the kinds a command names by one word
 ALLOWED_PERMISSIONS = frozenset({"admin", "maintain", "write"})  # role names (and legacy permissions)
 # `/export-check failed`: the report categories whose cells it re-runs (docs/github.md says why

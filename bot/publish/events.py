@@ -138,8 +138,6 @@ class RunEvent:
     @property
     def status_url(self) -> str | None:
         """The link this run's statuses carry: its attempt's page (bot/publish/pending.py orders statuses by it)."""
-        from bot.publish.pending import attempt_url
-
         return attempt_url(self.run_url, self.run_attempt) if self.run_url and self.run_id is not None else self.run_url
 
     @property
@@ -217,6 +215,12 @@ class RunEvent:
             command_kind=command_kind_of(title),
             run_attempt=_attempt(run.get("run_attempt")),
         )
+
+
+def attempt_url(url: str, attempt: int) -> str:
+    """The page of one attempt of a run, the link every status of the run's sets."""
+    base = url.rstrip("/").split("/attempts/")[0]
+    return f"{base}/attempts/{attempt}" if base else url
 
 
 def _attempt(value: object) -> int:

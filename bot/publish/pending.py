@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.publish.events import EventError, command_kind_of, command_pr_of, status_context
+from bot.publish.events import EventError, attempt_url, command_kind_of, command_pr_of, status_context
 from bot.publish.github_api import CommitStatus, GitHubClient
 from bot.publish.trust import fork_refusal
 
@@ -29,12 +29,6 @@ def run_of(url: str | None) -> tuple[int, int]:
     """
     match = _RUN_URL.search(url or "")
     return (int(match.group(1)), int(match.group(2) or 1)) if match else (0, 0)
-
-
-def attempt_url(url: str, attempt: int) -> str:
-    """The page of one attempt of a run, the link every status of the run's sets."""
-    base = url.rstrip("/").split("/attempts/")[0]
-    return f"{base}/attempts/{attempt}" if base else url
 
 
 def queue_pr(head_branch: str | None) -> int | None:
