@@ -64,15 +64,25 @@ class Sticky:
 
 
 def upsert_sticky(
-    client: GitHubClient, number: int, body: str, *, marker: str, run_id: int, bot_login: str = DEFAULT_BOT_LOGIN
-) -> Sticky:
+    client: GitHubClient,
+    number: int,
+    body: str,
+    *,
+    marker: str,
+    run_id: int,
+    bot_login: str = DEFAULT_BOT_LOGIN,
+    create: bool = True,
+) -> Sticky | None:
     """Post or update the one sticky comment on PR `number`.
 
     The result says whose report it holds: the commit status must follow the comment, so a run
     whose report the comment does not hold (an older run re-run late) leaves the status alone.
+    With `create` False (a run with nothing to say), a PR without the sticky gets none: None.
     """
     body = stamp(body, run_id)
     found = stickies(client.list_comments(number), marker, bot_login)
+    if not found and not create:
+        return None
     if not found:
         found = _create(client, number, body, marker, bot_login)
     plan = plan_sticky(found, body, run_id)

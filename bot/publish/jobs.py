@@ -153,11 +153,19 @@ def _post(
     from bot.report import COMMAND_MARKER, COMMENT_MARKER
 
     marker = COMMENT_MARKER if context == STATUS_CONTEXT else COMMAND_MARKER
+    # A change that selects no cell (docs only) gets its status, not a comment: the sticky is only
+    # updated where an earlier push of the PR posted one, so it never goes stale.
+    create = bool(report.cells) or context != STATUS_CONTEXT
     lines, settable = [], []
     for pull in target.pulls:
-        sticky = upsert_sticky(client, pull.number, body, marker=marker, run_id=run_id, bot_login=bot_login)
-        lines.append(f"#{pull.number}: comment {sticky.id}")
-        if not sticky.ours:
+        sticky = upsert_sticky(
+            client, pull.number, body, marker=marker, run_id=run_id, bot_login=bot_login, create=create
+        )
+        if sticky is not None:
+            lines.append(f"#{pull.number}: comment {sticky.id}")
+        else:
+            lines.append(f"#{pull.number}: no cell ran, no comment")
+        if sticky is not None and not sticky.ours:
             # The status follows the comment: an older run finishing late (a re-run keeps its run id)
             # must not put its verdict next to a newer run's report.
             lines.append(

@@ -123,7 +123,11 @@ def outputs(path: Path) -> dict[str, str]:
     return found
 
 
-def make_report(*, head_sha: str, verdict: str = "success", headline: str = "all good", cells=(), proposal=None):
+ONE_CELL = (("BertModel::test_onnx_export_static", "passed", False),)
+
+
+def make_report(*, head_sha: str, verdict: str = "success", headline: str = "all good", cells=ONE_CELL, proposal=None):
+    """A report as the report job writes it; one passing cell by default (a report of no cell posts no comment)."""
     from bot.diff.model import CellLine, Report
     from bot.diff.proposal import Proposal
 

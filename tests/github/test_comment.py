@@ -288,3 +288,20 @@ def test_a_dispatched_run_whose_pr_moved_on_posts_nothing_and_stays_green(fake, 
     [reply] = fake.bot_comments(1)
     assert "has a new head" in reply["body"] and not reply["body"].startswith(COMMENT_MARKER)
     assert fake.state.reactions[905] == ["confused"]
+
+
+def test_a_change_that_runs_no_cell_gets_its_status_and_no_new_comment(fake, gh, tmp_path):
+    """A docs-only PR: the required check reports, the conversation stays quiet; a sticky an earlier push
+    posted is updated, so it never shows a report the PR no longer has."""
+    sha = fake.state.refs["heads/feature"]
+    empty = tmp_path / "empty.json"
+    write_report(make_report(head_sha=sha, headline="no cell to run", cells=()), empty)
+    result = gh("comment", "--report", str(empty), event=_event(fake, 5), env={"GITHUB_RUN_ID": "5"})
+    assert result.exit_code == 0, result.output
+    assert "no cell ran, no comment" in result.output and fake.bot_comments(1) == []
+    assert [s["state"] for s in fake.state.statuses[sha]] == ["success"]
+    # A push that ran cells posts the sticky; a later docs-only push then updates it.
+    assert gh("comment", "--report", str(_report(fake, tmp_path, 6)), event=_event(fake, 6)).exit_code == 0
+    assert gh("comment", "--report", str(empty), event=_event(fake, 7), env={"GITHUB_RUN_ID": "7"}).exit_code == 0
+    [sticky] = fake.bot_comments(1)
+    assert "No cells ran." in sticky["body"] and "<!-- export-bot:run 7 -->" in sticky["body"]
