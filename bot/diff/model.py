@@ -384,7 +384,7 @@ class _Fields:
         ids = self.strings(path)
         for i, cell_id in enumerate(ids):
             try:
-                Cell.parse(cell_id)
+                Cell.parse(cell_id, lenient=True)
             except CellIdError as exc:
                 raise ReportError(
                     f"{self.where}: field `{path}[{i}]`: {exc}; regenerate it with `export-bot diff`"

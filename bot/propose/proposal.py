@@ -48,7 +48,7 @@ def propose(
     # A cell whose test module did not import says nothing about its export: a setup problem to
     # fix in the checkout, never a skip (docs/proposals.md).
     failures = [
-        Cell.parse(line.cell)
+        Cell.parse(line.cell, lenient=True)
         for name in ("newly_broken", "new_failing")
         for line in report.category(name)
         if not line.setup_module
@@ -82,7 +82,7 @@ def results_from_report(report: Report) -> dict[Cell, CellResult]:
     results = {}
     for line in report.cells:
         try:
-            cell = Cell.parse(line.cell)
+            cell = Cell.parse(line.cell, lenient=True)
             status = Status(line.status)
         except (CellIdError, ValueError):
             log.warning("report line %r is not a cell result; left out", line.cell)

@@ -276,7 +276,7 @@ def cell_id_problem(cell_id: str) -> str | None:
     if len(cell_id) > MAX_CELL_ID:
         return f"is {len(cell_id):,} characters long (a cell id has at most {MAX_CELL_ID})"
     try:
-        cell = Cell.parse(cell_id)
+        cell = Cell.parse(cell_id, lenient=True)
     except CellIdError:
         return "is not a cell id (`ModelClass::test_<backend>_export_…`)"
     if cell.id != cell_id:  # the same cell written another way: not what the bot writes

@@ -25,7 +25,7 @@ def _extent(cell_ids: tuple[str, ...]) -> str:
     kinds: dict[str, set[tuple]] = {}
     for cell_id in cell_ids:
         try:
-            cell = Cell.parse(cell_id)
+            cell = Cell.parse(cell_id, lenient=True)
         except CellIdError:
             continue
         kinds.setdefault(cell.model_class, set()).add(_kind(cell))

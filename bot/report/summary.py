@@ -172,7 +172,7 @@ def _grid(report: Report) -> tuple[list[str], list[str]]:
 @lru_cache(maxsize=4096)  # a report may name any test: the cache stays bounded
 def _variant(name: str) -> Cell | None:
     try:
-        return Cell.from_testcase("_", name)
+        return Cell.from_testcase("_", name, lenient=True)
     except CellIdError:
         return None
 

@@ -66,7 +66,7 @@ def code(line: CellLine, flaky: bool = False) -> str:
 @cache
 def column(name: str) -> dict:
     """A testcase name's coordinates and its short label, as the job summary's grid labels columns."""
-    cell = Cell.from_testcase("_", name)
+    cell = Cell.from_testcase("_", name, lenient=True)
     variant = (["gen"] if cell.generate else []) + (["st" if cell.shape == "static" else "dyn"] if cell.shape else [])
     if cell.static_cache:
         variant.append("sc")

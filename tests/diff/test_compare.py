@@ -202,3 +202,12 @@ def test_not_buildable_cells_have_their_own_category_and_no_verdict(skiplists):
     assert report.to_json()["not_buildable"] == [{"reason": group.reason, "classes": list(group.classes), "cells": 2}]
     # A head that can build a class the base could not: a new result, not "newly passing".
     assert category_of(diff(head, base, skiplists), qa) == "new_passing"
+
+
+def test_a_report_keeps_a_collected_test_the_bot_could_not_read():
+    """The runner keeps such a test as a cell by its name (docs/cells.md); the report reads it back, never refuses it."""
+    from bot.diff.model import Report
+
+    unread = "BertModel::test_onnx_export_sharded"
+    report = Report(verdict="failure", headline="h", baseline=False, needs_rerun=(unread,))
+    assert Report.from_json(report.to_json()).needs_rerun == (unread,)
