@@ -76,6 +76,7 @@ def diff(
         repository_url=repository_url,
         baseline_age=main.age if main is not None else None,
         judged_by=judges_of(r.judge for r in head.results.values()),
+        cell_seconds=round(sum(r.duration or 0.0 for r in head.results.values()), 1) if head.results else None,
     )
 
 

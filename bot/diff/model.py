@@ -186,6 +186,8 @@ class Report:
     baseline_age: BaselineAge | None = None
     # Who judged the head's cells: the checkout's own test module (`checkout:PATH`) and/or the bot's rules profile.
     judged_by: tuple[str, ...] = ()
+    # What the head's cells cost: their durations summed (seconds of cell time, workers counted apart).
+    cell_seconds: float | None = None
     schema: str = SCHEMA
 
     def category(self, name: str) -> tuple[CellLine, ...]:
@@ -247,6 +249,7 @@ class Report:
             "repository_url": self.repository_url,
             "baseline_age": self.baseline_age.to_json() if self.baseline_age is not None else None,
             "judged_by": list(self.judged_by),
+            "cell_seconds": self.cell_seconds,
             "cells": [line.to_json() for line in self.cells],
         }
 
@@ -295,6 +298,7 @@ class Report:
             repository_url=f.matching("repository_url", _REPOSITORY, "https://HOST/OWNER/REPO"),
             baseline_age=f.baseline_age(data.get("baseline_age")),
             judged_by=f.judges("judged_by"),
+            cell_seconds=f.seconds("cell_seconds"),
         )
 
 
@@ -390,6 +394,14 @@ class _Fields:
                     f"{self.where}: field `{path}[{i}]`: {exc}; regenerate it with `export-bot diff`"
                 ) from None
         return ids
+
+    def seconds(self, path: str) -> float | None:
+        value = self.data.get(path)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 10**9:
+            self.fail(path, "a number of seconds, zero or more", value)
+        return float(value)
 
     def count(self, value, path: str) -> int:
         if self.check(value, int, path) < 0:

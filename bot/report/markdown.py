@@ -340,12 +340,23 @@ def footer(report: Report, repository: str | None) -> list[str]:
     judged = judged_line(report)
     if judged:
         lines.append(judged)
+    if report.cell_seconds and report.cells:  # a run whose JUnit timed nothing says nothing of its cost
+        lines.append(f"Cost: {n(len(report.cells), 'cell')} in {minutes(report.cell_seconds)} of cell time.")
     if report.versions:
         shown = list(report.versions.items())[:VERSIONS]
         lines.append("Versions: " + ", ".join(f"{escape(cut(k, 60))} {escape(cut(v, 60))}" for k, v in shown) + ".")
     if report.run_url:
         lines.append(link("Run and job summary", report.run_url, repository) + ".")
     return lines
+
+
+def minutes(seconds: float) -> str:
+    """`42 s`, `12 min`, `3.5 h`: a run's cost at a glance."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def the_cells(count: int) -> str:
