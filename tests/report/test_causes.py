@@ -28,9 +28,10 @@ REPOSITORY = "huggingface/transformers"
 
 
 def masked(comment: str, head_sha: str) -> str:
-    """What differs between two runs of one PR: the commit SHAs, the installed versions and where transformers is."""
+    """What differs between two runs of one PR: the commit SHAs, the versions, where transformers is, the time taken."""
     comment = comment.replace(head_sha, "<head-sha>").replace(head_sha[:12], "<head>")
     comment = re.sub(r"^Tested transformers .*$", "Tested transformers <provenance>.", comment, flags=re.M)
+    comment = re.sub(r"^(Cost: .*) in .* of cell time\.$", r"\1 in <time> of cell time.", comment, flags=re.M)
     return re.sub(r"^Versions: .*$", "Versions: <versions>.", comment, flags=re.M)
 
 
