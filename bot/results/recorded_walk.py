@@ -15,7 +15,16 @@ from functools import cached_property
 
 from bot.cells import Cell
 from bot.outcomes import CellResult
-from bot.scopes import ScopeWalk, describe_followed, following, gate_scopes, known_scopes, skip_scopes, walk_rank
+from bot.scopes import (
+    ScopeWalk,
+    describe_followed,
+    exactness_scopes,
+    following,
+    gate_scopes,
+    known_scopes,
+    skip_scopes,
+    walk_rank,
+)
 
 WALK, GATE_WALK = "walk", "walk_gate"  # the testcase properties bot/run/junit.py writes
 
@@ -52,7 +61,7 @@ class RecordedWalk:
     def exactness(self, cell: Cell) -> list[str] | None:
         if cell in self.records:
             return None  # the checkout's test compares as it compares: no exactness scope of the bot's
-        return self.fallback.exactness(cell) if self.fallback is not None else None
+        return self._followed(exactness_scopes, cell)
 
     @cached_property
     def _fallback_known(self) -> tuple[str, ...]:

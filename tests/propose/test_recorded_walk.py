@@ -57,3 +57,11 @@ def test_a_cell_without_a_record_follows_the_fallback():
     other = Cell.parse("BertModel::test_onnx_export_static")
     assert recorded.skip(other) == skip_scopes(other)  # the bot's own walk
     assert recorded_walk([result(other)], None) is None  # nothing recorded: the fallback alone
+
+
+def test_a_cell_without_a_record_keeps_the_fallbacks_exactness_walk():
+    from bot.scopes import exactness_scopes
+
+    recorded = recorded_walk(list(_results().values())[:1], None)
+    other = Cell.parse("BertModel::test_onnx_export_static")
+    assert recorded.exactness(other) == exactness_scopes(other) and exactness_scopes(other)
