@@ -129,25 +129,21 @@ class Cell:
         # the bot's own runner writes the bare model class. Only the bare form is a cell.
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", classname or ""):
             raise CellIdError(f"{classname!r}: the classname must be a model class name such as `BertModel`")
+        verbatim = _VERBATIM.fullmatch(name or "") is not None
         try:
             fields = read_name(name or "")
+            if fields is not None:
+                return cls(model_class=classname, **fields)
         except CellIdError:
-            if lenient and _VERBATIM.fullmatch(name or ""):
-                return cls(model_class=classname, backend="", shape="", test=name)
-            raise
-        if fields is None:
-            if _VERBATIM.fullmatch(name or "") and (lenient or not _NOT_VERBATIM.match(name)):
-                return cls(model_class=classname, backend="", shape="", test=name)
-            raise CellIdError(
-                f"{name!r}: not a cell name; expected `test_<torch|onnx|openvino|executorch>_export"
-                f"[_generate]_<static|dynamic>[_<axes>][_static_cache][_<target>]`"
-            )
-        try:
-            return cls(model_class=classname, **fields)
-        except CellIdError as exc:
-            if lenient and _VERBATIM.fullmatch(name):
-                return cls(model_class=classname, backend="", shape="", test=name)
-            raise exc from None
+            if not (lenient and verbatim):
+                raise
+            return cls(model_class=classname, backend="", shape="", test=name)
+        if verbatim and (lenient or not _NOT_VERBATIM.match(name)):
+            return cls(model_class=classname, backend="", shape="", test=name)
+        raise CellIdError(
+            f"{name!r}: not a cell name; expected `test_<torch|onnx|openvino|executorch>_export"
+            f"[_generate]_<static|dynamic>[_<axes>][_static_cache][_<target>]`"
+        )
 
 
 def read_name(name: str) -> dict | None:
@@ -233,7 +229,10 @@ def _placeable(name: str) -> bool:
     """A name the grammar reads into a valid cell: such a test is never kept verbatim."""
     try:
         fields = read_name(name)
-        return fields is not None and Cell("M", **fields) is not None
+        if fields is None:
+            return False
+        Cell("M", **fields)  # validates: a name whose fields make no cell is not placeable
+        return True
     except CellIdError:
         return False
 

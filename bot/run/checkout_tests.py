@@ -287,7 +287,7 @@ TOLERATED = "passes without running the program"
 
 def _run(cell: Cell, test_class: type, model_class: type, module: Mapping[str, Any] | None) -> CheckoutVerdict:
     origin = Path(module["__file__"]).resolve().parents[1] if module and module.get("__file__") else None
-    recorder = WalkRecorder(cell.model_class)
+    recorder = WalkRecorder()
     with recording(module, recorder):  # type: ignore[arg-type]
         test = narrowed(test_class, model_class, generate=cell.generate, recorder=recorder)
         verdict = run_method(test, cell.name, origin)

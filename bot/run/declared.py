@@ -5,8 +5,8 @@ and the grammar in bot/cells.py reads them. The module itself says more exactly 
 expansion is: `parameterized.expand` binds `dynamic`, `generation_config`, the ExecuTorch
 `backend` and the other axes to the test function it wraps. The runner reads those bindings off
 the expanded method (never by running it) and checks the name's reading against them: a test
-whose name reads as another variant than it declares is no cell the bot can place, and is kept by
-its name instead of being misread (docs/cells.md).
+whose name reads as another variant than it declares keeps its reading (its id is its name) and is
+said as a warning naming both (docs/cells.md).
 """
 
 from __future__ import annotations

@@ -36,7 +36,6 @@ class WalkCall:
 class WalkRecorder:
     """Collects the lookups of the recording table and the calls of the wrapped `_should_skip` during one run."""
 
-    model_class: str
     lookups: list[str] = field(default_factory=list)
     calls: list[WalkCall] = field(default_factory=list)
     table: Mapping[str, Mapping[str, str]] = field(default_factory=dict)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.cells import BACKENDS, SHAPES, Cell, CellIdError, cells_for, kept_by, placed
+from bot.cells import BACKENDS, SHAPES, Cell, CellIdError, cells_for, kept_by
 from bot.errors import BotError
 from bot.models.sources.base import ClassInfo, ModelSource
 
@@ -138,7 +138,7 @@ def placed_cell(source: Any, model_class: str, name: str) -> Cell:
     except CellIdError as exc:
         logger.warning("%s: %s is not a name the bot can read (%s); kept as a cell by its name", model_class, name, exc)
         return Cell.from_testcase(model_class, name, lenient=True)
-    if not placed(cell) and not cell.backend:
+    if cell.test:  # a name with no backend in it: no expansion to check it against
         return cell
     try:
         test_class, _ = source.test_class_for(model_class, generate=cell.generate)

@@ -83,9 +83,10 @@ def shard_count(
         return 0
     if budget_seconds is None or budget_seconds <= 0:
         return max(1, min(cap, len(cells)))
-    total = sum(estimate(cell, durations) for cell in set(cells)) / SHARD_WORKERS
+    unique = set(cells)
+    total = sum(estimate(cell, durations) for cell in unique) / SHARD_WORKERS
     needed = -(-total // budget_seconds)  # ceiling
-    return int(max(1, min(cap, len(set(cells)), needed)))
+    return int(max(1, min(cap, len(unique), needed)))
 
 
 def assign_shards(cells: Sequence[Cell], count: int, durations: Mapping[str, float] | None = None) -> list[list[Cell]]:
