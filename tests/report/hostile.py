@@ -132,6 +132,7 @@ def hostile_document(payload: str, *, run_url: str | None = None) -> dict:
             "entries": [entry, dict(entry, action="narrow", new_scopes=["onnx.dynamic"]), dict(entry, action="remove")],
             "uncoverable": [{"cell": p, "finest_scope": p, "would_skip": [p]}],
             "patch": f"+{p}\n-{p}\n",
+            "walk": p[:1000],  # the proposal.walk bound; past it the report is refused
         },
         "selection": p,
         "setup_problems": [{"origin": p, "message": p, "modules": [p], "cells": 2}],
