@@ -14,6 +14,7 @@ from markdown_it import MarkdownIt
 
 from bot.cells import BACKENDS, SHAPES
 from bot.diff.hints import default_hints
+from bot.diff.proposal import MAX_WALK
 
 REPOSITORY = "https://github.com/o/r"
 CELL = "BertModel::test_onnx_export_static"
@@ -132,7 +133,7 @@ def hostile_document(payload: str, *, run_url: str | None = None) -> dict:
             "entries": [entry, dict(entry, action="narrow", new_scopes=["onnx.dynamic"]), dict(entry, action="remove")],
             "uncoverable": [{"cell": p, "finest_scope": p, "would_skip": [p]}],
             "patch": f"+{p}\n-{p}\n",
-            "walk": p[:1000],  # the proposal.walk bound; past it the report is refused
+            "walk": p[:MAX_WALK],  # the proposal.walk bound; past it the report is refused
         },
         "selection": p,
         "setup_problems": [{"origin": p, "message": p, "modules": [p], "cells": 2}],
@@ -169,6 +170,8 @@ def within_proposal_schema(document: dict) -> dict:
         for key in ("cell", "finest_scope", "would_skip"):
             if key in item:
                 item[key] = cut(item[key])
+    if isinstance(proposal.get("walk"), str):
+        proposal["walk"] = proposal["walk"][:MAX_WALK]
     return document
 
 
