@@ -124,7 +124,7 @@ class SkiplistDocument:
             self._insert_table(scope)
             table = self._table(scope)
             assert table is not None
-        line = self._insertion_line(table, reason)
+        line, _ = self._insertion_line(table, reason)
         self._splice(line, line, [format_entry(model_class, reason)])
 
     def add_many(self, entries: Sequence[tuple[str, str, str]]) -> None:
@@ -153,14 +153,17 @@ class SkiplistDocument:
         for scope in dict.fromkeys(scope for scope, _, _ in batch):
             if self._table(scope) is None:
                 self._insert_table(scope)
-        at: dict[int, tuple[int, list[str]]] = {}
+        # Per landing line: entries that follow a `Same … as` chain, then entries appended to the table.
+        # Both land on one line when the chain ends the table; added one by one, a chain's entry would
+        # still go right after its chain, so before any entry appended there earlier in the batch.
+        landing: dict[int, tuple[list[str], list[str]]] = {}
         for scope, model_class, reason in batch:
             table = self._table(scope)
             assert table is not None
-            line = self._insertion_line(table, reason)
-            at.setdefault(line, (line, []))[1].append(format_entry(model_class, reason))
-        if at:
-            self._edit(at)
+            line, chained = self._insertion_line(table, reason)
+            landing.setdefault(line, ([], []))[0 if chained else 1].append(format_entry(model_class, reason))
+        if landing:
+            self._edit({line: (line, chains + appended) for line, (chains, appended) in landing.items()})
 
     def remove(self, scope: str, model_class: str) -> None:
         """Remove an entry; its reason moves into the first entry that referred to it.
@@ -218,7 +221,8 @@ class SkiplistDocument:
         table = self._table(scope)
         return next((e for e in table.entries if e.name == model_class), None) if table else None
 
-    def _insertion_line(self, table: TableSpan, reason: str) -> int:
+    def _insertion_line(self, table: TableSpan, reason: str) -> tuple[int, bool]:
+        """Where an entry with `reason` goes: after the chain of the class it names, else at the table's end."""
         target = referenced_class(reason)
         chain_end = None
         for entry in table.entries:
@@ -228,7 +232,7 @@ class SkiplistDocument:
                 chain_end = entry.end
             elif chain_end is not None:
                 break
-        return chain_end if chain_end is not None else table.end
+        return (chain_end, True) if chain_end is not None else (table.end, False)
 
     def _insert_table(self, scope: str) -> None:
         """A new `[scope]` table before the first table that comes later in the walk, else at the end."""

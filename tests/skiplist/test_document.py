@@ -282,3 +282,20 @@ def test_a_batch_entry_naming_a_class_the_batch_added_goes_after_its_chain():
     batched = SkiplistDocument.parse(EXPORT_SKIPS, "export_skips.toml")
     batched.add_many(entries)
     assert list(batched.scopes()["dynamo"])[-3:] == ["NewA", "NewB", "NewC"]
+
+
+def test_a_batch_entry_following_a_chain_that_ends_the_table_goes_before_one_appended_there():
+    """Found by the property above: the chain's entry lands where an appended one does, and goes first."""
+    entries = [
+        ("dynamic", "New0Model", "A reason of its own."),
+        ("dynamic", "New0Model", "Same failure as `New0Model`."),  # already added: cuts the batch, adds nothing
+        ("dynamic", "New1Model", "A reason of its own."),
+        ("dynamic", "New2Model", "Same failure as `New0Model`."),
+    ]
+    one_by_one = SkiplistDocument.parse(EXPORT_SKIPS, "export_skips.toml")
+    for entry in entries:
+        one_by_one.add(*entry)
+    batched = SkiplistDocument.parse(EXPORT_SKIPS, "export_skips.toml")
+    batched.add_many(entries)
+    assert list(batched.scopes()["dynamic"])[-3:] == ["New0Model", "New2Model", "New1Model"]
+    assert batched.text() == one_by_one.text()
