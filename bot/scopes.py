@@ -49,10 +49,13 @@ def followed() -> ScopeWalk | None:
     return _FOLLOWED.get()
 
 
-def describe_followed() -> str:
-    """Which walk is followed now, in one phrase: every explanation and proposal says it, none guesses."""
+def describe_followed(cell: Cell | None = None) -> str:
+    """Which walk is followed now (for `cell`, when the walk differs per cell), in one phrase: none guesses."""
     walk = _FOLLOWED.get()
-    return walk.describe if walk is not None else "the bot's own (docs/skiplists.md)"
+    if walk is None:
+        return "the bot's own (docs/skiplists.md)"
+    per_cell = getattr(walk, "describe_for", None)  # a recorded walk: the record, or its fallback
+    return per_cell(cell) if cell is not None and per_cell is not None else walk.describe
 
 
 def export_scopes(*, generate: bool, dynamic: bool, backend: str | None, static_cache: bool) -> list[str]:

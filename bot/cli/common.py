@@ -86,6 +86,15 @@ def junit_paths_option(flag: str, name: str, help: str) -> Callable:
     return click.option(flag, name, **_junit_paths, help=help)
 
 
+recorded_walk_option = click.option(
+    "--recorded-walk",
+    "recorded_walk",
+    **_junit_paths,
+    help="JUnit of a run of the checkout's own export tests (repeat): its cells follow the scopes "
+    "the module really looked up, as recorded; any other cell the module's walk read from its text.",
+)
+
+
 def selection_file_option(help: str) -> Callable:
     return click.option(
         "--selection", "selection_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help=help

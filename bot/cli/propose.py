@@ -6,7 +6,14 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import EXIT_OK, handle_errors, resolve_skiplists, skiplists_option, source_option
+from bot.cli.common import (
+    EXIT_OK,
+    handle_errors,
+    recorded_walk_option,
+    resolve_skiplists,
+    skiplists_option,
+    source_option,
+)
 
 
 @click.command()
@@ -36,8 +43,9 @@ from bot.cli.common import EXIT_OK, handle_errors, resolve_skiplists, skiplists_
 @click.option("--apply", "apply_", is_flag=True, help="Write the proposed edits into the skiplist files.")
 @click.option("--write-report", is_flag=True, help="Store the proposal in the report's `proposal` slot.")
 @source_option
+@recorded_walk_option
 @handle_errors
-def propose(report_path, history_paths, min_passes, skiplists_dir, apply_, write_report, source) -> None:
+def propose(report_path, history_paths, min_passes, skiplists_dir, apply_, write_report, source, recorded_walk) -> None:
     """Propose skiplist edits for a report: entries for new failures, removals of obsolete skips.
 
     Prints the unified diff on stdout (ready for `git apply`) and what it could not cover on
@@ -55,6 +63,7 @@ def propose(report_path, history_paths, min_passes, skiplists_dir, apply_, write
         apply=apply_,
         write_report=write_report,
         source=source or settings.source,
+        recorded_walk=tuple(recorded_walk),
     )
     outcome = make_proposal(inputs)
     if outcome.proposal.patch:

@@ -12,6 +12,7 @@ from bot.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     handle_errors,
+    recorded_walk_option,
     resolve_skiplists,
     skiplists_option,
     source_option,
@@ -27,19 +28,21 @@ def skiplist() -> None:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--strict", is_flag=True, help="Exit 1 when there are warnings.")
 @source_option
+@recorded_walk_option
 @handle_errors
-def lint(paths: tuple[Path, ...], strict: bool, source: str | None) -> None:
+def lint(paths: tuple[Path, ...], strict: bool, source: str | None, recorded_walk: tuple[Path, ...]) -> None:
     """Check skiplist files (default: the configured skiplists folder). Exit 2 on errors.
 
     With `--source transformers-tests:PATH` (or that source configured) and a checkout holding
-    tests/exporters/test_export.py, scopes are those the checkout's own walk visits.
+    tests/exporters/test_export.py, scopes are those the checkout's own walk visits: as a run
+    recorded it (`--recorded-walk`), and as its text reads.
     """
-    from bot.jobs.skiplist import lint_files, walk_for_source
+    from bot.jobs.skiplist import lint_files
     from bot.scopes import following
     from bot.settings import load_settings
 
     settings = load_settings()
-    with following(walk_for_source(source or settings.source)):
+    with following(_walk(source or settings.source, recorded_walk)):
         results = lint_files(paths or (resolve_skiplists(None, settings),))
     for result in results:
         for finding in result.findings:
@@ -56,15 +59,22 @@ def lint(paths: tuple[Path, ...], strict: bool, source: str | None) -> None:
 @skiplists_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per cell, in a list.")
 @source_option
+@recorded_walk_option
 @handle_errors
-def explain(cell_ids: tuple[str, ...], skiplists_dir: Path | None, as_json: bool, source: str | None) -> None:
+def explain(
+    cell_ids: tuple[str, ...],
+    skiplists_dir: Path | None,
+    as_json: bool,
+    source: str | None,
+    recorded_walk: tuple[Path, ...],
+) -> None:
     """Say which scope skips each cell (e.g. `BertModel::test_onnx_export_dynamic`), and why.
 
-    A checkout's own export tests (`--source transformers-tests:PATH`) are explained by their walk.
+    A checkout's own export tests (`--source transformers-tests:PATH`) are explained by their walk:
+    as a run recorded it for the cell (`--recorded-walk`), else as the module's text reads.
     """
     from bot.cells import Cell, placed
     from bot.errors import BotError
-    from bot.jobs.skiplist import walk_for_source
     from bot.scopes import following
     from bot.settings import load_settings
     from bot.skiplist.explain import render_explanation
@@ -73,7 +83,7 @@ def explain(cell_ids: tuple[str, ...], skiplists_dir: Path | None, as_json: bool
     settings = load_settings()
     cells = [Cell.parse(cell_id) for cell_id in cell_ids]
     skiplists = load_skiplists(resolve_skiplists(skiplists_dir, settings))
-    walk = walk_for_source(source or settings.source)
+    walk = _walk(source or settings.source, recorded_walk)
     unplaced = [cell for cell in cells if not placed(cell)]
     if walk is None and unplaced:  # the bot's walk has no scope for it: say so rather than guess
         what = f"backend `{unplaced[0].backend}`" if unplaced[0].backend else "a test that names no backend"
@@ -87,6 +97,12 @@ def explain(cell_ids: tuple[str, ...], skiplists_dir: Path | None, as_json: bool
             click.echo(json.dumps([e.to_json() for e in explanations], indent=2, ensure_ascii=False))
             return
         click.echo("\n\n".join(render_explanation(e, skiplists) for e in explanations))
+
+
+def _walk(source: str | None, recorded: tuple[Path, ...]):
+    from bot.jobs.skiplist import followed_walk, recorded_results
+
+    return followed_walk(source, recorded_results(recorded) if recorded else None)
 
 
 @skiplist.command(name="import")

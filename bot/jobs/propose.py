@@ -18,6 +18,7 @@ class ProposeInputs:
     apply: bool = False  # write the proposed edits into the skiplist files
     write_report: bool = False  # store the proposal in the report's `proposal` slot
     source: str | None = None  # the model source: a checkout's own export tests walk their own scopes
+    recorded_walk: tuple[Path, ...] = ()  # JUnit of the run: the walk its cells recorded is followed first
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class ProposeOutcome:
 def make_proposal(inputs: ProposeInputs) -> ProposeOutcome:
     """Propose skiplist edits for the report: entries for new failures, removals of skips the history shows obsolete."""
     from bot.diff.model import load_report, write_report
-    from bot.jobs.skiplist import walk_for_source
+    from bot.jobs.skiplist import followed_walk, recorded_results
     from bot.propose.texts import read_texts, write_texts
     from bot.scopes import following
 
@@ -52,7 +53,9 @@ def make_proposal(inputs: ProposeInputs) -> ProposeOutcome:
     history = [_read_history(path) for path in inputs.history if not _same_file(path, inputs.report)]
     folder = inputs.skiplists
     texts = read_texts(folder)
-    with following(walk_for_source(inputs.source)):  # refuses (exit 2) when the checkout's walk is unreadable
+    recorded = recorded_results(inputs.recorded_walk) if inputs.recorded_walk else None
+    # Refuses (exit 2) when neither a record nor the checkout's walk can be had.
+    with following(followed_walk(inputs.source, recorded)):
         proposal = _propose(report, history, texts, inputs)
     written = write_texts(folder, proposal.files) if inputs.apply else []
     if inputs.write_report:

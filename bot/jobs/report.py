@@ -162,21 +162,15 @@ def _propose(report: Report, head, loaded: stages.LoadedSkiplists, source: str |
     None when neither can be had (the module's walk unreadable and nothing recorded). The report is
     still written: its verdict does not depend on the walk, only the proposal does.
     """
-    from bot.jobs.skiplist import walk_for_source
-    from bot.results.recorded_walk import recorded_walk
+    from bot.jobs.skiplist import followed_walk
     from bot.scopes import following
 
     try:
-        walk = walk_for_source(source)
+        walk = followed_walk(source, head.results.values(), where="")
     except BotError as exc:
-        walk, unreadable = None, exc
-    else:
-        unreadable = None
-    recorded = recorded_walk(head.results.values(), walk)
-    if recorded is None and unreadable is not None:
-        echo(f"no skiplist proposal: {unreadable}")
+        echo(f"no skiplist proposal: {exc}")
         return None
-    with following(recorded or walk):
+    with following(walk):
         return stages.propose(report, head, loaded)
 
 

@@ -122,3 +122,41 @@ def walk_for_source(spec: str | None):
     if not root.is_dir():
         raise BotError(f"--source {spec}: {root} is not a folder; pass the checkout's root, or --source zoo")
     return read_walk(root, f"--source {spec}: {root / 'tests' / 'exporters' / 'test_export.py'}")
+
+
+def followed_walk(spec: str | None, recorded=None, *, where: str = "--recorded-walk"):
+    """The walk to follow: what a run recorded per cell (`recorded`, its cell results), else the source's walk.
+
+    A checkout's own test records the scopes its module really looked up (bot/run/observed_walk.py):
+    those cells follow that record, every other cell the module's walk read from its text (the
+    fallback), else the bot's own. Where the text cannot be read, the record alone is followed;
+    with neither, a BotError says what to do. Results that recorded nothing are refused when they
+    were asked for by name (`where`), since following them would silently fall back.
+    """
+    from bot.results.recorded_walk import recorded_walk
+
+    try:
+        walk, unreadable = walk_for_source(spec), None
+    except BotError as exc:
+        walk, unreadable = None, exc
+    found = recorded_walk(recorded, walk) if recorded is not None else None
+    if found is not None:
+        return found
+    if unreadable is not None:
+        raise unreadable
+    if recorded is not None and where:
+        raise BotError(
+            f"{where}: no cell in these results recorded the checkout's walk (runs of a checkout's own "
+            "export tests, --source transformers-tests:PATH, record it); pass such a run's JUnit, or leave it out"
+        )
+    return walk
+
+
+def recorded_results(paths):
+    """The cell results of JUnit files or folders, for `--recorded-walk`; a BotError when they cannot be read."""
+    from bot.results import read_results
+
+    results = read_results(list(paths))
+    if results.problems:
+        raise BotError(f"{results.problems[0]} (--recorded-walk); pass the JUnit files a run wrote")
+    return list(results.results.values())

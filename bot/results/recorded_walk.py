@@ -29,13 +29,13 @@ from bot.scopes import (
 WALK, GATE_WALK = "walk", "walk_gate"  # the testcase properties bot/run/junit.py writes
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # hashed by identity: lint caches its coverage per walk
 class RecordedWalk:
     """Per cell, the scopes its run looked up (skip, then gate); other cells follow `fallback` (None: the bot's own)."""
 
     records: Mapping[Cell, tuple[tuple[str, ...], tuple[str, ...]]]
     fallback: ScopeWalk | None = None
-    name: str = "recorded"
+    name: str = "checkout:tests/exporters/test_export.py, as the run recorded it and as its text reads,"
 
     @property
     def describe(self) -> str:
@@ -45,6 +45,13 @@ class RecordedWalk:
             f"the checkout's own, as the run recorded it for {len(self.records):,} cells "
             f"(bot/run/observed_walk.py); any other cell: {fallback}"
         )
+
+    def describe_for(self, cell: Cell) -> str:
+        """Which walk this cell follows: its own record, or the fallback."""
+        if cell in self.records:
+            return "the checkout's own, as the run recorded it for this cell (bot/run/observed_walk.py)"
+        with following(self.fallback):
+            return f"{describe_followed()} (the run recorded no walk for this cell)"
 
     def _followed(self, ask, cell: Cell):
         with following(self.fallback):

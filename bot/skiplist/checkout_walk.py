@@ -190,7 +190,8 @@ def read_walk(root: Path | str, name: str = "") -> CheckoutWalk | None:
     if function is None:
         raise WalkUnreadable(
             f"{label}: no {WALK_FUNCTION} function and no `{WALK_LIST}` list built in {INLINE_FUNCTION}, so the bot "
-            "cannot tell which scopes this version walks; pass --source zoo for the bot's own walk"
+            "cannot tell which scopes this version walks; pass --recorded-walk with the JUnit of a run of these tests "
+            "(it records the walk they took), or pass --source zoo for the bot's own walk"
         )
     walk = CheckoutWalk(f"checkout:{EXPORT_MODULE.as_posix()}", ast.unparse(function), _derived(tree))
     try:
@@ -198,7 +199,7 @@ def read_walk(root: Path | str, name: str = "") -> CheckoutWalk | None:
     except _Unsupported as exc:
         raise WalkUnreadable(
             f"{label}: {WALK_FUNCTION} is not readable without running it ({exc}); write it with lists, `if` and "
-            "f-strings only, or pass --source zoo for the bot's own walk"
+            "f-strings only, pass --recorded-walk with the JUnit of a run of these tests, or pass --source zoo for the bot's own walk"
         ) from None
     return walk
 

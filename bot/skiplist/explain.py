@@ -8,7 +8,7 @@ from bot.skiplist.model import Explanation, Skiplists
 
 def render_explanation(explanation: Explanation, skiplists: Skiplists) -> str:
     cell = explanation.cell
-    lines = [cell.id, f"  walk: {describe_followed()}", f"  skip scopes walked: {' → '.join(skip_scopes(cell))}"]
+    lines = [cell.id, f"  walk: {describe_followed(cell)}", f"  skip scopes walked: {' → '.join(skip_scopes(cell))}"]
     gates = gate_scopes(cell)
     if gates:
         lines.append(f"  gate scopes walked (the export runs; they gate only the generate drive): {' → '.join(gates)}")
