@@ -90,3 +90,28 @@ def test_results_that_recorded_nothing_are_refused_by_name(checkout, tmp_path):
     said = _invoke("skiplist", "explain", "--recorded-walk", str(plain), CELL)
     assert said.exit_code == 2
     assert "--recorded-walk: no cell in these results recorded the checkout's walk" in said.output
+
+
+def test_propose_takes_its_scope_from_the_recorded_walk(checkout, recorded, tmp_path):
+    from bot.diff.model import write_report
+    from tests.propose.helpers import report, result, skiplists_dir
+
+    cell = Cell.parse(CELL)
+    path = tmp_path / "report.json"
+    write_report(report({cell: result(cell, Status.FAILED)}), path)
+    folder = skiplists_dir(tmp_path)
+    common = [
+        "propose",
+        "--report",
+        str(path),
+        "--skiplists",
+        str(folder),
+        "--source",
+        f"transformers-tests:{checkout}",
+    ]
+    assert _invoke(*common).exit_code == 2  # the text alone cannot tell its scopes
+    said = CliRunner().invoke(main, [*common, "--recorded-walk", str(recorded)])
+    assert said.exit_code == 0, said.stderr
+    recorded_scopes = ("all", "static", "executorch", "executorch.static", "mlx", "mlx.static")
+    (added,) = [line for line in said.stdout.splitlines() if line.startswith("+[")]
+    assert added.strip('+[]"') in recorded_scopes and "BertModel" in said.stdout
