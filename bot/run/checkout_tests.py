@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import os
 import sys
 import time
 import traceback
@@ -27,12 +26,12 @@ from typing import Any
 
 from bot.cells import Cell
 from bot.models.sources.base import NotBuildable
+from bot.models.sources.transformers_tests import EXPORT_MODULE
 from bot.outcomes import Status
 from bot.run import observed_walk
 from bot.run.observed_walk import SKIP_METHOD, TABLE, WalkRecorder, recording
 from bot.skiplist.model import load_skiplist
 
-EXPORT_MODULE = Path("tests") / "exporters" / "test_export.py"
 JUDGE_PREFIX = "checkout:"  # the `judge` property of a cell the checkout's test judged
 MAX_WARNINGS = 5  # warnings kept per cell, each on one line
 # A warning the checkout's `_should_skip` raises for its caller (`stacklevel=2`) names the frame that
@@ -48,14 +47,6 @@ def judged_by_checkout(source: Any) -> bool:
     return str(getattr(source, "spec", "")).startswith("transformers-tests:") and bool(
         root and (Path(root) / EXPORT_MODULE).is_file()
     )
-
-
-def prepare_environment() -> None:
-    """Upstream marks its export tests `@slow`: they run only with RUN_SLOW, read when the test module is imported."""
-    os.environ["RUN_SLOW"] = "1"
-    testing_utils = sys.modules.get("transformers.testing_utils")
-    if testing_utils is not None and hasattr(testing_utils, "_run_slow_tests"):
-        testing_utils._run_slow_tests = True
 
 
 class _Result(unittest.TestResult):

@@ -89,12 +89,9 @@ class CellRunner:
     def load(self):
         if self._loaded is None:
             from bot.models.sources import get_source
-            from bot.run.checkout_tests import judged_by_checkout, prepare_environment
             from bot.skiplist.model import load_skiplists
 
-            source = get_source(self.plan.source)
-            if judged_by_checkout(source):  # before any of the checkout's test modules is imported
-                prepare_environment()
+            source = get_source(self.plan.source)  # it sets RUN_SLOW before importing a judging checkout's tests
             self._loaded = (source, load_skiplists(self.plan.skiplists))
         return self._loaded
 

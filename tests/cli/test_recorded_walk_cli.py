@@ -16,7 +16,7 @@ from bot.cells import Cell
 from bot.cli import main
 from bot.models.sources import get_source
 from bot.outcomes import Status
-from bot.run.checkout_tests import EXPORT_MODULE, execute_by_checkout, prepare_environment
+from bot.run.checkout_tests import EXPORT_MODULE, execute_by_checkout
 from bot.run.junit import run_properties
 from tests.results.factory import Case, junit
 from tests.run.plugin_helpers import write_skiplists
@@ -40,7 +40,6 @@ def checkout(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def recorded(checkout, tmp_path_factory) -> Path:
     """The JUnit of a real run of the cell by the checkout's own test, with the walk it recorded."""
-    prepare_environment()
     folder = tmp_path_factory.mktemp("run")
     run = execute_by_checkout(
         Cell.parse(CELL), get_source(f"transformers-tests:{checkout}"), write_skiplists(folder / "s", SKIPS)

@@ -21,7 +21,6 @@ from bot.run.checkout_tests import (
     install_tables,
     judged_by_checkout,
     narrowed,
-    prepare_environment,
     run_method,
 )
 from tests.conftest import ROOT
@@ -190,7 +189,6 @@ def checkout(tmp_path_factory) -> Path:
 
 
 def test_a_skiplisted_cell_is_skipped_by_the_checkouts_own_scope_walk(checkout, tmp_path):
-    prepare_environment()
     source = get_source(f"transformers-tests:{checkout}")
     assert judged_by_checkout(source)
     folder = write_skiplists(tmp_path / "skiplists", '[dynamic]\nBertModel = "Dynamic pooler, see the issue."\n')

@@ -15,8 +15,9 @@ import pytest
 
 from bot.cells import Cell, placed
 from bot.models.sources import get_source
+from bot.models.sources.transformers_tests import TransformersTestsSource
 from bot.outcomes import Status
-from bot.run.checkout_tests import execute_by_checkout, prepare_environment
+from bot.run.checkout_tests import execute_by_checkout
 from bot.run.junit import run_properties
 from bot.run.selection import Selection, select_from_source
 from bot.skiplist.checkout_walk import read_walk
@@ -37,7 +38,6 @@ def checkout(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def source(checkout):
-    prepare_environment()
     return get_source(f"transformers-tests:{checkout}")
 
 
@@ -108,3 +108,15 @@ def test_a_gate_scope_gates_only_the_generate_drive(source, checkout, tmp_path):
     free = execute_by_checkout(cell, source, write_skiplists(tmp_path / "free"))
     assert [c.name for c in free.components] == ["LlamaForCausalLM/model", "LlamaForCausalLM/generate"]
     assert free.gate_scope is None
+
+
+def test_the_checkouts_tests_are_listed_as_they_run_with_slow_tests_on(tmp_path, monkeypatch):
+    """`@slow` outside an expansion makes a test only when slow tests are off; the source turns them on first."""
+    import transformers.testing_utils as testing_utils
+
+    monkeypatch.delenv("RUN_SLOW", raising=False)
+    monkeypatch.setattr(testing_utils, "_run_slow_tests", False)
+    source = TransformersTestsSource(newest_checkout(tmp_path / "c"))
+    names = source.test_methods("BertModel")
+    assert "test_onnx_export" not in names and "test_onnx_export_static" in names
+    assert testing_utils._run_slow_tests is True

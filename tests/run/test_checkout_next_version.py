@@ -16,7 +16,7 @@ import pytest
 from bot.cells import Cell, placed
 from bot.models.sources import get_source
 from bot.outcomes import Status
-from bot.run.checkout_tests import execute_by_checkout, prepare_environment
+from bot.run.checkout_tests import execute_by_checkout
 from bot.run.selection import Selection, select_from_source
 from tests.run.plugin_helpers import write_skiplists
 from tests.run.test_checkout_judge import FIXTURES, export_checkout
@@ -52,7 +52,6 @@ def _checkout(root: Path, *, next_version: bool) -> Path:
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory):
-    prepare_environment()
     return get_source(f"transformers-tests:{_checkout(tmp_path_factory.mktemp('next') / 'c', next_version=True)}")
 
 

@@ -12,6 +12,7 @@ import importlib.metadata
 import importlib.util
 import inspect
 import logging
+import os
 import random
 import re
 import sys
@@ -103,6 +104,22 @@ def check_checkout(root: Path) -> CheckoutCheck:
     return CheckoutCheck(
         root, found.group(1) if found else None, installed, str(Path(origin).parent) if origin else None
     )
+
+
+EXPORT_MODULE = Path("tests") / "exporters" / "test_export.py"
+
+
+def slow_tests_on() -> None:
+    """Upstream marks its export tests `@slow`, read when a test module is imported: set RUN_SLOW first.
+
+    What an import without it makes of a test differs: upstream 5.23.0's `@slow` outside an
+    expansion turns the name into a skipping function (a "test" to list) instead of a callable
+    pytest mark (none), so the selection and the run would disagree about which tests exist.
+    """
+    os.environ["RUN_SLOW"] = "1"
+    testing_utils = sys.modules.get("transformers.testing_utils")
+    if testing_utils is not None and hasattr(testing_utils, "_run_slow_tests"):
+        testing_utils._run_slow_tests = True
 
 
 class TransformersTestsSource:
@@ -332,6 +349,8 @@ class TransformersTestsSource:
             return self._modules[name]
         if path in self._failed:
             raise self._failed[path]
+        if (self.root / EXPORT_MODULE).is_file():  # the checkout judges: its tests must import as they run
+            slow_tests_on()
         with _checkout_tests_package(self.root, self._modules):
             try:
                 module = importlib.import_module(name)
