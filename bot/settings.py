@@ -11,6 +11,7 @@ from bot import toml as tomllib
 from bot.cells import BACKENDS
 from bot.errors import BotError
 from bot.files import read_text
+from bot.profiles import PROFILES, RULES_PROFILE
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ class Settings:
     run_modular_descendants: bool = False
     skiplist_paths: tuple[str, ...] = ("skiplists/*.toml",)
     cell_timeout: float = 1000.0  # the seed's EXPORT_TEST_TIMEOUT
+    rules: str = RULES_PROFILE  # the bot's rules profile where the checkout's tests do not judge (docs/rules.md)
     min_passes: int = 3  # consecutive passing probes before a skip counts as obsolete on main
     # GitHub calls (bot/publish): retries of transient failures and their waits, in seconds.
     github_retries: int = 5
@@ -69,7 +71,7 @@ class Settings:
 # range is inclusive unless `above` says the lower bound itself is refused.
 @dataclass(frozen=True)
 class Key:
-    kind: str  # "path", "source", "strings", "backends", "bool", "int" or "number"
+    kind: str  # "path", "source", "strings", "backends", "rules", "bool", "int" or "number"
     low: float | None = None
     high: float | None = None
     above: bool = False  # low < value, rather than low <= value
@@ -85,6 +87,7 @@ SCHEMA: dict[str, Key] = {
     "run_modular_descendants": Key("bool"),
     "skiplist_paths": Key("strings"),
     "cell_timeout": Key("number", 0, 7 * 24 * 3600, above=True),
+    "rules": Key("rules"),
     "min_passes": Key("int", 1, 100),
     "github_retries": Key("int", 0, 50),
     "github_backoff": Key("number", 0, 600),
@@ -147,6 +150,12 @@ def _checked(key: Key, value: object, where: str, folder: Path) -> object:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value) or set(value) - set(BACKENDS):
             raise SettingsError(f"{where} must be a list of backends ({', '.join(BACKENDS)}), not {_show(value)}")
         return tuple(value)
+    if key.kind == "rules":
+        if value not in PROFILES:
+            raise SettingsError(
+                f"{where} must be one of the rules profiles ({', '.join(PROFILES)}), not {_show(value)}"
+            )
+        return value
     if key.kind == "strings":
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise SettingsError(f'{where} must be a list of non-empty strings (["…", …]), not {_show(value)}')

@@ -24,6 +24,7 @@ from bot.cells import BACKENDS, Cell, CellIdError, cells_for
 from bot.cli import main
 from bot.diff.model import Report, load_report, write_report
 from bot.errors import BotError
+from bot.profiles import PROFILES
 from bot.publish.command import Invalid, Request, parse_command
 from bot.publish.events import CommentEvent, RunEvent
 from bot.report import render_comment, render_summary
@@ -283,6 +284,8 @@ def _in_range(name: str):
         return st.from_regex(r"[a-z]{1,8}", fullmatch=True)
     if key.kind == "source":
         return st.just("zoo")
+    if key.kind == "rules":
+        return st.sampled_from(PROFILES)
     low, high = key.low or 0, key.high
     if key.kind == "int":
         return st.integers(int(low), int(high))

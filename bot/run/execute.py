@@ -15,15 +15,14 @@ from typing import Any
 from bot.cells import Cell, placed
 from bot.models.sources.base import BuildError, ModelSource, NotBuildable, SetupProblem
 from bot.outcomes import Status
+from bot.profiles import RULES_PROFILE, judge_name
 from bot.run import gates
-from bot.run.profile import RULES_PROFILE
 from bot.skiplist.model import Skiplists
 
 # torch, transformers and the backends are imported inside the functions that need them, so the
 # harness can import these result types (and select cells) without paying for them.
 
 logger = logging.getLogger(__name__)
-RULES_JUDGE = f"rules:{RULES_PROFILE}"
 
 
 @dataclass(frozen=True)
@@ -56,7 +55,7 @@ class CellRun:
     setup_module: str | None = None  # a test module that does not import (the source's setup problem)
     setup_origin: str | None = None  # the file that raised while importing it
     # Who judged: the checkout's own export test (`checkout:tests/exporters/test_export.py`), else
-    # the bot's rules profile (`rules:<profile>`, bot/run/profile.py).
+    # the bot's rules profile (`rules:<profile>`, bot/profiles.py).
     judge: str | None = None
     warnings: tuple[str, ...] = ()  # the checkout's test's own warnings, one line each
     failed_component: str | None = None  # the subTest that failed, when the checkout's test judged
@@ -65,6 +64,8 @@ class CellRun:
     walk: tuple[str, ...] = ()
     gate_walk: tuple[str, ...] = ()
     gate_scope: str | None = None  # the gate scope that listed the class: exported, never driven
+    # What the value comparisons measured, the worst over the components (bot/run/judge.Figures).
+    figures: Any = None
 
 
 class _Clock:
@@ -98,18 +99,21 @@ def _traceback(exc: BaseException) -> str:
     return "".join(traceback.format_exception(exc))
 
 
-def execute_cell(cell: Cell, source: ModelSource, skiplists: Skiplists, *, probe: bool = False) -> CellRun:
-    """Run `cell` as the seed's test would; never raises for anything the cell itself does."""
+def execute_cell(
+    cell: Cell, source: ModelSource, skiplists: Skiplists, *, probe: bool = False, rules: str = RULES_PROFILE
+) -> CellRun:
+    """Run `cell` as the seed's test would, judged by the rules profile `rules`; never raises for what the cell does."""
+    judge = judge_name(rules)
     if cell.axes or not placed(cell):  # a name the seed's rules do not know: only the checkout's own test can judge it
         unknown = (
             f"`{cell.axes}` axis" if placed(cell) else f"`{cell.backend}` backend" if cell.backend else "such test"
         )
-        reason = f"the bot's rules ({RULES_PROFILE}) have no {unknown}; only the checkout's own test can judge it"
-        return CellRun(cell, Status.NOT_BUILDABLE, message=reason, judge=RULES_JUDGE)
+        reason = f"the bot's rules ({rules}) have no {unknown}; only the checkout's own test can judge it"
+        return CellRun(cell, Status.NOT_BUILDABLE, message=reason, judge=judge)
     explanation = skiplists.explain(cell)
     if explanation.skipped and not probe:
         return CellRun(
-            cell, Status.SKIPPED, message=explanation.reason or "", skip_scope=explanation.scope, judge=RULES_JUDGE
+            cell, Status.SKIPPED, message=explanation.reason or "", skip_scope=explanation.scope, judge=judge
         )
     base = CellRun(
         cell,
@@ -118,7 +122,7 @@ def execute_cell(cell: Cell, source: ModelSource, skiplists: Skiplists, *, probe
         exactness_scope=explanation.exactness_scope,
         probe=explanation.skipped,
         onnx_optimize=explanation.onnx_optimize,
-        judge=RULES_JUDGE,
+        judge=judge,
     )
     clock = _Clock()
     with _hub_kernels_disabled():
@@ -213,9 +217,10 @@ def _export_and_judge(
     from bot.run.judge import rule_for
 
     cell = run.cell
-    rule = rule_for(cell)
+    rule = rule_for(cell, run.judge.removeprefix("rules:") if run.judge else RULES_PROFILE, _dtype(components))
     compare_values = run.exactness_scope is None
     done: list[ComponentRun] = []
+    figures = None
     failure: tuple[str, BaseException] | None = None
     limit: RuntimeLimit | None = None
     try:
@@ -230,7 +235,8 @@ def _export_and_judge(
             with clock("run"):
                 outputs = backend.run(program, inputs)
             with clock("compare"):
-                verdict = _judge_component(rule, outputs, eager[name], inputs, compare_values, probe)
+                verdict, measured = _judge_component(rule, outputs, eager[name], inputs, compare_values, probe)
+            figures = measured.worse(figures) if measured is not None else figures
             done.append(ComponentRun(name, verdict))
         except RuntimeLimit as exc:
             # Upstream moves on to the next component: a runtime limit, not an export defect.
@@ -239,7 +245,7 @@ def _export_and_judge(
         except Exception as exc:
             failure = failure or (clock.stage, exc)
             done.append(ComponentRun(name, "failed", describe(exc)))
-    run = _with(run, components=tuple(done))
+    run = _with(run, components=tuple(done), figures=figures)
     if failure:
         stage, exc = failure
         return _with(run, status=Status.FAILED, stage=stage, message=describe(exc), details=_traceback(exc))
@@ -251,24 +257,35 @@ def _export_and_judge(
     return _with(run, compared=compared)
 
 
-def _judge_component(rule, outputs, expected, inputs, compare_values: bool, probe: bool) -> str:
-    """The seed's judgement; a probe also compares a cell its exactness scope excuses.
+def _judge_component(rule, outputs, expected, inputs, compare_values: bool, probe: bool):
+    """The profile's judgement and what it measured; a probe also compares a cell its exactness scope excuses.
 
     That comparison is evidence about the exactness entry, not a verdict on the export: when
     it passes the cell is `passed` (the entry may go), when it fails the cell stays
     `passed-uncompared`, as it would have been without the probe.
     """
-    from bot.run.judge import judge
+    from bot.run.judge import judge_measured
 
     if compare_values or not probe:
-        return judge(rule, outputs, expected, inputs, compare_values=compare_values)
-    verdict = judge(rule, outputs, expected, inputs, compare_values=False)
-    if verdict != "uncompared":
+        return judge_measured(rule, outputs, expected, inputs, compare_values=compare_values)
+    verdict = judge_measured(rule, outputs, expected, inputs, compare_values=False)
+    if verdict[0] != "uncompared":
         return verdict
     try:
-        return judge(rule, outputs, expected, inputs, compare_values=True)
+        return judge_measured(rule, outputs, expected, inputs, compare_values=True)
     except AssertionError:
-        return "uncompared"
+        return "uncompared", None
+
+
+def _dtype(components: Mapping[str, tuple[Any, dict]]) -> Any:
+    """The floating dtype the cell's models compute in (tolerances depend on it); float32 when none says."""
+    import torch
+
+    for model, _ in components.values():
+        for parameter in getattr(model, "parameters", lambda: ())():
+            if parameter.is_floating_point():
+                return parameter.dtype
+    return torch.float32
 
 
 def warm_up(backend_names: Iterable[str] = ()) -> None:

@@ -56,6 +56,7 @@ def run_properties(run: CellRun) -> Properties:
         props.append(("runtime_limit", limited[0].message))
     if run.compared and run.status is Status.PASSED:
         props.append(("compared", run.compared))
+    props.extend(figure_properties(run.figures))
     if run.setup_module:
         props.append(("setup_module", run.setup_module))
         props.append(("setup_origin", run.setup_origin or run.setup_module))
@@ -73,6 +74,24 @@ def run_properties(run: CellRun) -> Properties:
     props.extend(judge_properties(run))
     props.extend(timing_properties(run.timings))
     return props
+
+
+FIGURE = "figure."  # the prefix of what a value comparison measured (docs/rules.md)
+
+
+def figure_properties(figures) -> Properties:
+    """What the value comparisons measured (bot/run/judge.Figures), worst over the components; none when nothing was."""
+    if figures is None:
+        return []
+    return [
+        (f"{FIGURE}max_abs_error", f"{figures.max_abs_error:.6g}"),
+        (f"{FIGURE}max_rel_error", f"{figures.max_rel_error:.6g}"),
+        (f"{FIGURE}mismatch_fraction", f"{figures.mismatch_fraction:.6g}"),
+        (f"{FIGURE}tolerance_ratio", f"{figures.tolerance_ratio:.6g}"),
+        (f"{FIGURE}worst_output", figures.worst),
+        (f"{FIGURE}atol", f"{figures.atol:g}"),
+        (f"{FIGURE}rtol", f"{figures.rtol:g}"),
+    ]
 
 
 # Testcase properties of the walk the checkout's own skip logic took (bot/run/observed_walk.py).

@@ -10,6 +10,7 @@ from pathlib import Path
 from bot.cells import Cell, CellIdError
 from bot.errors import BotError
 from bot.files import read_text
+from bot.profiles import PROFILES, RULES_PROFILE
 
 # The plugin collects files with this suffix (and only those): the plan is the "test file".
 PLAN_SUFFIX = ".cells.json"
@@ -28,6 +29,7 @@ class RunPlan:
     probe: bool = False
     shard: str | None = None  # `I/N`, recorded as a testsuite property
     cell_timeout: float = 1000.0
+    rules: str = RULES_PROFILE  # the rules profile judging cells the checkout's own tests do not (bot/profiles.py)
     # Seconds per cell id from an earlier run: cells start longest first so workers finish together.
     durations: Mapping[str, float] = field(default_factory=dict)
 
@@ -40,6 +42,7 @@ class RunPlan:
             "probe": self.probe,
             "shard": self.shard,
             "cell_timeout": self.cell_timeout,
+            "rules": self.rules,
             "durations": {cell.id: self.durations[cell.id] for cell in self.cells if cell.id in self.durations},
         }
 
@@ -56,6 +59,7 @@ class RunPlan:
                 probe=bool(data["probe"]),
                 shard=data.get("shard"),
                 cell_timeout=float(data["cell_timeout"]),
+                rules=_rules(data.get("rules", RULES_PROFILE), where),
                 durations={k: float(v) for k, v in data.get("durations", {}).items()},
             )
         except (KeyError, TypeError, CellIdError) as exc:
@@ -73,3 +77,9 @@ def read_plan(path: Path | str) -> RunPlan:
     except (OSError, ValueError) as exc:
         raise PlanError(f"{path}: cannot read the run plan: {exc}") from exc
     return RunPlan.from_json(data, str(path))
+
+
+def _rules(value: object, where: str) -> str:
+    if value not in PROFILES:
+        raise PlanError(f"{where}: rules profile {value!r} is none of {', '.join(PROFILES)}; write the plan again")
+    return str(value)

@@ -66,6 +66,7 @@ def build_plan(
         probe=probe,
         shard=shard,
         cell_timeout=cell_timeout or settings.cell_timeout,
+        rules=settings.rules,
         durations=times,
     )
 

@@ -121,7 +121,7 @@ class CellRunner:
         source, skiplists = self.load()
         if judged_by_checkout(source):  # the checkout's own export test judges, not the bot's rules
             return execute_by_checkout(cell, source, self.plan.skiplists, probe=self.plan.probe)
-        return execute_cell(cell, source, skiplists, probe=self.plan.probe)
+        return execute_cell(cell, source, skiplists, probe=self.plan.probe, rules=self.plan.rules)
 
 
 class CellOutcome(Exception):

@@ -225,10 +225,13 @@ def test_value_mismatch_fails_at_compare_with_component_status(monkeypatch):
     assert [(c.name, c.status) for c in run.components] == [("prefill", "failed"), ("decode", "failed")]
 
 
-def test_generate_on_onnx_ignores_values(monkeypatch):
+def test_generate_on_onnx_ignores_values_under_the_seeds_rules_only(monkeypatch):
     monkeypatch.setattr(backends, "load_backend", lambda name: FakeBackend(skew=0.5))
-    run = execute_cell(Cell("LlamaForCausalLM", "onnx", "static", "generate", "static"), TinySource(), skiplists())
-    assert run.status is Status.PASSED
+    cell = Cell("LlamaForCausalLM", "onnx", "static", "generate", "static")
+    run = execute_cell(cell, TinySource(), skiplists(), rules="seed-1")
+    assert (run.status, run.compared, run.judge) == (Status.PASSED, "names", "rules:seed-1")
+    run = execute_cell(cell, TinySource(), skiplists())
+    assert (run.status, run.stage, run.judge) == (Status.FAILED, "compare", "rules:values-1")
 
 
 def test_exactness_scope_runs_without_comparison(monkeypatch):
