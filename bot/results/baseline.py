@@ -22,8 +22,10 @@ VERSION = 2
 SOURCES = ("push", "sweep", "bisect")
 MESSAGE_LIMIT = 500  # a measurement keeps the first characters of its message, never the traceback
 FULL_SWEEPS_KEPT = 20
-# The testcase properties a measurement keeps: what the diff reads of a base result.
-KEPT_PROPERTIES = ("compared", MODULE)
+# The testcase properties a measurement keeps: what the diff reads of a base result, and the figures
+# of its value comparison (docs/rules.md), so each cell's history says how well it passed, not only whether.
+FIGURES = ("figure.max_abs_error", "figure.max_rel_error", "figure.mismatch_fraction", "figure.tolerance_ratio")
+KEPT_PROPERTIES = ("compared", MODULE, *FIGURES)
 
 
 @dataclass(frozen=True)

@@ -169,3 +169,23 @@ def test_any_value_in_any_field_is_a_baseline_error_or_a_baseline(tmp_path_facto
         loads(json.dumps(document), where="fuzzed.json")
     except BaselineError as exc:
         assert "\n" not in str(exc) and str(exc).startswith("fuzzed.json")
+
+
+def test_a_measurement_keeps_the_figures_of_its_value_comparison(tmp_path):
+    figures = {"figure.max_abs_error": "2.8e-05", "figure.tolerance_ratio": "0.028", "figure.worst_output": "logits"}
+    head = tmp_path / "head.xml"
+    head.write_text(junit([Case("LlamaForCausalLM::test_onnx_export_static", extra={"compared": "values", **figures})]))
+    run = measured(
+        read_results([head]),
+        commit=A,
+        time="2026-12-04T08:00:00Z",
+        run_id=9,
+        source="push",
+        segment=Segment(None, (A,), 9),
+    )
+    state = loads(dumps(fold(run)), where="baseline.json")
+    (kept,) = state.cells[Cell.parse("LlamaForCausalLM::test_onnx_export_static")]
+    # The numbers, for each cell's history; not the output's name, which the history does not plot.
+    assert dict(kept.result.properties) == {
+        "compared": "values", "figure.max_abs_error": "2.8e-05", "figure.tolerance_ratio": "0.028"
+    }  # fmt: skip

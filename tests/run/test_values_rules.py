@@ -135,3 +135,42 @@ def test_a_tie_in_eagers_logits_may_go_either_way():
     exported[0, 2] = -logits[0, 2]  # a decisive choice, reversed
     with pytest.raises(AssertionError, match="at 1 of 3 positions; first at \\(0, 2\\)"):
         check_token_ids({"logits": exported}, {"logits": logits}, atol=1e-3, rtol=1e-3)
+
+
+REAL = [
+    Cell("LlamaForCausalLM", "onnx", "static", "generate", "static"),
+    Cell("LlamaForCausalLM", "openvino", "static", "generate", "static"),
+    Cell("BertModel", "executorch", "static", target="xnnpack"),
+]
+
+
+class _Shifted:
+    """The real backend module, with 1e-2 added to the first output its runtime returns."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def export(self, *args, **kwargs):
+        return self.module.export(*args, **kwargs)
+
+    def run(self, program, inputs):
+        outputs = self.module.run(program, inputs)
+        if isinstance(outputs, list):
+            return [outputs[0] + 1e-2, *outputs[1:]]
+        first = next(iter(outputs))
+        return {**outputs, first: outputs[first] + 1e-2}
+
+
+@pytest.mark.export
+@pytest.mark.parametrize("cell", REAL, ids=str)
+def test_real_runtimes_returning_wrong_numbers_fail_under_values_only(monkeypatch, cell):
+    real = backends.load_backend
+    monkeypatch.setattr(backends, "load_backend", lambda name: _Shifted(real(name)))
+    seed = execute_cell(cell, TinySource(), skiplists(), rules="seed-1")
+    assert seed.status is Status.PASSED, seed.message
+    run = execute_cell(cell, TinySource(), skiplists())
+    assert (run.status, run.stage) == (Status.FAILED, "compare"), run.message
+    monkeypatch.setattr(backends, "load_backend", real)
+    honest = execute_cell(cell, TinySource(), skiplists())
+    assert (honest.status, honest.compared) == (Status.PASSED, "values"), honest.message
+    assert float(dict(run_properties(honest))["figure.tolerance_ratio"]) < 1
