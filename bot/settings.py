@@ -62,6 +62,13 @@ class Settings:
     flaky_window: int = 10
     sweep_every_days: float = 7.0
     stale_days: float = 7.0
+    # Drift (docs/diff.md): a passing cell whose error grew this many times (and reached this share
+    # of its tolerance), or whose export got this many times and seconds slower; `drift_fails` fails the verdict.
+    drift_error_factor: float = 10.0
+    drift_error_floor: float = 0.5
+    drift_time_factor: float = 2.0
+    drift_time_seconds: float = 5.0
+    drift_fails: bool = False
     # The keys the file set: a configured skiplist folder that is missing is an error, while
     # an unconfigured one falls back to the bot's own skiplists.
     configured: frozenset[str] = field(default=frozenset(), compare=False)
@@ -100,6 +107,11 @@ SCHEMA: dict[str, Key] = {
     "flaky_window": Key("int", 1, 1000),
     "sweep_every_days": Key("number", 0, 366, above=True),
     "stale_days": Key("number", 0, 366, above=True),
+    "drift_error_factor": Key("number", 1, 1e9),
+    "drift_error_floor": Key("number", 0, 1e9),
+    "drift_time_factor": Key("number", 1, 1e9),
+    "drift_time_seconds": Key("number", 0, 1e9),
+    "drift_fails": Key("bool"),
 }
 
 

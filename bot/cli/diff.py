@@ -51,7 +51,7 @@ def diff(
     selection_file,
 ) -> None:
     """Diff head results against main's and judge them: exit 0 success or neutral, 1 failure, 2 bad input."""
-    from bot.jobs.report import ReportInputs, ReportOutputs, make_report, read_selected
+    from bot.jobs.report import ReportInputs, ReportOutputs, drift_rule, make_report, read_selected
     from bot.settings import load_settings
 
     settings = load_settings()
@@ -66,6 +66,7 @@ def diff(
         base_sha=base_sha,
         head_sha=head_sha,
         run_url=run_url,
+        drift=drift_rule(settings),
     )
     outputs = ReportOutputs(report=json_out, comment=markdown_out, append_summary=summary_out)
     report = make_report(inputs, outputs).report

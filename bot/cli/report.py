@@ -76,7 +76,7 @@ def report(
     Exits 0 whatever the verdict (it travels in report.json to the comment job, which sets the
     status), 1 when the confirming re-run did not complete, 2 on bad input.
     """
-    from bot.jobs.report import ReportInputs, ReportOutputs, make_report, read_selected
+    from bot.jobs.report import ReportInputs, ReportOutputs, drift_rule, make_report, read_selected
     from bot.jobs.run import named_rerunner
     from bot.settings import load_settings
 
@@ -97,6 +97,7 @@ def report(
         stale_days=settings.stale_days,
         flaky_window=settings.flaky_window,
         source=settings.source,
+        drift=drift_rule(settings),
     )
     outputs = ReportOutputs(
         report=out / "report.json",

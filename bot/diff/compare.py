@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 
 from bot.cells import BACKENDS, SHAPES, Cell
+from bot.diff.drift import DriftRule, drift
 from bot.diff.groups import ChangedLines, group_failures
 from bot.diff.model import CATEGORIES, EXCERPT, BaselineAge, CellLine, Report, count_key, judges_of
 from bot.outcomes import WEAK_COMPARED, CellResult, Status
@@ -37,6 +38,7 @@ def diff(
     repository_url: str | None = None,
     group: bool = True,
     main: MainHistory | None = None,
+    drift_rule: DriftRule | None = None,
 ) -> Report:
     """Put every cell in one category and judge the head.
 
@@ -47,11 +49,16 @@ def diff(
     `repository_url` links it at the head commit; `group=False` leaves the groups out.
     `main` (a per-commit baseline's history; `base` is then each cell's result at the merge base)
     sorts cells failing on main too as broken trunk and cells that flip on main as flaky.
+    `drift_rule` (default: the documented thresholds) names passing cells whose figures moved.
     """
     found = _sort(head, base, rerun, skiplists, main)
     categories = {name: tuple(lines) for name, lines in found.lines.items()}
     problems = _problems(head, base, rerun)
     verdict, headline = _judge(categories, problems, baseline=base is not None)
+    rule = drift_rule or DriftRule()
+    drifted = drift(base.results, head.results, rule) if base is not None else ()
+    if drifted and rule.fails and verdict == "success":
+        verdict, headline = "failure", f"{_n(len({d.cell for d in drifted}), 'cell')} drifted beyond the thresholds"
     head_sha = head_sha or head.git_sha
     groups = _groups(found, head, changed_lines, repository_url, head_sha) if group else ()
     return Report(
@@ -77,6 +84,8 @@ def diff(
         baseline_age=main.age if main is not None else None,
         judged_by=judges_of(r.judge for r in head.results.values()),
         cell_seconds=round(sum(r.duration or 0.0 for r in head.results.values()), 1) if head.results else None,
+        drift=drifted,
+        drift_fails=rule.fails,
     )
 
 

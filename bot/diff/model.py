@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from bot.cells import BACKENDS, SHAPES, Cell, CellIdError, placed
+from bot.diff.drift import FIGURES as DRIFT_FIGURES
+from bot.diff.drift import MAX_DRIFT, DriftLine
 from bot.diff.errors import ReportError
 from bot.diff.groups import Group
 from bot.diff.proposal import Proposal
@@ -188,6 +190,9 @@ class Report:
     judged_by: tuple[str, ...] = ()
     # What the head's cells cost: their durations summed (seconds of cell time, workers counted apart).
     cell_seconds: float | None = None
+    # Passing cells whose figures moved beyond the drift thresholds against their base (bot/diff/drift.py).
+    drift: tuple[DriftLine, ...] = ()
+    drift_fails: bool = False  # the verdict counts drift (`drift-fails`)
     schema: str = SCHEMA
 
     def category(self, name: str) -> tuple[CellLine, ...]:
@@ -250,6 +255,8 @@ class Report:
             "baseline_age": self.baseline_age.to_json() if self.baseline_age is not None else None,
             "judged_by": list(self.judged_by),
             "cell_seconds": self.cell_seconds,
+            "drift": [line.to_json() for line in self.drift],
+            "drift_fails": self.drift_fails,
             "cells": [line.to_json() for line in self.cells],
         }
 
@@ -299,6 +306,8 @@ class Report:
             baseline_age=f.baseline_age(data.get("baseline_age")),
             judged_by=f.judges("judged_by"),
             cell_seconds=f.seconds("cell_seconds"),
+            drift=f.drift(data.get("drift", [])),
+            drift_fails=f.get("drift_fails", bool, False),
         )
 
 
@@ -385,15 +394,19 @@ class _Fields:
         return values
 
     def cell_ids(self, path: str) -> tuple[str, ...]:
-        ids = self.strings(path)
+        return self.cell_ids_of(self.strings(path), path)
+
+    def cell_ids_of(self, ids: tuple[str, ...] | list, path: str) -> tuple[str, ...]:
         for i, cell_id in enumerate(ids):
+            if not isinstance(cell_id, str) or len(cell_id) > 500:
+                self.fail(f"{path}[{i}]", "a cell id", cell_id)
             try:
                 Cell.parse(cell_id, lenient=True)
             except CellIdError as exc:
                 raise ReportError(
                     f"{self.where}: field `{path}[{i}]`: {exc}; regenerate it with `export-bot diff`"
                 ) from None
-        return ids
+        return tuple(ids)
 
     def seconds(self, path: str) -> float | None:
         value = self.data.get(path)
@@ -402,6 +415,24 @@ class _Fields:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 10**9:
             self.fail(path, "a number of seconds, zero or more", value)
         return float(value)
+
+    def drift(self, value) -> tuple[DriftLine, ...]:
+        """Drift lines: bounded, each a known figure of a cell id with two finite numbers, zero or more."""
+        if not isinstance(value, list) or len(value) > MAX_DRIFT:
+            self.fail("drift", f"a list of at most {MAX_DRIFT} drift lines", value)
+        lines = []
+        for i, item in enumerate(value):
+            path = f"drift[{i}]"
+            if not isinstance(item, Mapping) or set(item) != {"cell", "figure", "base", "head"}:
+                self.fail(path, "an object with cell, figure, base and head", item)
+            if item["figure"] not in DRIFT_FIGURES:
+                self.fail(f"{path}.figure", f"one of {', '.join(DRIFT_FIGURES)}", item["figure"])
+            numbers = [item[k] for k in ("base", "head")]
+            if any(isinstance(x, bool) or not isinstance(x, (int, float)) or not 0 <= x < 1e30 for x in numbers):
+                self.fail(path, "base and head numbers, zero or more", numbers)
+            (cell,) = self.cell_ids_of([item["cell"]], f"{path}.cell")
+            lines.append(DriftLine(cell, item["figure"], float(item["base"]), float(item["head"])))
+        return tuple(lines)
 
     def count(self, value, path: str) -> int:
         if self.check(value, int, path) < 0:

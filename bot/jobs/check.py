@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.jobs.report import ReportInputs, ReportOutcome, ReportOutputs, Selected, make_report
+from bot.jobs.report import ReportInputs, ReportOutcome, ReportOutputs, Selected, drift_rule, make_report
 from bot.jobs.run import rerunner, run_plan
 from bot.settings import Settings
 
@@ -45,7 +45,12 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> ReportOutco
     echo(f"running {len(plan.cells)} cells from {plan.source} → {head_junit}")
     run_plan(plan, head_junit, options.workers)
     inputs = ReportInputs(
-        head=(head_junit,), skiplists=options.skiplists, base=options.base_junit, selected=selected, source=plan.source
+        head=(head_junit,),
+        skiplists=options.skiplists,
+        base=options.base_junit,
+        selected=selected,
+        source=plan.source,
+        drift=drift_rule(options.settings),
     )
     outputs = ReportOutputs(
         report=out / "report.json",

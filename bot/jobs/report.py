@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bot.cells import Cell
+from bot.diff.drift import DriftRule
 from bot.diff.model import Report
 from bot.errors import BotError
 from bot.jobs import stages
@@ -46,6 +47,18 @@ class ReportInputs:
     stale_days: float = Settings.stale_days
     flaky_window: int = Settings.flaky_window
     source: str | None = None  # the model source: a checkout's own export tests walk their own scopes
+    drift: DriftRule = DriftRule()  # the thresholds of the drift section (drift_rule(settings))
+
+
+def drift_rule(settings: Settings) -> DriftRule:
+    """The drift thresholds `[tool.export-bot]` sets (docs/diff.md)."""
+    return DriftRule(
+        error_factor=settings.drift_error_factor,
+        error_floor=settings.drift_error_floor,
+        time_factor=settings.drift_time_factor,
+        time_seconds=settings.drift_time_seconds,
+        fails=settings.drift_fails,
+    )
 
 
 @dataclass(frozen=True)
@@ -93,6 +106,7 @@ def make_report(
         changed_lines=inputs.selected.changed_lines,
         repository_url=repository_url(),
         main=main,
+        drift_rule=inputs.drift,
     )
     report = stages.diff_results(base, head, skiplists, rerun_results, **context)
     rerun_junit = None

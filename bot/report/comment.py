@@ -17,6 +17,7 @@ from bot.report.markdown import (
     counts_table,
     cut,
     defuse,
+    drift_section,
     escape,
     flaky_note,
     footer,
@@ -179,6 +180,8 @@ def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
         if lines:
             out += ["", f"### {TITLES[name]} ({len(lines):,})", ""]
             out += _list(name, lines, budget.items, budget.excerpt, pending, where, left_out, window=fixed.window)
+    drifted = drift_section(report, budget.details)
+    out += ["", *drifted] if drifted else []
     out += _proposal(report, fixed.folds, budget, left_out)
     for name in DETAIL_LISTS:
         lines = report.category(name)

@@ -364,6 +364,22 @@ def the_cells(count: int) -> str:
     return "The cell" if count == 1 else f"The {count:,} cells"
 
 
+def drift_section(report: Report, limit: int) -> list[str]:
+    """The cells whose figures moved against their base, folded: one row per figure (docs/diff.md, Drift)."""
+    from bot.diff.drift import describe
+
+    if not report.drift:
+        return []
+    cells = len({line.cell for line in report.drift})
+    effect = "the verdict counts them (drift-fails)" if report.drift_fails else "the verdict leaves them out"
+    out = [f"<details><summary>📈 {n(cells, 'cell')} drifted: figures moved against the base; {effect}</summary>", ""]
+    out += ["| cell | what moved |", "|---|---|"]
+    out += [f"| {code(line.cell, table=True)} | {escape(describe(line))} |" for line in report.drift[:limit]]
+    if len(report.drift) > limit:
+        out.append(f"| … | {n(len(report.drift) - limit, 'more figure')} in report.json |")
+    return [*out, "", "</details>"]
+
+
 def cause_heading(index: int, group: Group) -> str:
     """`**1. `Signature`** at stage `export`: 4 cells, 1 class × torch static, dynamic`."""
     where = f"at stage `{group.stage}`" if group.stage in STAGES else f"({code(cut(group.stage or 'unknown', 40))})"

@@ -15,6 +15,7 @@ from bot.report.markdown import (
     code,
     counts_table,
     cut,
+    drift_section,
     escape,
     flaky_note,
     footer,
@@ -77,6 +78,8 @@ def _compose(
     if weak_passes(report):
         out.append(f"\n{weak_passes(report)}")
     out.append("")
+    drifted = drift_section(report, max(items, 100))
+    out += [*drifted, ""] if drifted else []
     out += _causes(report, items, repository)
     for name in CATEGORIES:
         lines = report.category(name)

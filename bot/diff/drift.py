@@ -1,0 +1,87 @@
+"""Drift (docs/diff.md): passing cells whose measured figures moved beyond thresholds against their base result.
+
+A pass says nothing of its quality. A PR that makes 200 exports ten times less exact, or twice
+as slow, still passes every cell; drift names those cells. Pure: both sides' figures are the
+testcase properties the runner wrote (docs/rules.md) and main's baseline keeps.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from bot.cells import Cell
+from bot.outcomes import CellResult
+
+ERROR = "max_abs_error"  # figure.max_abs_error
+EXPORT_SECONDS = "export_seconds"  # time.export
+FIGURES = (ERROR, EXPORT_SECONDS)
+MAX_DRIFT = 500  # lines a report keeps (the comment shows fewer): a refactor moving every cell is one finding
+_PROPERTY = {ERROR: "figure.max_abs_error", EXPORT_SECONDS: "time.export"}
+_RATIO = "figure.tolerance_ratio"
+
+
+@dataclass(frozen=True)
+class DriftRule:
+    """The thresholds ([tool.export-bot] drift-*, docs/diff.md); `fails` makes drift fail the verdict."""
+
+    error_factor: float = 10.0  # the head's error at least this many times the base's …
+    error_floor: float = 0.5  # … and at least this share of its tolerance (small errors may grow freely)
+    time_factor: float = 2.0  # the head's export time at least this many times the base's …
+    time_seconds: float = 5.0  # … and at least this many seconds longer
+    fails: bool = False
+
+
+class DriftLine(NamedTuple):
+    """One figure of one cell that moved: its base and head values."""
+
+    cell: str
+    figure: str  # one of FIGURES
+    base: float
+    head: float
+
+    def to_json(self) -> dict:
+        return {"cell": self.cell, "figure": self.figure, "base": self.base, "head": self.head}
+
+
+def drift(base: Mapping[Cell, CellResult], head: Mapping[Cell, CellResult], rule: DriftRule) -> tuple[DriftLine, ...]:
+    """The figures that moved beyond `rule` on cells that pass on both sides, by cell id; at most MAX_DRIFT."""
+    found: list[DriftLine] = []
+    for cell, result in head.items():
+        before = base.get(cell)
+        if before is None or not (result.status.passing and before.status.passing):
+            continue
+        for figure in FIGURES:
+            was, now = _figure(before, figure), _figure(result, figure)
+            if was is not None and now is not None and _moved(figure, was, now, result, rule):
+                found.append(DriftLine(cell.id, figure, was, now))
+    return tuple(sorted(found)[:MAX_DRIFT])
+
+
+def _moved(figure: str, was: float, now: float, result: CellResult, rule: DriftRule) -> bool:
+    if figure == ERROR:
+        ratio = _number(dict(result.properties).get(_RATIO))
+        return ratio is not None and ratio >= rule.error_floor and now >= rule.error_factor * was and now > was
+    return now >= rule.time_factor * was and now >= was + rule.time_seconds
+
+
+def _figure(result: CellResult, figure: str) -> float | None:
+    return _number(dict(result.properties).get(_PROPERTY[figure]))
+
+
+def _number(text: str | None) -> float | None:
+    try:
+        value = float(text) if text is not None else None
+    except ValueError:
+        return None
+    return value if value is not None and math.isfinite(value) and value >= 0 else None
+
+
+def describe(line: DriftLine) -> str:
+    """`max abs error 2.1e-06 → 3.4e-04 (×162)`, `export 3.2 s → 9.8 s (×3.1)`."""
+    factor = f"×{line.head / line.base:.3g}" if line.base > 0 else "from zero"
+    if line.figure == EXPORT_SECONDS:
+        return f"export {line.base:.1f} s → {line.head:.1f} s ({factor})"
+    return f"max abs error {line.base:.2g} → {line.head:.2g} ({factor})"

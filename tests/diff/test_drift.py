@@ -1,0 +1,113 @@
+"""Drift: passing cells whose measured figures moved beyond the thresholds against their base (docs/diff.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.cells import Cell
+from bot.diff import diff
+from bot.diff.drift import ERROR, EXPORT_SECONDS, DriftLine, DriftRule, drift
+from bot.diff.errors import ReportError
+from bot.diff.model import Report
+from bot.outcomes import CellResult, Status
+from bot.report import render_comment, render_summary
+from bot.results import ResultSet
+from bot.skiplist.model import load_skiplists
+
+CELL = Cell.parse("BertModel::test_onnx_export_dynamic")
+
+
+def passed(error: float | None = None, ratio: float = 0.0, export: float | None = None, cell: Cell = CELL):
+    properties = []
+    if error is not None:
+        properties += [("figure.max_abs_error", repr(error)), ("figure.tolerance_ratio", repr(ratio))]
+    if export is not None:
+        properties.append(("time.export", f"{export:.3f}"))
+    return CellResult(cell, Status.PASSED, properties=tuple(properties))
+
+
+@pytest.mark.parametrize(
+    ("base", "head", "moved"),
+    [
+        (passed(1e-6, 0.001), passed(2e-4, 0.6), [ERROR]),  # ×200 and past half its tolerance
+        (passed(1e-6, 0.001), passed(2e-4, 0.2), []),  # ×200, still far inside its tolerance
+        (passed(1e-4, 0.5), passed(5e-4, 0.9), []),  # ×5 only
+        (passed(0.0, 0.0), passed(6e-4, 0.6), [ERROR]),  # exact before
+        (passed(export=3.0), passed(export=9.0), [EXPORT_SECONDS]),  # ×3 and +6 s
+        (passed(export=1.0), passed(export=4.0), []),  # ×4 but +3 s: noise on a fast export
+        (passed(export=3.0), passed(export=7.0), []),  # ×2.3 but only +4 s
+        (passed(1e-6, 0.001, export=2.0), passed(1e-3, 0.9, export=20.0), [ERROR, EXPORT_SECONDS]),
+    ],
+)
+def test_what_counts_as_drift(base, head, moved):
+    found = drift({CELL: base}, {CELL: head}, DriftRule())
+    assert sorted(line.figure for line in found) == sorted(moved)
+
+
+def test_a_cell_failing_on_either_side_or_without_figures_never_drifts():
+    failing = CellResult(CELL, Status.FAILED, properties=(("figure.max_abs_error", "1"),))
+    assert drift({CELL: passed(1e-6, 0.0)}, {CELL: failing}, DriftRule()) == ()
+    assert drift({CELL: passed()}, {CELL: passed(1e-3, 0.9)}, DriftRule()) == ()
+    hostile = passed(1e-6, 0.0)
+    nan = CellResult(CELL, Status.PASSED, properties=(("figure.max_abs_error", "nan"), ("figure.tolerance_ratio", "1")))
+    assert drift({CELL: hostile}, {CELL: nan}, DriftRule()) == ()
+
+
+def test_the_report_carries_drift_and_the_comment_shows_it_without_failing_by_default(tmp_path):
+    skiplists = load_skiplists(tmp_path)
+    base = ResultSet({CELL: passed(1e-6, 0.001, export=2.0)})
+    head = ResultSet({CELL: passed(4e-4, 0.7, export=2.1)})
+    report = diff(base, head, skiplists)
+    assert report.verdict == "success"
+    assert report.drift == (DriftLine(CELL.id, ERROR, 1e-6, 4e-4),)
+    again = Report.from_json(json.loads(json.dumps(report.to_json())))
+    assert again.drift == report.drift
+    comment = render_comment(report)
+    assert "📈 1 cell drifted: figures moved against the base; the verdict leaves them out" in comment
+    assert "max abs error 1e-06 → 0.0004 (×400)" in comment
+    assert "📈 1 cell drifted" in render_summary(report)
+    failing = diff(base, head, skiplists, drift_rule=DriftRule(fails=True))
+    assert (failing.verdict, failing.headline) == ("failure", "1 cell drifted beyond the thresholds")
+    assert "the verdict counts them (drift-fails)" in render_comment(failing)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        {"cell": CELL.id, "figure": "artifact_bytes", "base": 1, "head": 2},
+        {"cell": CELL.id, "figure": ERROR, "base": -1, "head": 2},
+        {"cell": CELL.id, "figure": ERROR, "base": 1, "head": True},
+        {"cell": "not a cell", "figure": ERROR, "base": 1, "head": 2},
+        {"cell": CELL.id, "figure": ERROR, "base": 1},
+    ],
+)
+def test_a_forged_drift_line_is_refused(tmp_path, line):
+    document = diff(None, ResultSet({CELL: passed()}), load_skiplists(tmp_path)).to_json()
+    document["drift"] = [line]
+    with pytest.raises(ReportError, match="drift"):
+        Report.from_json(document)
+    document["drift"] = [dict(line, cell=CELL.id, figure=ERROR, base=1, head=2)] * 501
+    with pytest.raises(ReportError, match="at most 500"):
+        Report.from_json(document)
+
+
+def test_drift_reads_the_figures_mains_baseline_kept(tmp_path):
+    from bot.results import read_results
+    from bot.results.baseline import Segment, at, fold, measured
+    from bot.results.baseline_json import dumps, loads
+    from tests.results.factory import Case, junit
+
+    main = tmp_path / "main.xml"
+    figures = {"compared": "values", "figure.max_abs_error": "1e-06", "figure.tolerance_ratio": "0.001"}
+    main.write_text(junit([Case(CELL.id, extra={**figures, "time.export": "2.000"})]))
+    sha = "a" * 40
+    state = measured(read_results([main]), commit=sha, time="2026-12-04T08:00:00Z", run_id=1, source="push",
+                     segment=Segment(None, (sha,), 1))  # fmt: skip
+    base, _ = at(loads(dumps(fold(state)), where="baseline.json"), sha, now="2026-12-04T09:00:00Z", stale_days=7)
+    head = ResultSet({CELL: passed(2e-4, 0.8, export=11.0)})
+    report = diff(base, head, load_skiplists(tmp_path))
+    assert sorted((line.figure, line.base, line.head) for line in report.drift) == [
+        (EXPORT_SECONDS, 2.0, 11.0), (ERROR, 1e-6, 2e-4)
+    ]  # fmt: skip
