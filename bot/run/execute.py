@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import logging
+import sys
 import time
 import traceback
 from collections import defaultdict
@@ -66,6 +67,9 @@ class CellRun:
     gate_scope: str | None = None  # the gate scope that listed the class: exported, never driven
     # What the value comparisons measured, the worst over the components (bot/run/judge.Figures).
     figures: Any = None
+    # What the exported artifacts measured, summed over the components (`measure` of bot/run/backends),
+    # and the worker's peak resident memory so far: `artifact_bytes`, `onnx_nodes`, … (docs/rules.md).
+    artifact: Mapping[str, float] = field(default_factory=dict)
 
 
 class _Clock:
@@ -221,6 +225,7 @@ def _export_and_judge(
     compare_values = run.exactness_scope is None
     done: list[ComponentRun] = []
     figures = None
+    artifact: dict[str, float] = {}
     failure: tuple[str, BaseException] | None = None
     limit: RuntimeLimit | None = None
     try:
@@ -232,6 +237,8 @@ def _export_and_judge(
         try:
             with clock("export"):
                 program = backend.export(model, inputs, dynamic=cell.dynamic, target=cell.target, optimize=optimize)
+            with clock("measure"):
+                _add(artifact, _measured(backend, program))
             with clock("run"):
                 outputs = backend.run(program, inputs)
             with clock("compare"):
@@ -245,7 +252,7 @@ def _export_and_judge(
         except Exception as exc:
             failure = failure or (clock.stage, exc)
             done.append(ComponentRun(name, "failed", describe(exc)))
-    run = _with(run, components=tuple(done), figures=figures)
+    run = _with(run, components=tuple(done), figures=figures, artifact={**artifact, **_peak_rss()})
     if failure:
         stage, exc = failure
         return _with(run, status=Status.FAILED, stage=stage, message=describe(exc), details=_traceback(exc))
@@ -275,6 +282,33 @@ def _judge_component(rule, outputs, expected, inputs, compare_values: bool, prob
         return judge_measured(rule, outputs, expected, inputs, compare_values=True)
     except AssertionError:
         return "uncompared", None
+
+
+def _measured(backend: Any, program: Any) -> dict[str, float]:
+    """What the backend measures of its exported program; nothing when it cannot (a figure never fails a cell)."""
+    measure = getattr(backend, "measure", None)
+    if not callable(measure):
+        return {}
+    try:
+        return dict(measure(program))
+    except Exception:  # noqa: BLE001 - a measurement is a figure, never a verdict
+        logger.debug("measuring the exported program failed", exc_info=True)
+        return {}
+
+
+def _add(total: dict[str, float], figures: Mapping[str, float]) -> None:
+    for name, value in figures.items():
+        total[name] = total.get(name, 0.0) + value
+
+
+def _peak_rss() -> dict[str, float]:
+    """The worker's peak resident memory so far (a ceiling on this cell's: workers run cells one after another)."""
+    try:
+        import resource
+    except ImportError:  # Windows: no getrusage
+        return {}
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kilobytes on Linux, bytes on macOS
+    return {"process_peak_rss_bytes": float(peak) * (1 if sys.platform == "darwin" else 1024)}
 
 
 def _dtype(components: Mapping[str, tuple[Any, dict]]) -> Any:

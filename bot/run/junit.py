@@ -21,7 +21,7 @@ Properties = list[tuple[str, str]]
 
 # Testsuite property `version.<package>`: the stack a run judged.
 VERSIONED_PACKAGES = ("transformers", "torch", "onnx", "onnxscript", "onnxruntime", "openvino", "executorch")
-TIMING_PREFIX = "time."  # per-stage seconds: time.build, time.eager, time.export, time.run, time.compare
+TIMING_PREFIX = "time."  # per-stage seconds: time.build, time.eager, time.export, time.measure, time.run, time.compare
 
 
 def _flag(value: bool) -> str:
@@ -57,6 +57,7 @@ def run_properties(run: CellRun) -> Properties:
     if run.compared and run.status is Status.PASSED:
         props.append(("compared", run.compared))
     props.extend(figure_properties(run.figures))
+    props.extend((f"{FIGURE}{name}", f"{value:.0f}") for name, value in sorted(run.artifact.items()))
     if run.setup_module:
         props.append(("setup_module", run.setup_module))
         props.append(("setup_origin", run.setup_origin or run.setup_module))

@@ -173,4 +173,9 @@ def test_real_runtimes_returning_wrong_numbers_fail_under_values_only(monkeypatc
     monkeypatch.setattr(backends, "load_backend", real)
     honest = execute_cell(cell, TinySource(), skiplists())
     assert (honest.status, honest.compared) == (Status.PASSED, "values"), honest.message
-    assert float(dict(run_properties(honest))["figure.tolerance_ratio"]) < 1
+    properties = dict(run_properties(honest))
+    assert float(properties["figure.tolerance_ratio"]) < 1
+    # What the artifact measured: its size, and what each backend counts of it.
+    counted = {"onnx": "figure.onnx_nodes", "openvino": "figure.openvino_ops", "executorch": "figure.delegated_nodes"}
+    assert float(properties["figure.artifact_bytes"]) > 10_000 and float(properties[counted[cell.backend]]) > 10
+    assert float(properties["figure.process_peak_rss_bytes"]) > 50e6 and "time.measure" in properties

@@ -72,3 +72,39 @@ def run(program_manager: Any, inputs: dict) -> list[torch.Tensor]:
     if len(kinds) == len(outputs):
         outputs = [out for out, kind in zip(outputs, kinds) if kind == "USER_OUTPUT"]
     return [out for out in outputs if isinstance(out, torch.Tensor)]
+
+
+DELEGATE_CALL = "executorch_call_delegate"
+# Not ops of the model: tuple unpacking, and the memory planner's buffers (`memory.alloc`).
+BOOKKEEPING = frozenset({"getitem", "alloc"})
+
+
+def measure(program_manager: Any) -> dict[str, float]:
+    """The .pte's size, and the program's ops: lowered into a delegate (XNNPACK, MLX) or left to the portable kernels.
+
+    A delegate call stands for the ops it lowered: they are counted in the lowered module's own
+    graph (`original_module`), so the two counts add up to the ops of the program.
+    """
+    exported_program = program_manager.exported_program
+    exported_program = exported_program() if callable(exported_program) else exported_program
+    module = exported_program.graph_module
+    delegated = undelegated = 0
+    for node in module.graph.nodes:
+        if node.op != "call_function" or _name(node.target) in BOOKKEEPING:
+            continue
+        if DELEGATE_CALL not in _name(node.target):
+            undelegated += 1
+            continue
+        lowered = getattr(module, str(node.args[0].target), None) if node.args else None
+        original = getattr(lowered, "original_module", None)
+        inner = original.graph.nodes if original is not None else ()
+        delegated += sum(n.op == "call_function" and _name(n.target) not in BOOKKEEPING for n in inner) or 1
+    return {
+        "artifact_bytes": float(len(program_manager.buffer)),
+        "delegated_nodes": float(delegated),
+        "undelegated_nodes": float(undelegated),
+    }
+
+
+def _name(target: Any) -> str:
+    return getattr(target, "__name__", str(target))

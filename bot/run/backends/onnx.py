@@ -35,3 +35,9 @@ def run(program: Any, inputs: dict) -> dict[str, torch.Tensor]:
     values = session.run(None, feed)
     names = (re.sub(r"^output\.", "", spec.name) for spec in session.get_outputs())
     return {name: torch.as_tensor(value) for name, value in zip(names, values)}
+
+
+def measure(program: Any) -> dict[str, float]:
+    """The ONNX model's size as serialized and its graph's node count (functions' bodies not counted)."""
+    proto = onnx_ir.to_proto(program)
+    return {"artifact_bytes": float(proto.ByteSize()), "onnx_nodes": float(len(proto.graph.node))}

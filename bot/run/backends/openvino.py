@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import openvino
@@ -58,3 +60,12 @@ def run(program: Any, inputs: dict) -> dict[str, torch.Tensor]:
     for state in request.query_state():
         outputs[_state_path(state)] = torch.as_tensor(state.state.data.copy())
     return outputs
+
+
+def measure(program: Any) -> dict[str, float]:
+    """The OpenVINO IR's size on disk (the .xml and the .bin `save_model` writes, uncompressed) and its op count."""
+    with tempfile.TemporaryDirectory(prefix="export-bot-ir-") as folder:
+        path = Path(folder) / "model.xml"
+        openvino.save_model(program, path, compress_to_fp16=False)
+        size = sum(file.stat().st_size for file in Path(folder).iterdir())
+    return {"artifact_bytes": float(size), "openvino_ops": float(len(program.get_ordered_ops()))}
