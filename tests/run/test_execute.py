@@ -277,7 +277,14 @@ def test_hub_kernels_are_restored_and_timings_recorded(fake):
     before = hub_kernels.is_kernels_available
     run = execute_cell(Cell("BertModel", "dynamo", "dynamic"), TinySource(), skiplists())
     assert hub_kernels.is_kernels_available is before and fake.calls[0]["kernels"] is False
-    assert set(run.timings) == {"build", "eager", "export", "measure", "run", "compare"}  # a forward cell captures nothing
+    assert set(run.timings) == {
+        "build",
+        "eager",
+        "export",
+        "measure",
+        "run",
+        "compare",
+    }  # a forward cell captures nothing
     assert all(seconds >= 0 for seconds in run.timings.values())
 
 
