@@ -68,6 +68,7 @@ class Settings:
     drift_error_floor: float = 0.5
     drift_time_factor: float = 2.0
     drift_time_seconds: float = 5.0
+    drift_artifact_factor: float = 1.2
     drift_fails: bool = False
     # The keys the file set: a configured skiplist folder that is missing is an error, while
     # an unconfigured one falls back to the bot's own skiplists.
@@ -111,6 +112,7 @@ SCHEMA: dict[str, Key] = {
     "drift_error_floor": Key("number", 0, 1e9),
     "drift_time_factor": Key("number", 1, 1e9),
     "drift_time_seconds": Key("number", 0, 1e9),
+    "drift_artifact_factor": Key("number", 1, 1e9),
     "drift_fails": Key("bool"),
 }
 

@@ -17,9 +17,16 @@ from bot.outcomes import CellResult
 
 ERROR = "max_abs_error"  # figure.max_abs_error
 EXPORT_SECONDS = "export_seconds"  # time.export
-FIGURES = (ERROR, EXPORT_SECONDS)
+ARTIFACT = "artifact_bytes"  # figure.artifact_bytes
+DELEGATED = "delegated_nodes"  # figure.delegated_nodes (ExecuTorch)
+FIGURES = (ERROR, EXPORT_SECONDS, ARTIFACT, DELEGATED)
 MAX_DRIFT = 500  # lines a report keeps (the comment shows fewer): a refactor moving every cell is one finding
-_PROPERTY = {ERROR: "figure.max_abs_error", EXPORT_SECONDS: "time.export"}
+_PROPERTY = {
+    ERROR: "figure.max_abs_error",
+    EXPORT_SECONDS: "time.export",
+    ARTIFACT: "figure.artifact_bytes",
+    DELEGATED: "figure.delegated_nodes",
+}
 _RATIO = "figure.tolerance_ratio"
 
 
@@ -31,7 +38,8 @@ class DriftRule:
     error_floor: float = 0.5  # … and at least this share of its tolerance (small errors may grow freely)
     time_factor: float = 2.0  # the head's export time at least this many times the base's …
     time_seconds: float = 5.0  # … and at least this many seconds longer
-    fails: bool = False
+    artifact_factor: float = 1.2  # the head's artifact at least this many times the base's
+    fails: bool = False  # (delegation drifts whenever fewer ops are lowered into a delegate)
 
 
 class DriftLine(NamedTuple):
@@ -64,6 +72,10 @@ def _moved(figure: str, was: float, now: float, result: CellResult, rule: DriftR
     if figure == ERROR:
         ratio = _number(dict(result.properties).get(_RATIO))
         return ratio is not None and ratio >= rule.error_floor and now >= rule.error_factor * was and now > was
+    if figure == ARTIFACT:
+        return now >= rule.artifact_factor * was and now > was
+    if figure == DELEGATED:
+        return now < was
     return now >= rule.time_factor * was and now >= was + rule.time_seconds
 
 
@@ -84,4 +96,8 @@ def describe(line: DriftLine) -> str:
     factor = f"×{line.head / line.base:.3g}" if line.base > 0 else "from zero"
     if line.figure == EXPORT_SECONDS:
         return f"export {line.base:.1f} s → {line.head:.1f} s ({factor})"
+    if line.figure == ARTIFACT:
+        return f"artifact {line.base / 1024:,.0f} KiB → {line.head / 1024:,.0f} KiB ({factor})"
+    if line.figure == DELEGATED:
+        return f"ops in a delegate {line.base:.0f} → {line.head:.0f}"
     return f"max abs error {line.base:.2g} → {line.head:.2g} ({factor})"

@@ -57,6 +57,7 @@ def drift_rule(settings: Settings) -> DriftRule:
         error_floor=settings.drift_error_floor,
         time_factor=settings.drift_time_factor,
         time_seconds=settings.drift_time_seconds,
+        artifact_factor=settings.drift_artifact_factor,
         fails=settings.drift_fails,
     )
 

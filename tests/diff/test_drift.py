@@ -76,7 +76,7 @@ def test_the_report_carries_drift_and_the_comment_shows_it_without_failing_by_de
 @pytest.mark.parametrize(
     "line",
     [
-        {"cell": CELL.id, "figure": "artifact_bytes", "base": 1, "head": 2},
+        {"cell": CELL.id, "figure": "peak_rss_bytes", "base": 1, "head": 2},
         {"cell": CELL.id, "figure": ERROR, "base": -1, "head": 2},
         {"cell": CELL.id, "figure": ERROR, "base": 1, "head": True},
         {"cell": "not a cell", "figure": ERROR, "base": 1, "head": 2},
@@ -111,3 +111,24 @@ def test_drift_reads_the_figures_mains_baseline_kept(tmp_path):
     assert sorted((line.figure, line.base, line.head) for line in report.drift) == [
         (EXPORT_SECONDS, 2.0, 11.0), (ERROR, 1e-6, 2e-4)
     ]  # fmt: skip
+
+
+def artifact(size: float, delegated: float | None = None) -> CellResult:
+    properties = [("figure.artifact_bytes", f"{size:.0f}")]
+    if delegated is not None:
+        properties.append(("figure.delegated_nodes", f"{delegated:.0f}"))
+    return CellResult(CELL, Status.PASSED, properties=tuple(properties))
+
+
+@pytest.mark.parametrize(
+    ("base", "head", "moved"),
+    [
+        (artifact(100_000), artifact(125_000), ["artifact_bytes"]),  # +25 %
+        (artifact(100_000), artifact(115_000), []),  # +15 %
+        (artifact(100_000, 83), artifact(100_000, 40), ["delegated_nodes"]),  # half the ops left the delegate
+        (artifact(100_000, 83), artifact(100_000, 90), []),
+    ],
+)
+def test_artifact_growth_and_lost_delegation_drift(base, head, moved):
+    found = drift({CELL: base}, {CELL: head}, DriftRule())
+    assert [line.figure for line in found] == moved
