@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 
 from bot.cells import BACKENDS, SHAPES, Cell
-from bot.diff.drift import DriftRule, drift
+from bot.diff.drift import DriftRule, drift, line_figures
 from bot.diff.groups import ChangedLines, group_failures
 from bot.diff.model import CATEGORIES, EXCERPT, BaselineAge, CellLine, Report, count_key, judges_of
 from bot.outcomes import WEAK_COMPARED, CellResult, Status
@@ -278,6 +278,7 @@ def _line(result: CellResult, before: CellResult | None, covered_by: str | None,
         _weak(result),
         _setup_module(result),
         flips,
+        line_figures(result),
     )
 
 

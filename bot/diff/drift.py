@@ -28,6 +28,9 @@ _PROPERTY = {
     DELEGATED: "figure.delegated_nodes",
 }
 _RATIO = "figure.tolerance_ratio"
+RATIO = "tolerance_ratio"
+LINE_FIGURES = (*FIGURES, RATIO)  # what a report line carries of its cell's figures, for the dashboard's history
+_PROPERTY_OF_LINE = {**_PROPERTY, RATIO: _RATIO}
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,13 @@ def _number(text: str | None) -> float | None:
     except ValueError:
         return None
     return value if value is not None and math.isfinite(value) and value >= 0 else None
+
+
+def line_figures(result: CellResult) -> tuple[tuple[str, float], ...]:
+    """The cell's measured figures a report line keeps, by name (none for a cell that measured nothing)."""
+    properties = dict(result.properties)
+    found = ((name, _number(properties.get(prop))) for name, prop in _PROPERTY_OF_LINE.items())
+    return tuple(sorted((name, value) for name, value in found if value is not None))
 
 
 def describe(line: DriftLine) -> str:

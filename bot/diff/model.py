@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from bot.cells import BACKENDS, SHAPES, Cell, CellIdError, placed
 from bot.diff.drift import FIGURES as DRIFT_FIGURES
-from bot.diff.drift import MAX_DRIFT, DriftLine
+from bot.diff.drift import LINE_FIGURES, MAX_DRIFT, DriftLine
 from bot.diff.errors import ReportError
 from bot.diff.groups import Group
 from bot.diff.proposal import Proposal
@@ -93,15 +93,23 @@ class CellLine(NamedTuple):
     compared: str | None = None  # a pass that compared less than values: `names`, `count` or `none`
     setup_module: str | None = None  # a build error because this test module did not import (a setup problem)
     flips: int = 0  # flaky: how often the cell flipped on main within the baseline's flaky window
+    # What the cell measured (bot/diff/drift.py LINE_FIGURES), name → value: the dashboard's history per cell.
+    figures: tuple[tuple[str, float], ...] = ()
 
     def to_json(self) -> dict:
         # Defaults are left out: 30,000 lines stay compact.
         defaults = self._field_defaults
-        return {k: v for k, v in zip(self._fields, self) if k not in defaults or v != defaults[k]}
+        data = {k: v for k, v in zip(self._fields, self) if k not in defaults or v != defaults[k]}
+        if self.figures:
+            data["figures"] = dict(self.figures)
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping) -> CellLine:
-        return cls(**{k: v for k, v in data.items() if k in cls._fields})
+        fields = {k: v for k, v in data.items() if k in cls._fields}
+        if isinstance(fields.get("figures"), Mapping):
+            fields["figures"] = tuple(sorted(fields["figures"].items()))
+        return cls(**fields)
 
 
 @dataclass(frozen=True)
@@ -318,12 +326,10 @@ def _proposal(data, where: str) -> Proposal | None:
 
 # What each JSON type is called in an error message.
 _JSON_KINDS = {str: "a string", bool: "true or false", int: "a whole number", float: "a number", list: "a list"}
-_JSON_KINDS.update({dict: "an object", type(None): "null"})
+_JSON_KINDS.update({dict: "an object", type(None): "null", tuple: "an object of figures"})
 # CellLine's fields after `cell` and `status`, with the JSON types each may hold.
-_LINE_TYPES = tuple(
-    (str,) if name == "message" else (bool,) if name == "probe" else (int,) if name == "flips" else (str, type(None))
-    for name in CellLine._fields[2:]
-)
+_KINDS = {"message": (str,), "probe": (bool,), "flips": (int,), "figures": (tuple,)}
+_LINE_TYPES = tuple(_KINDS.get(name, (str, type(None))) for name in CellLine._fields[2:])
 MAX_FLIPS = 10_000  # a cell's flip count: at most two per result kept (bot/settings.py bounds the window)
 
 
@@ -539,6 +545,8 @@ class _Fields:
             for name, value_, types in zip(CellLine._fields[2:], line[2:], _LINE_TYPES):
                 if not isinstance(value_, types):
                     self.fail(f"{path}[{i}].{name}", " or ".join(_JSON_KINDS[t] for t in types), value_)
+            if line.figures and not _figures_ok(line.figures):
+                self.fail(f"{path}[{i}].figures", f"numbers, zero or more, named {', '.join(LINE_FIGURES)}", item)
             if line.flips and (isinstance(line.flips, bool) or not 0 <= line.flips <= MAX_FLIPS):
                 self.fail(f"{path}[{i}].flips", f"a whole number from 0 to {MAX_FLIPS:,}", line.flips)
             if len(line.cell) > MAX_TEXT or len(line.message) > MAX_TEXT:
@@ -547,6 +555,13 @@ class _Fields:
                 )
             lines.append(line)
         return tuple(lines)
+
+
+def _figures_ok(figures: tuple) -> bool:
+    return len(figures) <= len(LINE_FIGURES) and all(
+        name in LINE_FIGURES and not isinstance(value, bool) and isinstance(value, (int, float)) and 0 <= value < 1e30
+        for name, value in figures
+    )
 
 
 def write_report(report: Report, path: Path | str) -> None:

@@ -132,3 +132,17 @@ def artifact(size: float, delegated: float | None = None) -> CellResult:
 def test_artifact_growth_and_lost_delegation_drift(base, head, moved):
     found = drift({CELL: base}, {CELL: head}, DriftRule())
     assert [line.figure for line in found] == moved
+
+
+def test_a_report_line_carries_its_cells_figures_and_refuses_forged_ones(tmp_path):
+    head = ResultSet({CELL: passed(2e-5, 0.02, export=1.5)})
+    report = diff(None, head, load_skiplists(tmp_path))
+    (line,) = report.cells
+    assert dict(line.figures) == {"max_abs_error": 2e-5, "tolerance_ratio": 0.02, "export_seconds": 1.5}
+    document = json.loads(json.dumps(report.to_json()))
+    assert document["cells"][0]["figures"]["export_seconds"] == 1.5
+    assert Report.from_json(document).cells == report.cells
+    for forged in ({"peak": 1.0}, {"max_abs_error": -1}, {"max_abs_error": "1"}, [1, 2]):
+        document["cells"][0]["figures"] = forged
+        with pytest.raises(ReportError, match="figures"):
+            Report.from_json(document)
