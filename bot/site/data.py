@@ -35,7 +35,11 @@ PASSING, RAN = frozenset("PUW"), frozenset("PUWFXHK")
 COMPARED = WEAK_COMPARED
 _LETTER = {"passed": "P", "passed-uncompared": "U", "failed": "F", "skipped": "S", "not-buildable": "B", "missing": "-"}
 _ABBREVIATION = {"dynamo": "torch", "onnx": "onnx", "openvino": "ov", "executorch": "et"}
-MISSING = ("-", "missing", "", "", "", "", "", 0, "", "")
+MISSING = ("-", "missing", "", "", "", "", "", 0, "", "", "")
+# The figures a cell's panel plots over the runs (docs/rules.md), to 3 significant digits: they stay
+# the same night after night until the code changes, so a state still interns. Export seconds move
+# every night and would not: they stay in the reports and the drift section.
+SITE_FIGURES = ("max_abs_error", "tolerance_ratio", "artifact_bytes", "delegated_nodes")
 
 
 @dataclass(frozen=True)
@@ -128,7 +132,7 @@ def build_data(
     encoded_runs, rates = _encode_runs(runs, cell_index, states, backend_of)
     strings = _Interner()
     strings("")
-    table = [[s[0], s[1], *(strings(x) for x in s[2:7]), s[7], strings(s[8]), strings(s[9])] for s in states.items]
+    table = [[s[0], s[1], *(strings(x) for x in s[2:7]), s[7], *(strings(x) for x in s[8:11])] for s in states.items]
     family_names, class_family = _families(runs, families, classes)
     links = {
         f"{scope}|{model_class}": [strings(file), line]
@@ -235,6 +239,7 @@ def _state(line: CellLine, flaky: bool) -> tuple:
         int(line.probe),
         line.covered_by or "",
         COMPARED.get(line.compared, "") if line.status == "passed" else "",
+        ";".join(f"{name}={value:.3g}" for name, value in line.figures if name in SITE_FIGURES),
     )
 
 

@@ -66,7 +66,7 @@ def _first(rng: random.Random, cell) -> CellLine:
     if not_buildable(cell.model_class):
         return CellLine(cell.id, "not-buildable", message=f"no zoo recipe builds {cell.model_class}")
     if roll < 0.80:
-        return CellLine(cell.id, "passed", compared=compared(cell.id))
+        return CellLine(cell.id, "passed", compared=compared(cell.id), figures=figures(rng))
     if roll < 0.83:
         return CellLine(cell.id, "passed-uncompared", exactness_scope="exactness")
     if roll < 0.89:
@@ -77,6 +77,13 @@ def _first(rng: random.Random, cell) -> CellLine:
         stage, message = rng.choice(ERRORS)
         return CellLine(cell.id, "failed", stage=stage, message=message)
     return CellLine(cell.id, "error", kind=rng.choice(("crash", "timeout")), message="worker 'gw1' crashed")
+
+
+def figures(rng: random.Random, error: float | None = None) -> tuple[tuple[str, float], ...]:
+    """A value-compared pass's figures, as a report line carries them (sorted by name)."""
+    error = error if error is not None else float(f"{rng.uniform(1e-7, 1e-4):.2g}")
+    size = float(rng.randrange(100_000, 5_000_000, 1024))
+    return (("artifact_bytes", size), ("max_abs_error", error), ("tolerance_ratio", float(f"{error / 1e-3:.3g}")))
 
 
 def _drift(rng: random.Random, line: CellLine, broken_backend: str | None) -> CellLine:
@@ -91,6 +98,9 @@ def _drift(rng: random.Random, line: CellLine, broken_backend: str | None) -> Ce
         return CellLine(line.cell, "failed", stage=stage, message=message, base_status="passed")
     if roll < 0.02 and line.status in ("failed", "error"):
         return CellLine(line.cell, "passed", base_status=line.status, compared=compared(line.cell))
+    if roll < 0.03 and line.figures:  # a change that makes this export ten times less exact, still passing
+        grown = dict(line.figures)["max_abs_error"] * 10
+        return line._replace(figures=figures(rng, grown)[:1] + ((("max_abs_error", grown),)) + figures(rng, grown)[2:])
     return line
 
 

@@ -181,6 +181,32 @@ def check_history_strips_the_plot_and_a_cells_panel(driver, site):
     assert any(re.fullmatch(r"https://github.com/huggingface/transformers/commit/[0-9a-f]{40}", h) for h in commits)
     driver.save_screenshot(str(OUTPUT / "dashboard-panel.png"))
 
+    # A value-compared pass, every night: each figure's history, one point per night, as a line plot.
+    select(driver, "f-status", "passing")
+    for cell in js(driver, "return [...document.querySelectorAll('#grid-rows .c.P:not(.dim)')].map(e => e.dataset.c)"):
+        driver.find_element("css selector", f"#grid-rows .c[data-c='{cell}']").click()
+        if js(driver, "return document.querySelectorAll('#history-strip span.P').length") == NIGHTS:
+            break
+    plotted = js(
+        driver,
+        "return [...document.querySelectorAll('#figure-history svg')].map(s => [s.dataset.figure, "
+        "s.querySelector('polyline').getAttribute('points').split(' ').length])",
+    )
+    assert plotted == [["max_abs_error", NIGHTS], ["tolerance_ratio", NIGHTS], ["artifact_bytes", NIGHTS]], plotted
+    assert "max abs error: " in driver.find_element("id", "figure-history").text
+    # One whose export became ten times less exact, still passing: its plot steps up.
+    for cell in js(driver, "return [...document.querySelectorAll('#grid-rows .c.P:not(.dim)')].map(e => e.dataset.c)"):
+        driver.find_element("css selector", f"#grid-rows .c[data-c='{cell}']").click()
+        ys = js(
+            driver,
+            "const p = document.querySelector('#figure-history svg[data-figure=max_abs_error] polyline');"
+            "return p ? p.getAttribute('points').split(' ').map(xy => Number(xy.split(',')[1])) : [];",
+        )
+        if len(set(ys)) > 1:
+            break
+    assert ys == sorted(ys, reverse=True) and ys[0] > ys[-1], ys  # steps up (higher on the page), never down
+    driver.save_screenshot(str(OUTPUT / "dashboard-figures.png"))
+
     # A skipped cell: its scope, reason and the link to its line in the TOML.
     select(driver, "f-status", "skipped")
     driver.find_element("css selector", "#grid-rows .c.S:not(.dim)").click()

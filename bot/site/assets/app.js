@@ -212,6 +212,36 @@
     $("plot").innerHTML = out.join("");
   }
 
+  // ---- a cell's figures over the runs (docs/rules.md): one small line plot per figure ----
+  const FIGURE_WORDS = { max_abs_error: "max abs error", tolerance_ratio: "error / tolerance", artifact_bytes: "artifact bytes", delegated_nodes: "ops in a delegate" };
+  function figuresOf(stateId) {
+    const out = {};
+    for (const pair of S(D.states[stateId][10]).split(";")) {
+      const [name, value] = pair.split("=");
+      if (name in FIGURE_WORDS && Number.isFinite(Number(value))) out[name] = Number(value);
+    }
+    return out;
+  }
+  function figurePlots(c) {
+    const series = {};
+    for (let r = 0; r <= state.run; r++) {
+      const found = figuresOf(M[r * C + c]);
+      for (const name in found) (series[name] = series[name] || []).push([r, found[name]]);
+    }
+    const W = 300, H = 56, L = 4, T = 6, w = W - 2 * L, h = H - 2 * T;
+    return Object.keys(FIGURE_WORDS).filter((name) => series[name]).map((name) => {
+      const pts = series[name], values = pts.map((p) => p[1]);
+      const lo = Math.min(...values), hi = Math.max(...values);
+      const x = (r) => L + (state.run ? (r / state.run) * w : w / 2);
+      const y = (v) => (hi > lo ? T + (1 - (v - lo) / (hi - lo)) * h : T + h / 2);  // a constant: mid-height
+      const line = pts.map(([r, v]) => `${x(r).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
+      const dots = pts.map(([r, v]) => `<circle cx="${x(r).toFixed(1)}" cy="${y(v).toFixed(1)}" r="2"><title>${esc(runLabel(D.runs[r], r))}: ${esc(v.toPrecision(3))}</title></circle>`).join("");
+      const last = values[values.length - 1];
+      return `<div class="figure"><span>${esc(FIGURE_WORDS[name])}: ${esc(last.toPrecision(3))} (${esc(lo.toPrecision(3))} – ${esc(hi.toPrecision(3))})</span>`
+        + `<svg class="figure-plot" data-figure="${esc(name)}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(FIGURE_WORDS[name])} over the runs"><polyline points="${line}"/>${dots}</svg></div>`;
+    }).join("");
+  }
+
   // ---- a cell's panel ----
   function skipLink(scope, cell) {
     const found = D.skip_lines[`${scope}|${D.classes[D.cell_class[cell]]}`];
@@ -258,6 +288,7 @@
       big.push(`<span class="${cls(l)}" title="${esc(runLabel(D.runs[r], r))}: ${esc(D.codes[l][0])}"></span>`);
       if (r === 0 || M[(r - 1) * C + c] !== s) changes.push(r);
     }
+    const figures = figurePlots(c);
     const table = changes.reverse().map((r) => {
       const s = D.states[M[r * C + c]], l = s[0];
       const what = [S(s[2]), S(s[3])].filter(Boolean).join(", ");
@@ -266,6 +297,7 @@
     $("panel-body").innerHTML = `<h2>${esc(id)}</h2><dl>${rows.join("")}</dl>`
       + (S(message) ? `<h3>${reason}</h3><pre>${esc(S(message))}</pre>` : "")
       + `<h3>History (${state.run + 1} runs, oldest left)</h3><div class="bigstrip" id="history-strip">${big.join("")}</div>`
+      + (figures ? `<h3>Figures (oldest left)</h3><div id="figure-history">${figures}</div>` : "")
       + `<h3>Changes</h3><table id="changes"><tr><th>run</th><th>became</th><th>commit</th></tr>${table}</table>`;
     $("panel").hidden = false;
     draw(true);
