@@ -110,6 +110,11 @@ class Controller:
 
     def pytest_runtest_logstart(self, nodeid: str, location) -> None:
         self.started[nodeid] = time.monotonic()
+        if self.writer is not None:
+            try:
+                self.writer.start(Cell.parse(nodeid, lenient=True))
+            except CellIdError:
+                pass
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched) -> None:

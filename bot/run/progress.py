@@ -22,24 +22,39 @@ def format_seconds(seconds: float) -> str:
 
 @dataclass
 class Progress:
-    """Counts as cells finish. `estimates` (seconds per cell id) weight the time-left guess.
+    """Counts as cells finish, and guesses the time left from the cells' own measured times.
 
-    The guess scales the estimated seconds still to run by how fast the estimated seconds
-    already done went, so it accounts for parallel workers and a machine slower than the estimates.
-    The pace is measured from the first cell's finish on, never from the run's start: the start
-    holds the interpreter, torch's import and the collection, which no later cell pays again (an
-    ETA taken over them after one cell said 25 minutes for a 5-minute run).
+    Each cell still to run is expected to take what the finished cells of its kind (backend and
+    path) took on this machine; a kind none has finished yet takes its recorded estimate
+    (`estimates`, seconds per cell id), scaled by how the finished cells compared with theirs.
+    The time left is that work over the workers really busy: the seconds cells have run,
+    finished or still running, over the time since the first started. Nothing before the first
+    cell's start counts (the interpreter, torch's import, the collection), nor the first cell's
+    pace alone: an ETA from the run's start said 25 minutes after one cell of a 5-minute run, and
+    one from recorded estimates alone twice the real time on the smoke preset.
     """
 
     cells: tuple[Cell, ...]
     estimates: Mapping[str, float] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
     outcomes: dict[Cell, Status] = field(default_factory=dict)
-    first_done: float | None = None  # when the first cell finished: the pace is measured from here
+    first_done: float | None = None  # when the first cell finished
+    running: dict[Cell, float] = field(default_factory=dict)  # cell → when it started
+    seconds: dict[Cell, float] = field(default_factory=dict)  # finished cell → how long it ran
+    first_start: float | None = None
+
+    def start(self, cell: Cell, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        self.running[cell] = now
+        self.first_start = now if self.first_start is None else self.first_start
 
     def record(self, cell: Cell, status: Status, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
         if self.first_done is None:
-            self.first_done = time.monotonic() if now is None else now
+            self.first_done = now
+        began = self.running.pop(cell, None)
+        if began is not None:
+            self.seconds[cell] = now - began
         self.outcomes[cell] = status
 
     @property
@@ -47,13 +62,27 @@ class Progress:
         return sum(status.failing for status in self.outcomes.values())
 
     def left(self, now: float) -> float | None:
-        """Seconds still to go; None until a second cell has finished (one cell gives no pace)."""
-        finished = list(self.outcomes)
-        if len(finished) < 2 or self.first_done is None or now <= self.first_done:
+        """Seconds still to go; None until a cell has finished with its time measured."""
+        if not self.seconds or self.first_start is None or now <= self.first_start:
             return None
-        done = sum(self.estimates.get(cell.id, 1.0) for cell in finished[1:])
-        todo = sum(self.estimates.get(cell.id, 1.0) for cell in self.cells if cell not in self.outcomes)
-        return (now - self.first_done) * todo / done if done else None
+        todo = [cell for cell in self.cells if cell not in self.outcomes]
+        if not todo:
+            return 0.0
+        expected = self._expected()
+        work = sum(expected(cell) for cell in todo) - sum(now - began for began in self.running.values())
+        busy = sum(self.seconds.values()) + sum(now - began for began in self.running.values())
+        workers = max(busy / (now - self.first_start), 1.0)
+        return max(work, 0.0) / workers
+
+    def _expected(self) -> Callable[[Cell], float]:
+        """A cell's expected seconds: the mean of its finished kind, else its estimate scaled like the finished."""
+        by_kind: dict[tuple, list[float]] = {}
+        for cell, took in self.seconds.items():
+            by_kind.setdefault(_kind(cell), []).append(took)
+        means = {kind: sum(times) / len(times) for kind, times in by_kind.items()}
+        recorded = sum(self.estimates.get(cell.id, 1.0) for cell in self.seconds)
+        scale = sum(self.seconds.values()) / recorded if recorded else 1.0
+        return lambda cell: means.get(_kind(cell), self.estimates.get(cell.id, 1.0) * scale)
 
     def line(self, now: float | None = None, last: tuple[Cell, Status] | None = None) -> str:
         now = time.monotonic() if now is None else now
@@ -70,6 +99,10 @@ class Progress:
         if last:
             text += f" · {last[1].value}: {last[0].id}"
         return text
+
+
+def _kind(cell: Cell) -> tuple:
+    return (cell.backend, cell.generate, cell.static_cache)
 
 
 COLUMNS = tuple(Status)
@@ -117,6 +150,9 @@ class ProgressWriter:
         self.stream = stream
         self.clock = clock
         self.tty = bool(getattr(stream, "isatty", lambda: False)())
+
+    def start(self, cell: Cell) -> None:
+        self.progress.start(cell, self.clock())
 
     def update(self, cell: Cell, status: Status) -> None:
         self.progress.record(cell, status, self.clock())

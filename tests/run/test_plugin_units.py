@@ -96,15 +96,28 @@ def test_plan_round_trips_and_rejects_bad_files(tmp_path):
 
 def test_progress_line_counts_failures_and_estimates_time_left():
     third = Cell.parse("BertModel::test_torch_export_static")
-    estimates = {FORWARD.id: 10.0, GENERATE.id: 30.0, third.id: 10.0}
-    progress = Progress((FORWARD, GENERATE, third), estimates, started=0.0)
+    fourth = Cell.parse("ViTModel::test_onnx_export_static")
+    estimates = {FORWARD.id: 10.0, GENERATE.id: 30.0, third.id: 10.0, fourth.id: 40.0}
+    progress = Progress((FORWARD, GENERATE, third, fourth), estimates, started=0.0)
     assert "estimating" in progress.line(now=1.0)
-    # The first cell finishes 20 s in, 15 s of them the start-up no later cell pays: one cell gives no pace.
-    progress.record(FORWARD, Status.FAILED, now=20.0)
-    assert progress.line(now=20.0) == "[1/3] · 1 failing · 20s elapsed · estimating"
-    # The pace runs from the first finish: 10 estimated seconds took 10 s, so 30 more take 30 s.
-    progress.record(third, Status.PASSED, now=30.0)
-    assert progress.line(now=30.0) == "[2/3] · 1 failing · 30s elapsed · ~30s left"
+    # Two workers start 15 s in (the start-up no cell pays again); nothing has finished: no guess.
+    progress.start(FORWARD, now=15.0)
+    progress.start(third, now=15.0)
+    assert "estimating" in progress.line(now=20.0)
+    # FORWARD took 10 s, as estimated. The other ONNX forward cell will take what FORWARD took (10 s,
+    # not its estimate of 40); the generate cell its estimate (30 s); the running one 10 s, 10 of
+    # them done. 40 s of work over the 2 workers busy since 15 s in: 20 s.
+    progress.record(FORWARD, Status.FAILED, now=25.0)
+    assert progress.line(now=25.0) == "[1/4] · 1 failing · 25s elapsed · ~20s left"
+
+
+def test_progress_learns_each_kinds_time_from_the_finished_cells():
+    cells = [Cell.parse(f"M{i}::test_onnx_export_static") for i in range(4)]
+    progress = Progress(tuple(cells), {cell.id: 100.0 for cell in cells}, started=0.0)
+    progress.start(cells[0], now=0.0)
+    progress.record(cells[0], Status.PASSED, now=2.0)
+    # Recorded at 100 s each, measured at 2 s: the three left take 6 s on the one worker.
+    assert progress.left(2.0) == pytest.approx(6.0)
 
 
 def test_progress_writes_plain_lines_off_a_terminal_and_a_summary_at_the_end():
