@@ -458,6 +458,19 @@ class GitHubClient:
         # GitHub rejects descriptions longer than 140 characters.
         self._repo.get_commit(sha).create_status(state, description=description[:140], context=context, **kwargs)
 
+    @_guard("create the check run on {0}")
+    def create_check_run(
+        self, sha: str, name: str, conclusion: str, outputs: list[dict], details_url: str | None = None
+    ) -> int:
+        """A completed check run on `sha`; each further output adds its batch of annotations (GitHub appends them)."""
+        kwargs = {"details_url": details_url} if details_url else {}
+        run = self._repo.create_check_run(
+            name, sha, status="completed", conclusion=conclusion, output=outputs[0], **kwargs
+        )
+        for more in outputs[1:]:
+            run.edit(output=more)
+        return run.id
+
     @_guard("read the commit statuses of {0}")
     def current_status(self, sha: str, *, context: str = STATUS_CONTEXT) -> CommitStatus | None:
         """The latest status of `context` on `sha` (the combined status holds each context's latest)."""

@@ -179,7 +179,22 @@ def _post(
             settable.append(pull)
     if settable and target.sha:
         lines.append(_set_verdict(client, target.sha, report, run_url, context=context))
+        if context == STATUS_CONTEXT:  # the gate's run: its check run too (a command's part-run has none)
+            lines.append(_check_run(client, target.sha, report, body, run_url))
     return tuple(lines)
+
+
+def _check_run(client: GitHubClient, sha: str, report, body: str, run_url: str | None) -> str:
+    """The `export-conformance` check run beside the status: the comment as summary, culprit lines annotated."""
+    from bot.publish.checks import CHECK_NAME, CONCLUSIONS, annotations, batches, output
+
+    found = annotations(report)
+    outputs = [output(report, body, batch) for batch in batches(found)]
+    try:
+        client.create_check_run(sha, CHECK_NAME, CONCLUSIONS[report.verdict], outputs, run_url)
+    except BotError as exc:  # the status is the gate; a missing `checks: write` costs only the annotations
+        return f"no check run on {sha}: {exc}"
+    return f"check run {report.verdict} on {sha} ({len(found)} annotation{'s' if len(found) != 1 else ''})"
 
 
 def _set_verdict(client: GitHubClient, sha: str, report, run_url: str | None, *, context: str = STATUS_CONTEXT) -> str:

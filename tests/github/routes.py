@@ -180,6 +180,75 @@ def create_status(fake, query, body, sha):
     return 201, status
 
 
+# GitHub: at most 50 annotations per request, each on a line of a path; an update appends its
+# annotations to the run's, and `output.annotations_count` counts them all.
+_ANNOTATION_KEYS = {"path", "start_line", "end_line", "annotation_level", "message"}
+
+
+def _check_output(fake, run: dict, output: dict | None) -> tuple[int, dict] | None:
+    if output is None:
+        return None
+    batch = output.get("annotations") or []
+    if len(batch) > 50 or any(not _ANNOTATION_KEYS <= set(a) for a in batch):
+        return 422, {"message": "Validation Failed: at most 50 annotations, each with path, lines, level and message"}
+    if output.get("summary") is not None and len(output["summary"]) > 65535:
+        return 422, {"message": "Validation Failed: output.summary is longer than 65535 characters"}
+    run["annotations"] = run.get("annotations", []) + list(batch)
+    run["output"] = {
+        "title": output.get("title"),
+        "summary": output.get("summary"),
+        "text": output.get("text"),
+        "annotations_count": len(run["annotations"]),
+        "annotations_url": fake.api(f"/check-runs/{run['id']}/annotations"),
+    }
+    return None
+
+
+def _check_run_json(fake, run: dict) -> dict:
+    return {k: v for k, v in run.items() if k != "annotations"}
+
+
+@route("POST", R + "/check-runs")
+def create_check_run(fake, query, body, **_):
+    rid = fake.new_id()
+    run = {
+        "id": rid,
+        "node_id": f"CR_{rid}",
+        "head_sha": body["head_sha"],
+        "name": body["name"],
+        "url": fake.api(f"/check-runs/{rid}"),
+        "html_url": f"{fake.repo['html_url']}/runs/{rid}",
+        "details_url": body.get("details_url"),
+        "status": body.get("status", "queued"),
+        "conclusion": body.get("conclusion"),
+        "started_at": STAMP_NOW(),
+        "completed_at": STAMP_NOW() if body.get("conclusion") else None,
+        "external_id": body.get("external_id", ""),
+        "check_suite": {"id": rid + 1},
+        "app": None,
+        "pull_requests": [],
+        "output": {"title": None, "summary": None, "text": None, "annotations_count": 0,
+                   "annotations_url": fake.api(f"/check-runs/{rid}/annotations")},
+    }  # fmt: skip
+    refused = _check_output(fake, run, body.get("output"))
+    if refused:
+        return refused
+    fake.state.check_runs[rid] = run
+    return 201, _check_run_json(fake, run)
+
+
+@route("PATCH", R + "/check-runs/{check_run_id}")
+def update_check_run(fake, query, body, check_run_id):
+    run = fake.state.check_runs.get(int(check_run_id))
+    if run is None:
+        return not_found()
+    for key in ("name", "details_url", "status", "conclusion", "external_id"):
+        if key in body:
+            run[key] = body[key]
+    refused = _check_output(fake, run, body.get("output"))
+    return refused or (200, _check_run_json(fake, run))
+
+
 @route("GET", R + "/collaborators/{username}/permission")
 def permission(fake, query, body, username):
     perm = fake.state.permissions.get(username, "read")
