@@ -130,7 +130,7 @@ def execute_cell(
     )
     clock = _Clock()
     with _hub_kernels_disabled():
-        run = _execute(base, source, clock, optimize=explanation.onnx_optimize, probe=probe)
+        run = _execute(base, source, clock, optimize=explanation.onnx_optimize, probe=probe, rules=rules)
     return _with(run, timings=dict(clock.timings))
 
 
@@ -144,7 +144,9 @@ def _skipped(run: CellRun, gate: gates.Gate) -> CellRun:
     return _with(run, status=Status.SKIPPED, message=gate.reason, skip_scope=gate.scope)
 
 
-def _execute(run: CellRun, source: ModelSource, clock: _Clock, *, optimize: bool | None, probe: bool) -> CellRun:
+def _execute(
+    run: CellRun, source: ModelSource, clock: _Clock, *, optimize: bool | None, probe: bool, rules: str
+) -> CellRun:
     """The upstream test's order: its decorators (torch version, backend packages), then
     `_skip_if_not_exportable` and the static-cache check, and only then the model is built."""
     cell = run.cell
@@ -182,7 +184,7 @@ def _execute(run: CellRun, source: ModelSource, clock: _Clock, *, optimize: bool
             eager = {name: _eager_outputs(name, model, inputs) for name, (model, inputs) in components.items()}
     except Exception as exc:
         return _with(run, status=Status.FAILED, stage=clock.stage, message=describe(exc), details=_traceback(exc))
-    return _export_and_judge(run, components, eager, clock, optimize=optimize, probe=probe)
+    return _export_and_judge(run, components, eager, clock, optimize=optimize, probe=probe, rules=rules)
 
 
 def _target(source: ModelSource, cell: Cell):
@@ -214,14 +216,14 @@ def build_error(run: CellRun, source: ModelSource, exc: BaseException) -> CellRu
 
 
 def _export_and_judge(
-    run: CellRun, components: dict, eager: dict, clock: _Clock, *, optimize: bool | None, probe: bool
+    run: CellRun, components: dict, eager: dict, clock: _Clock, *, optimize: bool | None, probe: bool, rules: str
 ) -> CellRun:
     """Each component in turn, like the seed's subTests: one failing does not stop the others."""
     from bot.run.backends import RuntimeLimit, load_backend
     from bot.run.judge import rule_for
 
     cell = run.cell
-    rule = rule_for(cell, run.judge.removeprefix("rules:") if run.judge else RULES_PROFILE, _dtype(components))
+    rule = rule_for(cell, rules, _dtype(components))
     compare_values = run.exactness_scope is None
     done: list[ComponentRun] = []
     figures = None
