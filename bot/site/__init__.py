@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.diff.model import load_report
-from bot.site.data import SCHEMA, Run, build_data
+from bot.site.data import SCHEMA, Run, build_data, build_figures
 from bot.site.errors import SiteError
 from bot.site.skips import read_skip_lines
 
@@ -18,6 +18,7 @@ __all__ = ["SCHEMA", "Run", "SiteError", "Written", "build_data", "find_reports"
 ASSETS = Path(__file__).resolve().parent / "assets"
 PAGE_FILES = ("index.html", "app.js", "style.css")
 DATA_FILE = "data.js"  # a script, not JSON: the page then opens from file:// too, where fetch() is refused
+FIGURES_FILE = "figures.js"  # each cell's figures, loaded (as a script too) when a cell's panel first opens
 REPORT = "report.json"
 
 
@@ -71,7 +72,7 @@ def write_site(
     skiplist_url: str | None = None,
     generated: str | None = None,
 ) -> Written:
-    """Write index.html, app.js, style.css and data.js into `out` (created; files there are replaced)."""
+    """Write index.html, app.js, style.css, data.js and figures.js into `out` (created; files there are replaced)."""
     data = build_data(
         runs,
         skip_lines=read_skip_lines(skiplists) if skiplists else None,
@@ -88,6 +89,8 @@ def write_site(
     # `</` cannot end the script early when escaped; the data is read back with JSON.parse semantics.
     payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
     sizes[DATA_FILE] = _write(out / DATA_FILE, f"window.EXPORT_DASHBOARD = {payload};\n")
+    figures = json.dumps(build_figures(runs), separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
+    sizes[FIGURES_FILE] = _write(out / FIGURES_FILE, f"window.EXPORT_FIGURES = {figures};\n")
     return Written(out, sizes, len(data["runs"]), len(data["cell_class"]), len(data["classes"]))
 
 

@@ -35,10 +35,11 @@ PASSING, RAN = frozenset("PUW"), frozenset("PUWFXHK")
 COMPARED = WEAK_COMPARED
 _LETTER = {"passed": "P", "passed-uncompared": "U", "failed": "F", "skipped": "S", "not-buildable": "B", "missing": "-"}
 _ABBREVIATION = {"dynamo": "torch", "onnx": "onnx", "openvino": "ov", "executorch": "et"}
-MISSING = ("-", "missing", "", "", "", "", "", 0, "", "", "")
-# The figures a cell's panel plots over the runs (docs/rules.md), to 3 significant digits: they stay
-# the same night after night until the code changes, so a state still interns. Export seconds move
-# every night and would not: they stay in the reports and the drift section.
+MISSING = ("-", "missing", "", "", "", "", "", 0, "", "")
+# The figures a cell's panel plots over the runs (docs/rules.md), to 3 significant digits, in a file of
+# their own (figures.js) that the page loads when a panel first opens: one value per cell, they would
+# make the grid's data several times larger. Export seconds move every night: they stay in the
+# reports and the drift section.
 SITE_FIGURES = ("max_abs_error", "tolerance_ratio", "artifact_bytes", "delegated_nodes")
 
 
@@ -132,7 +133,7 @@ def build_data(
     encoded_runs, rates = _encode_runs(runs, cell_index, states, backend_of)
     strings = _Interner()
     strings("")
-    table = [[s[0], s[1], *(strings(x) for x in s[2:7]), s[7], *(strings(x) for x in s[8:11])] for s in states.items]
+    table = [[s[0], s[1], *(strings(x) for x in s[2:7]), s[7], strings(s[8]), strings(s[9])] for s in states.items]
     family_names, class_family = _families(runs, families, classes)
     links = {
         f"{scope}|{model_class}": [strings(file), line]
@@ -239,7 +240,6 @@ def _state(line: CellLine, flaky: bool) -> tuple:
         int(line.probe),
         line.covered_by or "",
         COMPARED.get(line.compared, "") if line.status == "passed" else "",
-        ";".join(f"{name}={value:.3g}" for name, value in line.figures if name in SITE_FIGURES),
     )
 
 
@@ -282,3 +282,24 @@ def _rates(current: list[int], letters: list[str], backend_of: list[str | None])
             if letter in PASSING:
                 passing[backend] += 1
     return {backend: [passing[backend], ran[backend]] for backend in BACKENDS if ran[backend]}
+
+
+def build_figures(runs: Sequence[Run]) -> dict:
+    """Per cell (the index data.js gives it), its figures in each run where they changed: `[run, v…]`, null for none.
+
+    A cell's values stay the same night after night until the code changes, so a cell holds a few
+    rows, not one per run; the panel carries a row forward to the runs after it.
+    """
+    runs = ordered(runs)
+    cell_index = _index_cells(runs)
+    cells: dict[int, list] = {}
+    last: dict[int, tuple] = {}
+    for r, run in enumerate(runs):
+        for line in run.report.cells:
+            found = dict(line.figures)
+            values = tuple(float(f"{found[n]:.3g}") if n in found else None for n in SITE_FIGURES)
+            index = cell_index[line.cell]
+            if last.get(index, (None,) * len(SITE_FIGURES)) != values:
+                cells.setdefault(index, []).append([r, *values])
+                last[index] = values
+    return {"schema": SCHEMA, "names": list(SITE_FIGURES), "cells": {str(i): rows for i, rows in cells.items()}}

@@ -138,6 +138,19 @@ class Rehearsal:
         assert "Judged by the checkout's tests/exporters/test_export.py" in body, body
         assert "modeling_bert.py" in body and "Reproduce: `export-bot run --cells Bert" in body, body
         assert "torch._check" in body and "modeling_bert.py#L" in body, body
+        # Beside the status, a check run with the same verdict, annotated on the line the PR changed.
+        [check] = [c for c in self.fake.state.check_runs.values() if c["head_sha"] == head]
+        assert (check["name"], check["status"], check["conclusion"]) == ("export-conformance", "completed", "failure")
+        changed = {
+            (g["culprit"]["path"], g["culprit"]["line"])
+            for g in report["groups"]
+            if (g.get("culprit") or {}).get("changed")
+        }
+        annotated = {(a["path"], a["start_line"]) for a in check["annotations"]}
+        assert changed and changed <= annotated and {path for path, _ in changed} == {MODELING_BERT}, (
+            changed,
+            annotated,
+        )
         return 7, head
 
     def assert_judged_by_the_checkout(self, junit: Path, report: dict) -> None:

@@ -187,6 +187,10 @@ def check_history_strips_the_plot_and_a_cells_panel(driver, site):
         driver.find_element("css selector", f"#grid-rows .c[data-c='{cell}']").click()
         if js(driver, "return document.querySelectorAll('#history-strip span.P').length") == NIGHTS:
             break
+    # figures.js loads when the first panel opens: the grid never waits for it.
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, 10).until(lambda d: d.find_elements("css selector", "#figure-history svg"))
     plotted = js(
         driver,
         "return [...document.querySelectorAll('#figure-history svg')].map(s => [s.dataset.figure, "

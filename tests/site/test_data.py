@@ -209,7 +209,7 @@ def test_cli_builds_the_site_and_states_its_size(tmp_path, skiplists_dir):
     )
     assert result.exit_code == 0, result.output
     assert "2 runs, 2 cells of 1 model classes" in result.output and "KiB" in result.output
-    assert sorted(p.name for p in out.iterdir()) == ["app.js", "data.js", "index.html", "style.css"]
+    assert sorted(p.name for p in out.iterdir()) == ["app.js", "data.js", "figures.js", "index.html", "style.css"]
     text = (out / "data.js").read_text(encoding="utf-8")
     assert "</script>" not in text  # a reason cannot close the script element
     data = json.loads(text.removeprefix("window.EXPORT_DASHBOARD = ").rstrip().rstrip(";"))
@@ -252,3 +252,19 @@ def test_only_https_urls_reach_the_page_data(url):
     assert data["runs"][0]["url"] is None and data["repo_url"] is None and data["skiplist_url"] is None
     kept = replace(hostile, run_url="https://github.com/o/r/actions/runs/1")
     assert build_data([Run(kept, "n0")])["runs"][0]["url"] == "https://github.com/o/r/actions/runs/1"
+
+
+def test_figures_go_to_their_own_file_one_row_per_change():
+    from bot.site.data import build_figures
+
+    cell = "BertModel::test_onnx_export_static"
+    nights = [((("max_abs_error", 1e-6), ("tolerance_ratio", 0.001)),)] * 3 + [((("max_abs_error", 1e-5),),)]
+    runs = [
+        Run(Report(verdict="success", headline="", baseline=False, cells=(CellLine(cell, "passed", figures=f[0]),),
+                   created=f"2026-11-0{i + 1}T03:00:00+00:00"), f"n{i}")
+        for i, f in enumerate(nights)
+    ]  # fmt: skip
+    figures = build_figures(runs)
+    assert figures["names"][:2] == ["max_abs_error", "tolerance_ratio"]
+    # Three nights alike are one row; the fourth changed.
+    assert figures["cells"]["0"] == [[0, 1e-6, 0.001, None, None], [3, 1e-5, None, None, None]]

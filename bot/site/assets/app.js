@@ -214,19 +214,33 @@
 
   // ---- a cell's figures over the runs (docs/rules.md): one small line plot per figure ----
   const FIGURE_WORDS = { max_abs_error: "max abs error", tolerance_ratio: "error / tolerance", artifact_bytes: "artifact bytes", delegated_nodes: "ops in a delegate" };
-  function figuresOf(stateId) {
-    const out = {};
-    for (const pair of S(D.states[stateId][10]).split(";")) {
-      const [name, value] = pair.split("=");
-      if (name in FIGURE_WORDS && Number.isFinite(Number(value))) out[name] = Number(value);
+  // figures.js is loaded the first time a panel opens: the grid never waits for it.
+  let figuresState = "none";
+  function withFigures() {
+    if (figuresState === "loaded") return true;
+    if (figuresState === "none") {
+      figuresState = "loading";
+      const script = document.createElement("script");
+      script.src = "figures.js";
+      // The panel open when the file arrives (not always the one that asked) is drawn again.
+      const redraw = () => { if (state.selected >= 0 && !$("panel").hidden) open(state.selected); };
+      script.onload = () => { figuresState = "loaded"; redraw(); };
+      script.onerror = () => { figuresState = "missing"; };
+      document.head.appendChild(script);
     }
-    return out;
+    return false;
   }
   function figurePlots(c) {
+    const F = window.EXPORT_FIGURES;
+    if (!F) return "";
+    const rows = F.cells[String(c)] || [];
     const series = {};
-    for (let r = 0; r <= state.run; r++) {
-      const found = figuresOf(M[r * C + c]);
-      for (const name in found) (series[name] = series[name] || []).push([r, found[name]]);
+    // A row holds from its run until the next row: carry it over the runs in between.
+    for (let i = 0; i < rows.length; i++) {
+      const until = i + 1 < rows.length ? rows[i + 1][0] : state.run + 1;
+      for (let r = rows[i][0]; r < Math.min(until, state.run + 1); r++) {
+        F.names.forEach((name, j) => { const v = rows[i][j + 1]; if (v !== null) (series[name] = series[name] || []).push([r, v]); });
+      }
     }
     const W = 300, H = 56, L = 4, T = 6, w = W - 2 * L, h = H - 2 * T;
     return Object.keys(FIGURE_WORDS).filter((name) => series[name]).map((name) => {
@@ -288,7 +302,7 @@
       big.push(`<span class="${cls(l)}" title="${esc(runLabel(D.runs[r], r))}: ${esc(D.codes[l][0])}"></span>`);
       if (r === 0 || M[(r - 1) * C + c] !== s) changes.push(r);
     }
-    const figures = figurePlots(c);
+    const figures = withFigures() ? figurePlots(c) : "";
     const table = changes.reverse().map((r) => {
       const s = D.states[M[r * C + c]], l = s[0];
       const what = [S(s[2]), S(s[3])].filter(Boolean).join(", ");
