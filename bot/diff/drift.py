@@ -64,26 +64,21 @@ def drift(base: Mapping[Cell, CellResult], head: Mapping[Cell, CellResult], rule
         before = base.get(cell)
         if before is None or not (result.status.passing and before.status.passing):
             continue
+        was, now = dict(line_figures(before)), dict(line_figures(result))  # each side's properties read once
         for figure in FIGURES:
-            was, now = _figure(before, figure), _figure(result, figure)
-            if was is not None and now is not None and _moved(figure, was, now, result, rule):
-                found.append(DriftLine(cell.id, figure, was, now))
+            if figure in was and figure in now and _moved(figure, was[figure], now[figure], now.get(RATIO), rule):
+                found.append(DriftLine(cell.id, figure, was[figure], now[figure]))
     return tuple(sorted(found)[:MAX_DRIFT])
 
 
-def _moved(figure: str, was: float, now: float, result: CellResult, rule: DriftRule) -> bool:
+def _moved(figure: str, was: float, now: float, ratio: float | None, rule: DriftRule) -> bool:
     if figure == ERROR:
-        ratio = _number(dict(result.properties).get(_RATIO))
         return ratio is not None and ratio >= rule.error_floor and now >= rule.error_factor * was and now > was
     if figure == ARTIFACT:
         return now >= rule.artifact_factor * was and now > was
     if figure == DELEGATED:
         return now < was
     return now >= rule.time_factor * was and now >= was + rule.time_seconds
-
-
-def _figure(result: CellResult, figure: str) -> float | None:
-    return _number(dict(result.properties).get(_PROPERTY[figure]))
 
 
 def _number(text: str | None) -> float | None:
