@@ -178,8 +178,11 @@ def _post(
         else:
             settable.append(pull)
     if settable and target.sha:
-        lines.append(_set_verdict(client, target.sha, report, run_url, context=context))
-        if context == STATUS_CONTEXT:  # the gate's run: its check run too (a command's part-run has none)
+        said, set_ = _set_verdict(client, target.sha, report, run_url, context=context)
+        lines.append(said)
+        # The gate's run, where its verdict stands: its check run too. A command's part-run has none,
+        # and an older run whose status a newer run set must not put its check run after the newer one's.
+        if set_ and context == STATUS_CONTEXT:
             lines.append(_check_run(client, target.sha, report, body, run_url))
     return tuple(lines)
 
@@ -197,8 +200,10 @@ def _check_run(client: GitHubClient, sha: str, report, body: str, run_url: str |
     return f"check run {report.verdict} on {sha} ({len(found)} annotation{'s' if len(found) != 1 else ''})"
 
 
-def _set_verdict(client: GitHubClient, sha: str, report, run_url: str | None, *, context: str = STATUS_CONTEXT) -> str:
-    """The verdict on `sha`, unless a newer run set the status there (its link names the run)."""
+def _set_verdict(
+    client: GitHubClient, sha: str, report, run_url: str | None, *, context: str = STATUS_CONTEXT
+) -> tuple[str, bool]:
+    """The verdict on `sha`, unless a newer run set the status there (its link names the run); and whether it was set."""
     from bot.publish.comment import status_description
     from bot.publish.pending import may_set_verdict, run_of
 
@@ -206,12 +211,12 @@ def _set_verdict(client: GitHubClient, sha: str, report, run_url: str | None, *,
     if this_run[0]:
         current = client.current_status(sha, context=context)
         if not may_set_verdict(current, this_run):
-            return f"status on {sha} left as a newer run set it ({current.target_url})"
+            return f"status on {sha} left as a newer run set it ({current.target_url})", False
     description = status_description(report.verdict, report.headline)
     # The link is the run's page from GitHub's event, never the report's run_url (the PR's code wrote it).
     client.set_status(sha, report.verdict, description, run_url, context=context)
     prefix = "status" if context == STATUS_CONTEXT else context
-    return f"{prefix} {report.verdict} on {sha}"
+    return f"{prefix} {report.verdict} on {sha}", True
 
 
 def _queue_run(
@@ -228,7 +233,7 @@ def _queue_run(
     from bot.publish.pending import queue_pr
     from bot.report import COMMENT_MARKER
 
-    lines = [_set_verdict(client, run.head_sha, report, status_url)]
+    lines = [_set_verdict(client, run.head_sha, report, status_url)[0]]
     number = queue_pr(run.head_branch) if report.verdict == "failure" else None
     if number:
         body = _body(report, run.id, repository_url)

@@ -56,7 +56,9 @@ def test_an_older_run_never_overwrites_a_newer_runs_pending_or_verdict(fake, gh,
     gh("pending", event=_event(fake, 51, "requested"))  # a re-run or an /export-check of the same head
     # Run 50 reports while 51 is still pending: 51's pending stays (its report is not in yet).
     assert "left as a newer run set it" in _comment(fake, gh, tmp_path, 50).output
+    assert not fake.state.check_runs  # nor a check run: its verdict does not stand
     assert _comment(fake, gh, tmp_path, 51, verdict="failure").exit_code == 0
+    assert [c["conclusion"] for c in fake.state.check_runs.values()] == ["failure"]
     # Run 50 again, late: its verdict, its pending and its cancellation all stay out.
     assert "left as set by run 51" in _comment(fake, gh, tmp_path, 50).output
     gh("pending", event=_event(fake, 50, "in_progress"))
