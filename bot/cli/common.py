@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -135,6 +136,23 @@ def sha_options(fn: Callable) -> Callable:
     for option in reversed(_SHA_OPTIONS):
         fn = option(fn)
     return fn
+
+
+# A plain https address: no space, quote, parenthesis, query or fragment (the bot appends `#cell=…`).
+_DASHBOARD = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~%/-]*)?")
+
+
+def check_dashboard_url(value: str) -> str | None:
+    """`--dashboard-url`: None when empty; a usage error (exit 2) that says what it must look like otherwise."""
+    if not value:
+        return None
+    if len(value) > 500 or not _DASHBOARD.fullmatch(value):
+        raise click.BadParameter(
+            f"{value[:100]!r} is not a plain https:// address; give the dashboard's page, "
+            "such as https://OWNER.github.io/REPO/ (no query, fragment, space or quote)",
+            param_hint="--dashboard-url",
+        )
+    return value
 
 
 def handle_errors(fn: Callable) -> Callable:

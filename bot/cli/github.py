@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import EXIT_FAILURE, EXIT_USAGE, BotError, handle_errors
+from bot.cli.common import EXIT_FAILURE, EXIT_USAGE, BotError, check_dashboard_url, handle_errors
 
 
 @dataclass(frozen=True)
@@ -130,10 +130,23 @@ def github(
     "--workflow", default="export-conformance.yml", show_default=True, help="The conformance workflow's file."
 )
 @click.option("--server-url", envvar="GITHUB_SERVER_URL", default="https://github.com", help="GITHUB_SERVER_URL.")
+@click.option(
+    "--dashboard-url",
+    default="",
+    callback=lambda ctx, param, value: check_dashboard_url(value),
+    help="The dashboard's address (https://…): each cell the comment names links to its history there.",
+)
 @click.pass_obj
 @_github_errors
 def comment(
-    obj: Context, report_path: Path, pr: int | None, run_id: int, bot_login: str, workflow: str, server_url: str
+    obj: Context,
+    report_path: Path,
+    pr: int | None,
+    run_id: int,
+    bot_login: str,
+    workflow: str,
+    server_url: str,
+    dashboard_url: str | None,
 ) -> None:
     """Post or update the sticky comment and the export-conformance status from report.json."""
     from bot.diff.errors import ReportError
@@ -162,6 +175,7 @@ def comment(
         bot_login=bot_login,
         workflow=workflow,
         repository_url=repository_url,
+        dashboard_url=dashboard_url,
     )
     _finish(job)
 

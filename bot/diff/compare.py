@@ -84,9 +84,20 @@ def diff(
         baseline_age=main.age if main is not None else None,
         judged_by=judges_of(r.judge for r in head.results.values()),
         cell_seconds=round(sum(r.duration or 0.0 for r in head.results.values()), 1) if head.results else None,
+        backend_seconds=_backend_seconds(head),
         drift=drifted,
         drift_fails=rule.fails,
     )
+
+
+def _backend_seconds(head: ResultSet) -> dict[str, float]:
+    """The head's cell time per backend, the bot's backends in their order first: the comment's cost line."""
+    spent: dict[str, float] = {}
+    for cell, result in head.results.items():
+        name = cell.backend or "other"  # a cell off the bot's backends (a name it could not place)
+        spent[name] = spent.get(name, 0.0) + (result.duration or 0.0)
+    order = sorted(spent, key=lambda name: (BACKENDS.index(name) if name in BACKENDS else len(BACKENDS), name))
+    return {backend: round(spent[backend], 1) for backend in order}
 
 
 def _problems(head: ResultSet, base: ResultSet | None, rerun: ResultSet | None) -> tuple:

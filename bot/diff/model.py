@@ -57,6 +57,7 @@ def count_key(cell: Cell) -> tuple[str, str]:
 
 COUNT_STATUSES = tuple(status.value for status in Status)
 _SHA = re.compile(r"[0-9a-fA-F]{1,64}")
+_WORD = re.compile(r"[A-Za-z0-9_-]{1,40}")  # a backend's name, as a cell id spells it
 # `rules:seed-1`, `checkout:tests/exporters/test_export.py`: what bot/run writes as each cell's `judge`.
 JUDGE = re.compile(r"rules:[a-z0-9][a-z0-9.-]{0,39}|checkout:[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}")
 _MAX_JUDGES = 8
@@ -198,6 +199,7 @@ class Report:
     judged_by: tuple[str, ...] = ()
     # What the head's cells cost: their durations summed (seconds of cell time, workers counted apart).
     cell_seconds: float | None = None
+    backend_seconds: Mapping[str, float] = field(default_factory=dict)  # the same, per backend
     # Passing cells whose figures moved beyond the drift thresholds against their base (bot/diff/drift.py).
     drift: tuple[DriftLine, ...] = ()
     drift_fails: bool = False  # the verdict counts drift (`drift-fails`)
@@ -263,6 +265,7 @@ class Report:
             "baseline_age": self.baseline_age.to_json() if self.baseline_age is not None else None,
             "judged_by": list(self.judged_by),
             "cell_seconds": self.cell_seconds,
+            "backend_seconds": dict(self.backend_seconds),
             "drift": [line.to_json() for line in self.drift],
             "drift_fails": self.drift_fails,
             "cells": [line.to_json() for line in self.cells],
@@ -314,6 +317,7 @@ class Report:
             baseline_age=f.baseline_age(data.get("baseline_age")),
             judged_by=f.judges("judged_by"),
             cell_seconds=f.seconds("cell_seconds"),
+            backend_seconds=f.seconds_by("backend_seconds"),
             drift=f.drift(data.get("drift", [])),
             drift_fails=f.get("drift_fails", bool, False),
         )
@@ -421,6 +425,18 @@ class _Fields:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 10**9:
             self.fail(path, "a number of seconds, zero or more", value)
         return float(value)
+
+    def seconds_by(self, path: str) -> dict[str, float]:
+        """A small object of name → seconds (a backend's cell time): names are short words."""
+        found = self.get(path, dict, {})
+        if len(found) > 64:
+            self.fail(path, "at most 64 names", f"{len(found)} names")
+        for name, value in found.items():
+            if not _WORD.fullmatch(name):
+                self.fail(f"{path}.{name[:40]}", "a name of letters, digits, `_` or `-`", name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 10**9:
+                self.fail(f"{path}.{name}", "a number of seconds, zero or more", value)
+        return {name: float(value) for name, value in found.items()}
 
     def drift(self, value) -> tuple[DriftLine, ...]:
         """Drift lines: bounded, each a known figure of a cell id with two finite numbers, zero or more."""

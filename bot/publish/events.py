@@ -134,6 +134,7 @@ class RunEvent:
     conclusion: str | None = None
     command_kind: str | None = None  # the request kind a dispatched run's title names
     run_attempt: int = 1  # a re-run keeps the run id and counts its attempts
+    created_at: str = ""  # when GitHub created the run (the push, for a PR's run; a re-run keeps it)
 
     @property
     def status_url(self) -> str | None:
@@ -154,7 +155,7 @@ class RunEvent:
             self.run_id,
             self.head_sha or "",
             self.head_branch,
-            "",
+            self.created_at,
             event=self.event_name,
             url=self.run_url or "",
             conclusion=self.conclusion,
@@ -214,6 +215,7 @@ class RunEvent:
             conclusion=_typed(run.get("conclusion"), (str, type(None)), "workflow_run.conclusion"),
             command_kind=command_kind_of(title),
             run_attempt=_attempt(run.get("run_attempt")),
+            created_at=_typed(run.get("created_at") or "", str, "workflow_run.created_at"),
         )
 
 

@@ -6,6 +6,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from bot.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, BotError
@@ -90,11 +91,15 @@ def comment_job(
     bot_login: str,
     workflow: str = "export-conformance.yml",
     repository_url: str | None = None,
+    dashboard_url: str | None = None,
+    now: datetime | None = None,
 ) -> JobOutcome:
     """Post or update the sticky comment and the `export-conformance` status of the PRs a run reported on.
 
     The sticky is ordered by the conformance run that produced the report (the event's run id; a
     direct `pull_request` run is its own, `fallback_run_id`): a re-run of an old run keeps its id.
+    With `dashboard_url`, each cell the comment names links to its history there. The cost line
+    says how long the push took to reach the comment, from GitHub's record of the run (`now` − its creation).
     """
     from bot.publish.trust import runs_workflow
 
@@ -103,8 +108,9 @@ def comment_job(
         return JobOutcome((f"ignored: a run of {run.path or 'an unknown workflow'}, not of {workflow}",))
     if run is not None and run.conclusion == "cancelled":
         return _cancelled(client, event)
+    rendering = {"repository_url": repository_url, "dashboard_url": dashboard_url, "elapsed": _since(event, now)}
     if run is not None and run.event == "merge_group" and run.head_repo == client.repository:
-        return _queue_run(client, report, run, event.status_url, bot_login=bot_login, repository_url=repository_url)
+        return _queue_run(client, report, run, event.status_url, bot_login=bot_login, rendering=rendering)
     target = pulls_of_run(client, event, report.head_sha, pr)
     if not target.pulls:
         lines = (target.moved or "nothing to post",)
@@ -113,7 +119,7 @@ def comment_job(
         return JobOutcome(lines, annotations=(("notice", target.moved or ""),))
     run_id = event.run_id if event.run_id is not None else fallback_run_id
     context = event.status_context
-    body = _body(report, run_id, repository_url, gate=context == STATUS_CONTEXT)
+    body = _body(report, run_id, rendering, gate=context == STATUS_CONTEXT)
     lines = _post(
         client, report, body, target, run_id=run_id, run_url=event.status_url, bot_login=bot_login, context=context
     )
@@ -122,8 +128,19 @@ def comment_job(
     return JobOutcome(lines)
 
 
-def _body(report, run_id: int, repository_url: str | None, *, gate: bool = True) -> str:
-    """The sticky's text; links only into `repository_url` (the workflow's own repository).
+def _since(event: RunEvent, now: datetime | None) -> float | None:
+    """Seconds from the run's creation (GitHub's record: the push) to `now`; None when the event has no record."""
+    try:
+        created = datetime.fromisoformat(event.created_at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if created.tzinfo is None:
+        return None
+    return max((now or datetime.now(timezone.utc)) - created, timedelta(0)).total_seconds()
+
+
+def _body(report, run_id: int, rendering: dict, *, gate: bool = True) -> str:
+    """The sticky's text; `rendering` is render_comment's links and cost (links only into the workflow's own repository).
 
     A command run of part of the PR gets its own marker and says it is not the gate's verdict.
     """
@@ -131,7 +148,7 @@ def _body(report, run_id: int, repository_url: str | None, *, gate: bool = True)
     from bot.report import COMMAND_MARKER, COMMAND_NOTE, COMMENT_MARKER, render_comment
 
     room = MAX_COMMENT - stamp_length(run_id) - (0 if gate else len(COMMAND_NOTE) + 2)
-    body = render_comment(report, max_chars=room, repository_url=repository_url)
+    body = render_comment(report, max_chars=room, **rendering)
     if gate:
         return body
     head, _, rest = body.removeprefix(COMMENT_MARKER).lstrip("\n").partition("\n")
@@ -226,7 +243,7 @@ def _queue_run(
     status_url: str | None,
     *,
     bot_login: str,
-    repository_url: str | None,
+    rendering: dict,
 ) -> JobOutcome:
     """A merge-queue run: the verdict on the queue's commit; its PR is told only when a cell broke."""
     from bot.publish.comment import upsert_sticky
@@ -236,7 +253,7 @@ def _queue_run(
     lines = [_set_verdict(client, run.head_sha, report, status_url)[0]]
     number = queue_pr(run.head_branch) if report.verdict == "failure" else None
     if number:
-        body = _body(report, run.id, repository_url)
+        body = _body(report, run.id, rendering)
         sticky = upsert_sticky(client, number, body, marker=COMMENT_MARKER, run_id=run.id, bot_login=bot_login)
         lines.append(f"#{number}: comment {sticky.id} (the merge queue's commit {run.head_sha[:12]} broke a cell)")
     return JobOutcome(tuple(lines))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from urllib.parse import quote
 
 from bot.diff.model import CATEGORIES, CellLine, Report
 from bot.report.folds import Folds, fold_proposal, fold_summary, unseen_backends
@@ -84,18 +85,26 @@ _NOUNS = {
 }
 
 
-def render_comment(report: Report, *, max_chars: int = GITHUB_LIMIT, repository_url: str | None = None) -> str:
+def render_comment(
+    report: Report,
+    *,
+    max_chars: int = GITHUB_LIMIT,
+    repository_url: str | None = None,
+    dashboard_url: str | None = None,
+    elapsed: float | None = None,
+) -> str:
     """The comment body; never longer than `max_chars`, and it says what it left out.
 
     Links are kept only into `repository_url` (the publisher's own, when it knows it; else the
-    report's): every other URL a report carries is shown as text (docs/reports.md).
+    report's): every other URL a report carries is shown as text (docs/reports.md). With
+    `dashboard_url` (the publisher's setting, never the report's), each cell named links to its
+    history there; `elapsed` (seconds from the push, from GitHub's record of the run) joins the cost.
     """
     # A list line takes at least 30 characters, so more than max_chars // 30 lines never fit:
     # capping there keeps the first attempts cheap at 30,000 cells.
     cap = max(max_chars // 30, 1)
-    fixed = _Fixed.of(
-        report, repository_of(report, repository_url)
-    )  # what every attempt shares: computed once, not once per budget
+    # What every attempt shares: computed once, not once per budget.
+    fixed = replace(_Fixed.of(report, repository_of(report, repository_url)), dashboard=dashboard_url, elapsed=elapsed)
     for budget in _BUDGETS:
         budget = _Budget(min(budget.items, cap), min(budget.details, cap), budget.excerpt, min(budget.patch, cap))
         text = _compose(report, budget, fixed)
@@ -119,6 +128,8 @@ class _Fixed:
     where: str  # the job summary, linked when the run is the repository's
     window: int | None  # the results on main a flip counts within, with a per-commit baseline
     folds: Folds  # the causes in order, and the proposed skips folded under them
+    dashboard: str | None = None  # the dashboard's address, when it is on: each cell named links to its history
+    elapsed: float | None = None  # seconds from the push to this comment, when the publisher knows them
 
     @classmethod
     def of(cls, report: Report, repository: str | None) -> _Fixed:
@@ -167,29 +178,29 @@ def _opening(report: Report, budget: _Budget, fixed: _Fixed, left_out: list[str]
 def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
     left_out: list[str] = []
     where = fixed.where
-    pending = set(report.needs_rerun)
+    names = _Names(frozenset(report.needs_rerun), fixed.dashboard)
     out = _opening(report, budget, fixed, left_out)
-    out += _broken_trunk(report, budget, pending, where, left_out)
+    out += _broken_trunk(report, budget, names, where, left_out)
     grouped = fixed.grouped
     for name in MAIN_LISTS:
         lines = report.category(name)
         if name in GROUPED_LISTS and grouped:
             if name == GROUPED_LISTS[0]:
-                out += _causes(report, budget, fixed, pending, left_out)
+                out += _causes(report, budget, fixed, names, left_out)
             lines = tuple(line for line in lines if line.cell not in grouped)  # a report's groups cover them all
         if lines:
             out += ["", f"### {TITLES[name]} ({len(lines):,})", ""]
-            out += _list(name, lines, budget.items, budget.excerpt, pending, where, left_out, window=fixed.window)
-    drifted = drift_section(report, budget.details)
+            out += _list(name, lines, budget.items, budget.excerpt, names, where, left_out, window=fixed.window)
+    drifted = drift_section(report, budget.details, name=names.name)
     out += ["", *drifted] if drifted else []
     out += _proposal(report, fixed.folds, budget, left_out)
     for name in DETAIL_LISTS:
         lines = report.category(name)
         if lines:
             out += ["", f"<details><summary>{TITLES[name]} ({len(lines):,})</summary>", ""]
-            out += _list(name, lines, budget.details, min(budget.excerpt, 120), pending, where, left_out)
+            out += _list(name, lines, budget.details, min(budget.excerpt, 120), names, where, left_out)
             out += ["", "</details>"]
-    out += ["", *footer(report, fixed.repository)]
+    out += ["", *footer(report, fixed.repository, elapsed=fixed.elapsed)]
     if left_out:
         out += [
             "",
@@ -199,7 +210,7 @@ def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
     return "\n".join(out) + "\n"
 
 
-def _broken_trunk(report: Report, budget: _Budget, pending: set[str], where: str, left_out: list[str]) -> list[str]:
+def _broken_trunk(report: Report, budget: _Budget, names: _Names, where: str, left_out: list[str]) -> list[str]:
     """One line that says how many cells fail on main too (never this PR's), their list folded under it."""
     lines = report.category("broken_trunk")
     if not lines:
@@ -210,11 +221,11 @@ def _broken_trunk(report: Report, budget: _Budget, pending: set[str], where: str
         f"not this PR's doing, the verdict leaves {'it' if one else 'them'} out"
     )
     out = ["", f"<details><summary>{said}</summary>", ""]
-    out += _list("broken_trunk", lines, budget.details, min(budget.excerpt, 120), pending, where, left_out)
+    out += _list("broken_trunk", lines, budget.details, min(budget.excerpt, 120), names, where, left_out)
     return [*out, "", "</details>"]
 
 
-def _list(name, lines, limit, excerpt, pending, where, left_out, *, window: int | None = None) -> list[str]:
+def _list(name, lines, limit, excerpt, names, where, left_out, *, window: int | None = None) -> list[str]:
     shown = lines[:limit]
     out: list[str] = []
     if shown:
@@ -223,12 +234,12 @@ def _list(name, lines, limit, excerpt, pending, where, left_out, *, window: int 
             out += ["| cell | stage | error |", "|---|---|---|"]
             for line in shown:
                 out.append(
-                    f"| {_cell(line, pending, table=True)}{flaky_note(line, window)} | "
+                    f"| {_cell(line, names, table=True)}{flaky_note(line, window)} | "
                     f"{escape(cut(line.stage or line.kind or '', 40))} | "
                     f"{escape(cut(line.message, excerpt)) if excerpt else ''} |"
                 )
         else:
-            out += [f"- {_cell(line, pending)}{_aside(name, line)}" for line in shown]
+            out += [f"- {_cell(line, names)}{_aside(name, line)}" for line in shown]
     if len(shown) < len(lines):
         more = len(lines) - len(shown)
         one, many = _NOUNS[name]
@@ -238,7 +249,7 @@ def _list(name, lines, limit, excerpt, pending, where, left_out, *, window: int 
     return out
 
 
-def _causes(report: Report, budget: _Budget, fixed: _Fixed, pending: set[str], left_out: list[str]) -> list[str]:
+def _causes(report: Report, budget: _Budget, fixed: _Fixed, names: _Names, left_out: list[str]) -> list[str]:
     """Newly broken and new failing cells as causes: one block per group, its cells folded.
 
     Causes on a line this PR changed come first, each with its proposed skips folded under it
@@ -257,7 +268,7 @@ def _causes(report: Report, budget: _Budget, fixed: _Fixed, pending: set[str], l
         out += ["", cause_heading(index, group), "", *cause_lines(group, budget.excerpt, fixed.repository)]
         listed = group.cells[: max(room, 0)]  # the cells of the main lists they replace
         room -= len(listed)
-        out += _group_cells(group, listed, fixed, pending)
+        out += _group_cells(group, listed, fixed, names)
         unlisted += len(group.cells) - len(listed)
         if index - 1 in fixed.folds.entries:
             out += _fold(report, fixed, index - 1, budget, left_out)
@@ -271,7 +282,7 @@ def _causes(report: Report, budget: _Budget, fixed: _Fixed, pending: set[str], l
     return out
 
 
-def _group_cells(group, listed: tuple[str, ...], fixed: _Fixed, pending: set[str]) -> list[str]:
+def _group_cells(group, listed: tuple[str, ...], fixed: _Fixed, names: _Names) -> list[str]:
     """A cause's cells, folded: each with its list's name."""
     if not listed:
         return []
@@ -279,7 +290,7 @@ def _group_cells(group, listed: tuple[str, ...], fixed: _Fixed, pending: set[str
     for cell_id in listed:
         name, line = fixed.category.get(cell_id, ("", None))
         label = name.replace("_", " ")
-        out.append(f"- {_cell(line, pending) if line else code(cut(cell_id, 200))}" + (f" — {label}" if label else ""))
+        out.append(f"- {_cell(line, names) if line else names.name(cell_id)}" + (f" — {label}" if label else ""))
     if len(listed) < len(group.cells):
         out.append(f"- …and {n(len(group.cells) - len(listed), 'more cell')}: see the {fixed.where}")
     return [*out, "", "</details>"]
@@ -298,11 +309,26 @@ def _fold(report: Report, fixed: _Fixed, position: int, budget: _Budget, left_ou
     return [*out, "", "</details>"]
 
 
-def _cell(line: CellLine, pending: set[str], *, table: bool = False) -> str:
-    text = code(cut(line.cell, 200), table=table)
+@dataclass(frozen=True)
+class _Names:
+    """How a cell is named: its id as code, linked to its history on the dashboard when there is one."""
+
+    pending: frozenset[str]  # newly broken cells no re-run has confirmed yet
+    dashboard: str | None = None  # the dashboard's address (docs/reports.md): `#cell=ID` opens a cell's panel
+
+    def __contains__(self, cell: str) -> bool:
+        return cell in self.pending
+
+    def name(self, cell: str, *, table: bool = False) -> str:
+        text = code(cut(cell, 200), table=table)
+        return f"[{text}]({self.dashboard}#cell={quote(cell, safe='')})" if self.dashboard else text
+
+
+def _cell(line: CellLine, names: _Names, *, table: bool = False) -> str:
+    text = names.name(line.cell, table=table)
     if line.covered_by:
         text += f" (skiplisted: {code(cut(line.covered_by, 100), table=table)})"
-    if line.cell in pending:
+    if line.cell in names:
         text += " (not yet re-run)"
     if line.kind in ("crash", "timeout"):
         text += " 💥"

@@ -326,7 +326,8 @@ def judged_line(report: Report) -> str | None:
     return f"Judged by {' and '.join(said)}." if said else None
 
 
-def footer(report: Report, repository: str | None) -> list[str]:
+def footer(report: Report, repository: str | None, *, elapsed: float | None = None) -> list[str]:
+    """Commits, judges, cost, versions and the run's link; `elapsed`: seconds from the push to this comment."""
     base = short_sha(report.base_sha) if report.baseline else "none (no baseline)"
     lines = [f"Base {base} → head {short_sha(report.head_sha)}."]
     if report.tested_sha and report.tested_sha != report.head_sha:
@@ -340,14 +341,36 @@ def footer(report: Report, repository: str | None) -> list[str]:
     judged = judged_line(report)
     if judged:
         lines.append(judged)
-    if report.cell_seconds and report.cells:  # a run whose JUnit timed nothing says nothing of its cost
-        lines.append(f"Cost: {n(len(report.cells), 'cell')} in {minutes(report.cell_seconds)} of cell time.")
+    said = cost_line(report, elapsed)
+    if said:
+        lines.append(said)
     if report.versions:
         shown = list(report.versions.items())[:VERSIONS]
         lines.append("Versions: " + ", ".join(f"{escape(cut(k, 60))} {escape(cut(v, 60))}" for k, v in shown) + ".")
     if report.run_url:
         lines.append(link("Run and job summary", report.run_url, repository) + ".")
     return lines
+
+
+def cost_line(report: Report, elapsed: float | None = None) -> str | None:
+    """`Cost: 40 cells, 12 min of cell time (dynamo 3 min, onnx 9 min) on 4 shards; 20 min from push to comment.`
+
+    Cell time is the cells' durations summed (workers counted apart); shards are the JUnit files
+    the head was read from. A run whose JUnit timed nothing says nothing of its cell time.
+    """
+    parts = []
+    if report.cell_seconds and report.cells:
+        spent = [(name, s) for name, s in report.backend_seconds.items() if s > 0][:_COST_BACKENDS]
+        each = f" ({', '.join(f'{escape(name)} {minutes(s)}' for name, s in spent)})" if len(spent) > 1 else ""
+        parts.append(f"{n(len(report.cells), 'cell')}, {minutes(report.cell_seconds)} of cell time{each}")
+        shards = len(report.files.get("head", ()))
+        parts[-1] += f" on {n(shards, 'shard')}" if shards > 1 else ""
+    if elapsed is not None and elapsed >= 0:
+        parts.append(f"{minutes(elapsed)} from push to comment")
+    return f"Cost: {'; '.join(parts)}." if parts else None
+
+
+_COST_BACKENDS = 8  # backends named in the cost line; a forged report may name 64
 
 
 def minutes(seconds: float) -> str:
@@ -364,8 +387,11 @@ def the_cells(count: int) -> str:
     return "The cell" if count == 1 else f"The {count:,} cells"
 
 
-def drift_section(report: Report, limit: int) -> list[str]:
-    """The cells whose figures moved against their base, folded: one row per figure (docs/diff.md, Drift)."""
+def drift_section(report: Report, limit: int, *, name=code) -> list[str]:
+    """The cells whose figures moved against their base, folded: one row per figure (docs/diff.md, Drift).
+
+    `name(cell, table=True)` names a cell (the comment's links it to the dashboard).
+    """
     from bot.diff.drift import describe
 
     if not report.drift:
@@ -374,7 +400,7 @@ def drift_section(report: Report, limit: int) -> list[str]:
     effect = "the verdict counts them (drift-fails)" if report.drift_fails else "the verdict leaves them out"
     out = [f"<details><summary>📈 {n(cells, 'cell')} drifted: figures moved against the base; {effect}</summary>", ""]
     out += ["| cell | what moved |", "|---|---|"]
-    out += [f"| {code(line.cell, table=True)} | {escape(describe(line))} |" for line in report.drift[:limit]]
+    out += [f"| {name(line.cell, table=True)} | {escape(describe(line))} |" for line in report.drift[:limit]]
     if len(report.drift) > limit:
         out.append(f"| … | {n(len(report.drift) - limit, 'more figure')} in report.json |")
     return [*out, "", "</details>"]

@@ -26,6 +26,10 @@ def _with(path: tuple, value) -> dict:
 GROUP = ("groups", 0)
 # (what is wrong, the document) → the field the one line must name.
 MALFORMED = {
+    "backend seconds not an object": (_with(("backend_seconds",), [1]), "backend_seconds"),
+    "backend seconds name": (_with(("backend_seconds",), {"<img src=x>": 1}), "backend_seconds.<img src=x>"),
+    "backend seconds number": (_with(("backend_seconds",), {"onnx": -1}), "backend_seconds.onnx"),
+    "backend seconds too many": (_with(("backend_seconds",), {f"b{i}": 1 for i in range(65)}), "backend_seconds"),
     "counts key": (_with(("counts",), {"backend9/shape": {"failed": 1}}), "counts.backend9/shape"),
     "counts not an object": (_with(("counts",), [1, 2]), "counts"),
     "counts row not an object": (_with(("counts",), {"onnx/static": 3}), "counts.onnx/static"),
