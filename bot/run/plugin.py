@@ -10,6 +10,7 @@ Under pytest-xdist a worker killed by a native crash is replaced and its cell be
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from _pytest._code.code import ExceptionChainRepr, ReprFileLocation, ReprTraceba
 
 from bot.cells import Cell
 from bot.outcomes import NOT_BUILDABLE_PROPERTY, Status
+from bot.run import memory
 from bot.run.controller import Controller, WorkerState, timeout_message
 from bot.run.junit import cell_properties, run_properties
 from bot.run.plan import PLAN_SUFFIX, RunPlan, read_plan
@@ -119,9 +121,13 @@ class CellRunner:
         from bot.run.execute import execute_cell
 
         source, skiplists = self.load()
+        measured = memory.reset_peak()  # the cell's own peak, not the worker's so far (bot/run/memory.py)
         if judged_by_checkout(source):  # the checkout's own export test judges, not the bot's rules
-            return execute_by_checkout(cell, source, self.plan.skiplists, probe=self.plan.probe)
-        return execute_cell(cell, source, skiplists, probe=self.plan.probe, rules=self.plan.rules)
+            run = execute_by_checkout(cell, source, self.plan.skiplists, probe=self.plan.probe)
+        else:
+            run = execute_cell(cell, source, skiplists, probe=self.plan.probe, rules=self.plan.rules)
+        peak = memory.peak_bytes() if measured else None
+        return run if peak is None else replace(run, artifact={**run.artifact, "peak_rss_bytes": peak})
 
 
 class CellOutcome(Exception):
