@@ -82,6 +82,15 @@ def pytest_args(plan: RunPlan, plan_path: Path, options: SessionOptions) -> list
     return args + list(options.extra_args) + [str(plan_path)]
 
 
+def threads_per_worker(workers: int) -> int:
+    """The cores this process may use (its affinity, not the machine's), shared among `workers`, at least 1."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # macOS and Windows have no affinity call
+        cores = os.cpu_count() or 1
+    return max(1, cores // max(workers, 1))
+
+
 def write_session(plan: RunPlan, folder: Path) -> Path:
     """The plan file and the empty ini pytest runs from; returns the plan path."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -106,6 +115,10 @@ def run_session(plan: RunPlan, options: SessionOptions, *, folder: Path | None =
             return int(pytest.main(args))
         env = dict(os.environ)
         env.setdefault("TOKENIZERS_PARALLELISM", "false")
+        if options.workers:
+            # Each worker's torch would start one thread per core: with N workers, N times the cores
+            # busy-wait on each other. The cores are shared out instead, unless the user chose.
+            env.setdefault("OMP_NUM_THREADS", str(threads_per_worker(options.workers)))
         command = [sys.executable, "-m", "pytest", *args]
         if options.log is None:
             return subprocess.run(command, env=env, check=False).returncode

@@ -195,3 +195,13 @@ def test_the_summary_warns_of_test_names_the_bot_cannot_read():
         "warning: 1 test name(s) the bot cannot read, run and reported by name (row `other`): test_onnx_export_sharded"
     )
     assert "warning" not in summary_table({precomputed: Status.PASSED})
+
+
+def test_workers_share_the_processs_cores_out_as_torch_threads(monkeypatch):
+    from bot.run import session
+
+    monkeypatch.setattr(session.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    assert [session.threads_per_worker(n) for n in (1, 2, 3, 4, 8)] == [4, 2, 1, 1, 1]
+    monkeypatch.delattr(session.os, "sched_getaffinity", raising=False)  # macOS, Windows
+    monkeypatch.setattr(session.os, "cpu_count", lambda: 2)
+    assert session.threads_per_worker(2) == 1
