@@ -251,6 +251,19 @@ def _timed_out(exc: Exception) -> bool:
     )
 
 
+def _budget_hint(exc: GithubException) -> str:
+    """What to do when the token's hourly budget (its primary rate limit) is spent: wait for its reset."""
+    headers = {key.lower(): value for key, value in (exc.headers or {}).items()}
+    if exc.status not in (403, 429) or headers.get("x-ratelimit-remaining") != "0":
+        return ""
+    reset = headers.get("x-ratelimit-reset", "")
+    when = datetime.fromtimestamp(int(reset), timezone.utc).strftime("%H:%M UTC") if reset.isdigit() else "its reset"
+    return (
+        f". The token's hourly request budget is spent (GITHUB_TOKEN: 1,000 an hour per repository, "
+        f"shared by every workflow); re-run this job after {when}"
+    )
+
+
 def _guard(what: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
     """Turn whatever PyGithub, requests or urllib3 raise into a `GitHubError` naming the call."""
 
@@ -263,9 +276,8 @@ def _guard(what: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
             except GitHubError:
                 raise
             except GithubException as exc:
-                raise GitHubError(
-                    f"GitHub refused to {label}: HTTP {exc.status} {reason(exc)}".rstrip(), exc.status
-                ) from exc
+                said = f"GitHub refused to {label}: HTTP {exc.status} {reason(exc)}".rstrip()
+                raise GitHubError(said + _budget_hint(exc), exc.status) from exc
             except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
                 raise GitHubError(f"could not reach GitHub to {label}: {exc}") from exc
 

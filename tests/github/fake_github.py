@@ -37,6 +37,43 @@ class Fault:
 
 
 @dataclass
+class Budget:
+    """GitHub's primary rate limit for the token: `limit` requests per `window` seconds.
+
+    `GITHUB_TOKEN` may make 1,000 requests an hour per repository ("Rate limits for the REST API",
+    primary rate limit for GITHUB_TOKEN), shared by every workflow. Every answer says where the
+    budget stands (`x-ratelimit-*`); once it is spent, requests are refused with 403 until the
+    window resets.
+    """
+
+    limit: int = 1000
+    window: float = 3600.0
+    used: int = 0
+    started: float = field(default_factory=time.time)
+    refused: int = 0
+
+    def take(self) -> tuple[bool, dict[str, str]]:
+        """Count one request: whether it may be answered, and the headers GitHub sends with the answer."""
+        now = time.time()
+        if now >= self.started + self.window:
+            self.started, self.used = now, 0
+        allowed = self.used < self.limit
+        self.used += allowed
+        self.refused += not allowed
+        headers = {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(self.limit - self.used),
+            "X-RateLimit-Used": str(self.used),
+            "X-RateLimit-Reset": str(int(self.started + self.window)),
+            "X-RateLimit-Resource": "core",
+        }
+        return allowed, headers
+
+
+PRIMARY_RATE_LIMIT = "API rate limit exceeded for installation. If you reach out to GitHub Support for help, please include the request ID."
+
+
+@dataclass
 class Sent:
     method: str
     template: str
@@ -108,6 +145,7 @@ class FakeGitHub:
         self.run_list_lag = 0
         # A repository whose settings forbid GitHub Actions to open pull requests.
         self.pull_creation_forbidden = False
+        self.budget = Budget()  # the token's primary rate limit, as GITHUB_TOKEN's
 
     # --- lifecycle and faults ---------------------------------------------------------------
     def start(self) -> FakeGitHub:
@@ -537,6 +575,16 @@ def _faulted(fault: Fault, status: int, body, headers: dict):
     return status, body, headers
 
 
+def _spent(command: str, path: str) -> tuple:
+    from tests.github.routes import template_of
+
+    body = {
+        "message": PRIMARY_RATE_LIMIT,
+        "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api",
+    }
+    return template_of(command, path), 403, body, {}
+
+
 def _handler(fake: FakeGitHub):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -558,9 +606,15 @@ def _handler(fake: FakeGitHub):
                 return
             _before_answer(fake, fault)
             signed = self.headers.get("Authorization", "").split()[-1:] == [fake.token]
-            template, status, body, headers = _answer(fake, fault, self.command, split, raw, signed=signed)
+            with fake.lock:
+                allowed, limits = fake.budget.take() if signed else (True, {})
+            if allowed:
+                template, status, body, headers = _answer(fake, fault, self.command, split, raw, signed=signed)
+            else:  # the budget is spent: turned away before the "backend", no state change
+                template, status, body, headers = _spent(self.command, split.path)
             if fault:
                 status, body, headers = _faulted(fault, status, body, headers)
+            headers = {**limits, **headers}
             data = body if isinstance(body, bytes) else (json.dumps(body).encode() if body is not None else b"")
             if fault and fault.kind == "gate":
                 # Answered first, held after: every gated request sees the state it arrived to,

@@ -208,3 +208,36 @@ def test_reference_already_exists_is_done_once_the_branch_is_checked(fake, clien
 def test_a_refusal_without_a_message_names_the_field(fake, client):
     with pytest.raises(GitHubError, match=r"HTTP 422 Validation Failed \(head invalid\)"):
         client.create_pull("no-such-branch", "main", "t", "b")
+
+
+# --- the token's primary rate limit (GITHUB_TOKEN: 1,000 requests an hour per repository) ----
+
+
+def test_every_answer_says_where_the_tokens_budget_stands(fake, client):
+    client.pull_request(1)
+    assert fake.budget.used == 1 and fake.budget.refused == 0
+    client.pull_request(1)
+    assert fake.budget.used == 2
+
+
+def test_a_spent_budget_fails_the_job_at_once_with_a_clear_error(fake):
+    import time
+
+    from tests.github.fake_github import Budget
+
+    client = GitHubClient(
+        fake.full_name,
+        fake.token,
+        api_url=fake.url,
+        policy=RetryPolicy(total=4, backoff=0.01, write_interval=0, max_rate_limit_wait=30),
+    )
+    fake.budget = Budget(limit=1)
+    client.pull_request(1)
+    started = time.monotonic()
+    with pytest.raises(
+        GitHubError, match=r"read pull request #1: HTTP 403 .*rate limit.*re-run this job after \d\d:\d\d UTC"
+    ) as caught:
+        client.pull_request(1)
+    # The window resets in an hour: waiting that out would hang the job, so it fails now.
+    assert time.monotonic() - started < 10, caught.value
+    assert fake.budget.refused >= 1 and fake.state.comments == {}
