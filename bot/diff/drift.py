@@ -17,13 +17,17 @@ from bot.outcomes import CellResult
 
 ERROR = "max_abs_error"  # figure.max_abs_error
 EXPORT_SECONDS = "export_seconds"  # time.export
+# time.test: the checkout's own test method, less its tester's setUp() (model build, export, run and
+# compare as the test does them). The checkout's tests time nothing finer (docs/rules.md).
+TEST_SECONDS = "test_seconds"
 ARTIFACT = "artifact_bytes"  # figure.artifact_bytes
 DELEGATED = "delegated_nodes"  # figure.delegated_nodes (ExecuTorch)
-FIGURES = (ERROR, EXPORT_SECONDS, ARTIFACT, DELEGATED)
+FIGURES = (ERROR, EXPORT_SECONDS, TEST_SECONDS, ARTIFACT, DELEGATED)
 MAX_DRIFT = 500  # lines a report keeps (the comment shows fewer): a refactor moving every cell is one finding
 _PROPERTY = {
     ERROR: "figure.max_abs_error",
     EXPORT_SECONDS: "time.export",
+    TEST_SECONDS: "time.test",
     ARTIFACT: "figure.artifact_bytes",
     DELEGATED: "figure.delegated_nodes",
 }
@@ -39,7 +43,7 @@ class DriftRule:
 
     error_factor: float = 10.0  # the head's error at least this many times the base's …
     error_floor: float = 0.5  # … and at least this share of its tolerance (small errors may grow freely)
-    time_factor: float = 2.0  # the head's export time at least this many times the base's …
+    time_factor: float = 2.0  # the head's export (or checkout test) time at least this many times the base's …
     time_seconds: float = 5.0  # … and at least this many seconds longer
     artifact_factor: float = 1.2  # the head's artifact at least this many times the base's
     fails: bool = False  # (delegation drifts whenever fewer ops are lowered into a delegate)
@@ -99,8 +103,9 @@ def line_figures(result: CellResult) -> tuple[tuple[str, float], ...]:
 def describe(line: DriftLine) -> str:
     """`max abs error 2.1e-06 → 3.4e-04 (×162)`, `export 3.2 s → 9.8 s (×3.1)`."""
     factor = f"×{line.head / line.base:.3g}" if line.base > 0 else "from zero"
-    if line.figure == EXPORT_SECONDS:
-        return f"export {line.base:.1f} s → {line.head:.1f} s ({factor})"
+    if line.figure in (EXPORT_SECONDS, TEST_SECONDS):
+        what = "export" if line.figure == EXPORT_SECONDS else "the checkout's test"
+        return f"{what} {line.base:.1f} s → {line.head:.1f} s ({factor})"
     if line.figure == ARTIFACT:
         return f"artifact {line.base / 1024:,.0f} KiB → {line.head / 1024:,.0f} KiB ({factor})"
     if line.figure == DELEGATED:

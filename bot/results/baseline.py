@@ -25,7 +25,8 @@ FULL_SWEEPS_KEPT = 20
 # The testcase properties a measurement keeps: what the diff reads of a base result, and the figures
 # of its value comparison (docs/rules.md), so each cell's history says how well it passed, not only whether.
 FIGURES = ("figure.max_abs_error", "figure.max_rel_error", "figure.mismatch_fraction", "figure.tolerance_ratio")
-FIGURES += ("time.export", "figure.artifact_bytes", "figure.delegated_nodes")  # what drift compares besides
+# What drift compares besides (bot/diff/drift.py).
+FIGURES += ("time.export", "time.test", "figure.artifact_bytes", "figure.delegated_nodes")
 KEPT_PROPERTIES = ("compared", MODULE, *FIGURES)
 
 

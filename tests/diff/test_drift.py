@@ -8,7 +8,7 @@ import pytest
 
 from bot.cells import Cell
 from bot.diff import diff
-from bot.diff.drift import ERROR, EXPORT_SECONDS, DriftLine, DriftRule, drift
+from bot.diff.drift import ERROR, EXPORT_SECONDS, TEST_SECONDS, DriftLine, DriftRule, describe, drift
 from bot.diff.errors import ReportError
 from bot.diff.model import Report
 from bot.outcomes import CellResult, Status
@@ -19,8 +19,8 @@ from bot.skiplist.model import load_skiplists
 CELL = Cell.parse("BertModel::test_onnx_export_dynamic")
 
 
-def passed(error: float | None = None, ratio: float = 0.0, export: float | None = None, cell: Cell = CELL):
-    properties = []
+def passed(error: float | None = None, ratio: float = 0.0, export: float | None = None, cell: Cell = CELL, test=None):
+    properties = [("time.test", f"{test:.3f}")] if test is not None else []
     if error is not None:
         properties += [("figure.max_abs_error", repr(error)), ("figure.tolerance_ratio", repr(ratio))]
     if export is not None:
@@ -38,6 +38,9 @@ def passed(error: float | None = None, ratio: float = 0.0, export: float | None 
         (passed(export=3.0), passed(export=9.0), [EXPORT_SECONDS]),  # ×3 and +6 s
         (passed(export=1.0), passed(export=4.0), []),  # ×4 but +3 s: noise on a fast export
         (passed(export=3.0), passed(export=7.0), []),  # ×2.3 but only +4 s
+        # The checkout's own test times only its method: the same thresholds on that time.
+        (passed(test=2.5), passed(test=8.5), [TEST_SECONDS]),  # ×3.4 and +6 s
+        (passed(test=2.5), passed(test=6.5), []),  # ×2.6 but only +4 s
         (passed(1e-6, 0.001, export=2.0), passed(1e-3, 0.9, export=20.0), [ERROR, EXPORT_SECONDS]),
     ],
 )
@@ -146,3 +149,8 @@ def test_a_report_line_carries_its_cells_figures_and_refuses_forged_ones(tmp_pat
         document["cells"][0]["figures"] = forged
         with pytest.raises(ReportError, match="figures"):
             Report.from_json(document)
+
+
+def test_a_checkout_test_that_got_slower_says_so_in_its_own_words():
+    line = DriftLine(CELL.id, TEST_SECONDS, 2.5, 8.5)
+    assert describe(line) == "the checkout's test 2.5 s → 8.5 s (×3.4)"

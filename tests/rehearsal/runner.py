@@ -67,6 +67,7 @@ class JobResult:
     summary: str = ""
     python: Path | None = None  # the job's interpreter, to inspect what it installed
     commands: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # each run: line and its step env
+    requests: list[tuple[str, str]] = field(default_factory=list)  # (method, path): what the job asked GitHub's API
 
 
 @dataclass
@@ -199,6 +200,7 @@ class Runner:
             merged.summary += r.summary
             merged.python = merged.python or r.python
             merged.commands += r.commands
+            merged.requests += r.requests
         run.jobs[name] = merged
         return merged
 
@@ -251,6 +253,7 @@ class Runner:
         path_prefix: list[str] = []
         failed = False
         installs_torch = any("torch==" in s.get("run", "") for s in job.get("steps", []))
+        asked = len(self.fake.requests)  # the runner's own bookkeeping writes the fake's state directly
         for index, step in enumerate(job.get("steps", [])):
             ctx = {**contexts, "steps": steps}
             evaluator = Evaluator(
@@ -277,6 +280,7 @@ class Runner:
         ctx = {**contexts, "steps": steps}
         result.outputs = {k: _string(Evaluator(ctx).render(v)) for k, v in (job.get("outputs") or {}).items()}
         result.summary = summary.read_text(encoding="utf-8")
+        result.requests = list(self.fake.requests[asked:])
         return result
 
     def _shell(self, step, evaluator, ctx, env_base, workspace, temp, summary, path_prefix, run, data, result):

@@ -107,13 +107,29 @@ def merge_ref(repo: Path, number: int, head: str, base: str = "main") -> str:
 
 def break_bert_forward(repo: Path) -> str:
     """modeling_bert.py with one data-dependent branch in BertModel.forward: export cannot trace it."""
+    return _into_bert_forward(
+        repo,
+        "        if input_ids is not None and int(input_ids.max()) < 0:\n"
+        '            raise ValueError("negative token ids")\n',
+    )
+
+
+SLOWDOWN = 6  # seconds BertModel.forward sleeps while it is exported: drift's default needs ×2 and +5 s
+
+
+def slow_bert_export(repo: Path) -> str:
+    """modeling_bert.py whose BertModel exports several times slower, every output unchanged (eager is not slowed)."""
+    return _into_bert_forward(
+        repo,
+        f"        if torch.compiler.is_exporting():\n            import time\n\n            time.sleep({SLOWDOWN})\n",
+    )
+
+
+def _into_bert_forward(repo: Path, lines: str) -> str:
+    """modeling_bert.py with `lines` first in BertModel.forward's body."""
     text = (repo / MODELING_BERT).read_text(encoding="utf-8")
     start = text.index("class BertModel(")
     match = re.compile(r"\n    def forward\(\n(?:.*\n)*?    \)(?: -> [^\n]*)?:\n").search(text, start)
     assert match, "BertModel.forward moved in the sdist"
     body = match.end()
-    branch_line = (
-        "        if input_ids is not None and int(input_ids.max()) < 0:\n"
-        '            raise ValueError("negative token ids")\n'
-    )
-    return text[:body] + branch_line + text[body:]
+    return text[:body] + lines + text[body:]

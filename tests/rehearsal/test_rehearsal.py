@@ -10,7 +10,8 @@ merge, `pending` with the run's link before its verdict, torch installed from th
 (b) `/export-check apply` turning it green, (c) a docs-only PR: `success` from the select job
 alone, two runs of one head reporting out of order without the older replacing the newer's status,
 a run for a head the PR has left refused, and its merge-queue commit given the status with no
-comment, (d) a fork PR, (f) `/export-check BertModel` answered by the command job's light install,
+comment, (d) a fork PR, (g) a PR making BertModel export several times slower: it passes, and its
+comment shows the drift, (f) `/export-check BertModel` answered by the command job's light install,
 which names models from the checkout. Every job's verdict, the statuses (context, state, commit,
 run), the comments and the provenance are asserted.
 """
@@ -18,6 +19,8 @@ run), the comments and the provenance are asserted.
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -25,12 +28,21 @@ import pytest
 from lxml import etree
 
 from bot.report import COMMENT_MARKER
+from tests.conftest import ROOT
 from tests.e2e.checkout import commit_all, git
 from tests.github import payloads
 from tests.github.fake_github import FakeGitHub
 from tests.github.payloads import issue_comment_event, pull_request_event, workflow_run_event
 from tests.rehearsal.runner import Runner, WorkflowRun, local_index
-from tests.rehearsal.target import MODELING_BERT, VERSION, branch, break_bert_forward, make_target, merge_ref
+from tests.rehearsal.target import (
+    MODELING_BERT,
+    VERSION,
+    branch,
+    break_bert_forward,
+    make_target,
+    merge_ref,
+    slow_bert_export,
+)
 
 pytestmark = [pytest.mark.rehearsal, pytest.mark.export, pytest.mark.timeout(2400)]
 
@@ -40,6 +52,8 @@ BERT_CELLS = {f"BertModel::test_torch_export_{shape}" for shape in ("static", "d
 SEQ_STATIC = "BertForSequenceClassification::test_torch_export_static"
 SEQ_DYNAMIC = "BertForSequenceClassification::test_torch_export_dynamic"  # skiplisted in the target's `dynamic`
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+OUTPUT = Path(os.environ.get("EXPORT_BOT_TEST_OUTPUT", ROOT / "test-output")) / "rehearsal"
+MAX_REQUESTS_PER_JOB = 40  # no job lists run by run: name-filtered listings (docs/github.md, API budget)
 # The files the fake GitHub mirrors of each commit: what the publishing commands read through the API.
 MIRRORED = ("pyproject.toml", SKIPS, "skiplists/onnx_disable_optimize.toml")
 
@@ -72,7 +86,9 @@ class Rehearsal:
         self.apply_makes_it_green(pr, head)
         self.docs_only_pr()
         self.fork_pr()
+        self.slow_pr()
         self.command_names_a_model()
+        self.api_budget()
 
     # --- (e) ----------------------------------------------------------------------------------
     def nightly_baseline(self) -> None:
@@ -308,6 +324,26 @@ class Rehearsal:
         assert self.fake.state.statuses[head][-1]["state"] == "success"
         assert self.stickies(9) == []
 
+    # --- (g) ----------------------------------------------------------------------------------
+    def slow_pr(self) -> None:
+        """A PR that makes BertModel export several times slower, breaking nothing: it passes, and its comment shows the drift."""
+        head = branch(self.origin, "bert-slow", {MODELING_BERT: slow_bert_export(self.origin)}, "Bert: a slower export")
+        self.mirror(head, (self.main,), extra=(MODELING_BERT,))
+        self.fake.state.refs["heads/bert-slow"] = head
+        self.fake.open_pull(10, "bert-slow", title="Bert: a slower export")
+        merge_ref(self.origin, 10, head)
+        run = self.pull_request(10, head, [MODELING_BERT])
+        report = self.report_of(run)
+        assert report["verdict"] == "success", report["headline"]
+        # The checkout's test judged the cells, so its method's time is the one that moved (docs/diff.md, Drift).
+        slower = {line["cell"] for line in report["drift"] if line["figure"] == "test_seconds"}
+        assert BERT_CELLS | {SEQ_STATIC} <= slower, report["drift"]
+        self.publish(run, head, pr_numbers=[10])
+        [body] = self.stickies(10)
+        assert "**success**" in body and re.search(r"📈 \d+ cells drifted", body), body
+        assert "the checkout's test" in body and "the verdict leaves them out" in body, body
+        assert self.states(head) == [("success", run.run_id)]
+
     # --- (f) ----------------------------------------------------------------------------------
     def command_names_a_model(self) -> None:
         """The command job installs no transformers: `BertModel` is known from the checkout it reads."""
@@ -329,6 +365,29 @@ class Rehearsal:
         request = json.loads(dispatch["inputs"]["request"])
         assert request["models"] == ["BertModel"] and request["backends"] == ["dynamo"], request
         assert self.fake.state.reactions[comment_id] == ["eyes"]
+
+    # --- the API budget -----------------------------------------------------------------------
+    def api_budget(self) -> None:
+        """GitHub API requests per job, as the jobs made them above: written out for the note, and bounded.
+
+        `GITHUB_TOKEN` may make 1,000 requests an hour per repository, shared by every workflow
+        (docs/github.md, API budget). The table is test-output/rehearsal/api-requests.md.
+        """
+        made: dict[str, list[int]] = {}
+        for run in self.runner.runs.values():
+            for name, job in run.jobs.items():
+                if job.result != "skipped" and job.python is not None:  # a job that ran steps
+                    made.setdefault(name, []).append(len(job.requests))
+        rows = [f"| {name} | {len(counts)} | {min(counts)} | {max(counts)} |" for name, counts in sorted(made.items())]
+        OUTPUT.mkdir(parents=True, exist_ok=True)
+        table = ["| job | runs | fewest requests | most requests |", "|---|---|---|---|", *rows]
+        (OUTPUT / "api-requests.md").write_text("\n".join(table) + "\n", encoding="utf-8")
+        # The whole rehearsal stays inside one hour's budget of the token, and nothing was refused.
+        assert self.fake.budget.refused == 0 and self.fake.budget.used < self.fake.budget.limit, self.fake.budget
+        worst = {name: max(counts) for name, counts in made.items()}
+        assert max(worst.values()) <= MAX_REQUESTS_PER_JOB, worst
+        # A PR push costs its conformance run's jobs and its comment workflow's two events.
+        assert worst["comment / comment"] + worst["comment / pending"] <= 20, worst
 
     # --- helpers ------------------------------------------------------------------------------
     def pull_request(self, number: int, head: str, changed: list[str], fork: bool = False, ok=True) -> WorkflowRun:
