@@ -44,6 +44,8 @@ RAN_NOTHING = frozenset({"none", "tolerated"})
 # and the testcase property `not_buildable=true`.
 NOT_BUILDABLE_TYPE = "not-buildable"
 NOT_BUILDABLE_PROPERTY = "not_buildable"
+# The worker's CPU seconds while the cell ran (every thread): written by bot/run, summed per backend in the report's cost.
+CPU_PROPERTY = "cpu_seconds"
 # Testsuite properties naming the transformers a run tested: the package's folder, and the HEAD
 # of the checkout it came from (absent when it is not in a git work tree). With `version.transformers`.
 TRANSFORMERS_LOCATION = "transformers.location"

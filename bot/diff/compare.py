@@ -11,7 +11,7 @@ from bot.cells import BACKENDS, SHAPES, Cell
 from bot.diff.drift import DriftRule, drift, line_figures
 from bot.diff.groups import ChangedLines, group_failures
 from bot.diff.model import CATEGORIES, EXCERPT, BaselineAge, CellLine, Report, count_key, judges_of
-from bot.outcomes import WEAK_COMPARED, CellResult, Status
+from bot.outcomes import CPU_PROPERTY, WEAK_COMPARED, CellResult, Status
 from bot.results.model import ResultSet
 from bot.skiplist.model import Skiplists
 
@@ -91,13 +91,21 @@ def diff(
 
 
 def _backend_seconds(head: ResultSet) -> dict[str, float]:
-    """The head's cell time per backend, the bot's backends in their order first: the comment's cost line."""
+    """The head's CPU seconds per backend (a cell that recorded none: its duration), the bot's backends first: the cost line."""
     spent: dict[str, float] = {}
     for cell, result in head.results.items():
         name = cell.backend or "other"  # a cell off the bot's backends (a name it could not place)
-        spent[name] = spent.get(name, 0.0) + (result.duration or 0.0)
+        spent[name] = spent.get(name, 0.0) + _cpu_seconds(result)
     order = sorted(spent, key=lambda name: (BACKENDS.index(name) if name in BACKENDS else len(BACKENDS), name))
     return {backend: round(spent[backend], 1) for backend in order}
+
+
+def _cpu_seconds(result: CellResult) -> float:
+    try:
+        found = float(dict(result.properties).get(CPU_PROPERTY, ""))
+    except ValueError:  # none recorded (an older runner, a plain pytest suite), or not a number
+        return result.duration or 0.0
+    return found if 0 <= found < 10**7 else result.duration or 0.0
 
 
 def _problems(head: ResultSet, base: ResultSet | None, rerun: ResultSet | None) -> tuple:

@@ -353,15 +353,16 @@ def footer(report: Report, repository: str | None, *, elapsed: float | None = No
 
 
 def cost_line(report: Report, elapsed: float | None = None) -> str | None:
-    """`Cost: 40 cells, 12 min of cell time (dynamo 3 min, onnx 9 min) on 4 shards; 20 min from push to comment.`
+    """`Cost: 40 cells, 12 min of cell time (CPU: dynamo 3 min, onnx 9 min) on 4 shards; 20 min from push to comment.`
 
-    Cell time is the cells' durations summed (workers counted apart); shards are the JUnit files
-    the head was read from. A run whose JUnit timed nothing says nothing of its cell time.
+    Cell time is the cells' durations summed (workers counted apart); CPU is the workers' CPU time
+    while each backend's cells ran; shards are the JUnit files the head was read from. A run whose
+    JUnit timed nothing says nothing of its cell time.
     """
     parts = []
     if report.cell_seconds and report.cells:
         spent = [(name, s) for name, s in report.backend_seconds.items() if s > 0][:_COST_BACKENDS]
-        each = f" ({', '.join(f'{escape(name)} {minutes(s)}' for name, s in spent)})" if len(spent) > 1 else ""
+        each = f" (CPU: {', '.join(f'{escape(name)} {minutes(s)}' for name, s in spent)})" if spent else ""
         parts.append(f"{n(len(report.cells), 'cell')}, {minutes(report.cell_seconds)} of cell time{each}")
         shards = len(report.files.get("head", ()))
         parts[-1] += f" on {n(shards, 'shard')}" if shards > 1 else ""

@@ -70,6 +70,8 @@ class CellRun:
     # What the exported artifacts measured, summed over the components (`measure` of bot/run/backends),
     # and the worker's peak resident memory so far: `artifact_bytes`, `onnx_nodes`, … (docs/rules.md).
     artifact: Mapping[str, float] = field(default_factory=dict)
+    # The worker's CPU time while the cell ran (user and system, every thread): what the cell cost.
+    cpu_seconds: float | None = None
 
 
 class _Clock:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cells import Cell
-from bot.outcomes import TRANSFORMERS_LOCATION, TRANSFORMERS_SHA, Status
+from bot.outcomes import CPU_PROPERTY, TRANSFORMERS_LOCATION, TRANSFORMERS_SHA, Status
 
 if TYPE_CHECKING:  # the result type lives with the runner core, which imports torch lazily
     from bot.run.execute import CellRun
@@ -74,6 +74,8 @@ def run_properties(run: CellRun) -> Properties:
         props.append(("onnx_optimize", _flag(run.onnx_optimize)))
     props.extend(judge_properties(run))
     props.extend(timing_properties(run.timings))
+    if run.cpu_seconds is not None:
+        props.append((CPU_PROPERTY, f"{run.cpu_seconds:.3f}"))
     return props
 
 

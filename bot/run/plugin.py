@@ -10,6 +10,7 @@ Under pytest-xdist a worker killed by a native crash is replaced and its cell be
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -122,10 +123,12 @@ class CellRunner:
 
         source, skiplists = self.load()
         measured = memory.reset_peak()  # the cell's own peak, not the worker's so far (bot/run/memory.py)
+        cpu = time.process_time()
         if judged_by_checkout(source):  # the checkout's own export test judges, not the bot's rules
             run = execute_by_checkout(cell, source, self.plan.skiplists, probe=self.plan.probe)
         else:
             run = execute_cell(cell, source, skiplists, probe=self.plan.probe, rules=self.plan.rules)
+        run = replace(run, cpu_seconds=time.process_time() - cpu)
         peak = memory.peak_bytes() if measured else None
         return run if peak is None else replace(run, artifact={**run.artifact, "peak_rss_bytes": peak})
 

@@ -36,7 +36,7 @@ def test_the_cost_says_how_long_the_push_took_to_reach_the_comment(fake, gh, tmp
     assert result.exit_code == 0, result.output
     [cost] = [line for line in comment["body"].splitlines() if line.startswith("Cost:")]
     assert re.fullmatch(
-        r"Cost: 1 cell, 13 min of cell time \(dynamo 2 min, onnx 10 min\) on 3 shards; 1[23] min from push to comment\.",
+        r"Cost: 1 cell, 13 min of cell time \(CPU: dynamo 2 min, onnx 10 min\) on 3 shards; 1[23] min from push to comment\.",
         cost,
     ), cost
 

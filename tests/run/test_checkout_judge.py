@@ -236,6 +236,8 @@ def test_run_judges_bert_and_llama_by_the_checkouts_tests(checkout, tmp_path):
     assert bert.properties["components"] == "BertModel/model"
     # Measured around the checkout's test: the cell's own peak memory (torch and a model: tens of MB).
     assert 30e6 < float(bert.properties["figure.peak_rss_bytes"]) < 8e9, bert.properties
+    # And what it cost: the worker's CPU seconds while the cell ran (the comment's cost per backend).
+    assert float(bert.properties["cpu_seconds"]) > 0.1, bert.properties
     llama = cases["LlamaForCausalLM::test_torch_export_static"]
     assert llama.outcome == "passed", (llama.message, llama.text[-2000:])
     generate = cases["LlamaForCausalLM::test_torch_export_generate_static"]
