@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from tests.conftest import NPM, ROOT
+from tests.github.fake_github import Concurrency
 from tests.rehearsal.expressions import Evaluator
 
 REUSABLE = ROOT / ".github" / "workflows"
@@ -165,25 +166,13 @@ def test_new_pushes_cancel_old_conformance_runs():
 
 
 def cancelled_by_groups(arrivals: list[tuple[str, str]], cancel_in_progress: bool) -> set[str]:
-    """GitHub's concurrency rule ("Control the concurrency of workflows and jobs"): per group, at most one
-    run in progress and one pending; a new run replaces (cancels) the pending one, and with
-    cancel-in-progress also the running one. `arrivals`: (run, group) in order, none finishing meanwhile."""
-    running: dict[str, str] = {}
-    pending: dict[str, str] = {}
-    cancelled = set()
-    for run, group in arrivals:
-        if group not in running:
-            running[group] = run
-            continue
-        if cancel_in_progress:
-            cancelled.add(running[group])
-            cancelled |= {pending.pop(group)} if group in pending else set()
-            running[group] = run
-            continue
-        if group in pending:
-            cancelled.add(pending[group])
-        pending[group] = run
-    return cancelled
+    """The runs GitHub cancels when `arrivals` (run, group) come in order, none finishing meanwhile:
+    the fake GitHub's model of concurrency groups (tests/github/fake_github.Concurrency)."""
+    groups, names = Concurrency(), {}
+    for index, (run, group) in enumerate(arrivals):
+        names[index] = run
+        groups.arrive(index, group, cancel_in_progress=cancel_in_progress)
+    return {names[index] for index in groups.cancelled}
 
 
 def _group(caller: str, github: dict, inputs: dict | None = None) -> str:

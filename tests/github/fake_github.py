@@ -70,6 +70,43 @@ class Budget:
         return allowed, headers
 
 
+@dataclass
+class Concurrency:
+    """GitHub's concurrency groups ("Control the concurrency of workflows and jobs"): per group, at
+    most one run in progress and one pending. A run arriving in a busy group replaces (cancels) the
+    pending one; with `cancel-in-progress` it cancels the running one too and starts at once."""
+
+    running: dict[str, int] = field(default_factory=dict)
+    pending: dict[str, int] = field(default_factory=dict)
+    cancelled: list[int] = field(default_factory=list)
+
+    def arrive(self, run: int, group: str | None, *, cancel_in_progress: bool = False) -> tuple[str, list[int]]:
+        """The run's state (`in_progress` or `pending`) and the runs its arrival cancels."""
+        if not group:
+            return "in_progress", []
+        dropped = [self.pending.pop(group)] if group in self.pending else []
+        if group not in self.running:
+            self.running[group] = run
+            return "in_progress", dropped
+        if cancel_in_progress:
+            dropped.append(self.running[group])
+            self.running[group] = run
+        else:
+            self.pending[group] = run
+        self.cancelled += dropped
+        return ("in_progress" if cancel_in_progress else "pending"), dropped
+
+    def finish(self, run: int) -> int | None:
+        """The run ended: its group's pending run (if any) starts, and is returned."""
+        for group, holder in list(self.running.items()):
+            if holder == run:
+                del self.running[group]
+                if group in self.pending:
+                    self.running[group] = self.pending.pop(group)
+                    return self.running[group]
+        return None
+
+
 PRIMARY_RATE_LIMIT = "API rate limit exceeded for installation. If you reach out to GitHub Support for help, please include the request ID."
 
 
@@ -146,6 +183,7 @@ class FakeGitHub:
         # A repository whose settings forbid GitHub Actions to open pull requests.
         self.pull_creation_forbidden = False
         self.budget = Budget()  # the token's primary rate limit, as GITHUB_TOKEN's
+        self.concurrency = Concurrency()  # the workflows' concurrency groups
 
     # --- lifecycle and faults ---------------------------------------------------------------
     def start(self) -> FakeGitHub:
@@ -299,9 +337,24 @@ class FakeGitHub:
     def add_artifact(self, run_id: int, name: str, data: bytes) -> None:
         self.state.artifacts[self.new_id()] = {"name": name, "run": run_id, "data": data, "expired": False}
 
-    def finish_run(self, run_id: int, conclusion: str) -> None:
+    def finish_run(self, run_id: int, conclusion: str) -> int | None:
+        """The run completes; its concurrency group's pending run starts (returned, when there is one)."""
         run = next(r for r in self.state.runs if r["id"] == run_id)
         run.update(status="completed", conclusion=conclusion)
+        started = self.concurrency.finish(run_id)
+        if started is not None:
+            next(r for r in self.state.runs if r["id"] == started).update(status="in_progress")
+        return started
+
+    def arrive(self, run_id: int, group: str | None, *, cancel_in_progress: bool = False) -> list[int]:
+        """A run enters its concurrency group: pending or in progress, and the runs GitHub cancels for it."""
+        state, dropped = self.concurrency.arrive(run_id, group, cancel_in_progress=cancel_in_progress)
+        for run in self.state.runs:
+            if run["id"] == run_id:
+                run.update(status=state if state == "in_progress" else "pending", conclusion=None)
+            elif run["id"] in dropped:
+                run.update(status="completed", conclusion="cancelled")
+        return dropped
 
     def bot_comments(self, number: int) -> list[dict]:
         return [c for _, c in sorted(self.state.comments.items()) if c["issue"] == number and c["user"] == BOT]
