@@ -46,6 +46,18 @@ NOT_BUILDABLE_TYPE = "not-buildable"
 NOT_BUILDABLE_PROPERTY = "not_buildable"
 # The worker's CPU seconds while the cell ran (every thread): written by bot/run, summed per backend in the report's cost.
 CPU_PROPERTY = "cpu_seconds"
+# What a cell measured, as testcase properties (docs/rules.md): bot/run/junit.py writes them, main's
+# baseline keeps some (bot/results/baseline.py), drift and the dashboard read them (bot/diff/drift.py).
+FIGURE = "figure."  # what the value comparisons and the exported artifacts measured
+TIMING = "time."  # seconds per stage: time.build, time.eager, time.export, time.measure, time.run, time.compare
+MAX_ABS_ERROR = FIGURE + "max_abs_error"
+MAX_REL_ERROR = FIGURE + "max_rel_error"
+MISMATCH_FRACTION = FIGURE + "mismatch_fraction"
+TOLERANCE_RATIO = FIGURE + "tolerance_ratio"
+ARTIFACT_BYTES = FIGURE + "artifact_bytes"
+DELEGATED_NODES = FIGURE + "delegated_nodes"  # ExecuTorch: ops lowered into a delegate
+EXPORT_SECONDS = TIMING + "export"
+TEST_SECONDS = TIMING + "test"  # the checkout's own test method, less its tester's setUp()
 # Testsuite properties naming the transformers a run tested: the package's folder, and the HEAD
 # of the checkout it came from (absent when it is not in a git work tree). With `version.transformers`.
 TRANSFORMERS_LOCATION = "transformers.location"

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from bot import outcomes
 from bot.cells import Cell
 from bot.outcomes import CellResult
 
@@ -25,13 +26,13 @@ DELEGATED = "delegated_nodes"  # figure.delegated_nodes (ExecuTorch)
 FIGURES = (ERROR, EXPORT_SECONDS, TEST_SECONDS, ARTIFACT, DELEGATED)
 MAX_DRIFT = 500  # lines a report keeps (the comment shows fewer): a refactor moving every cell is one finding
 _PROPERTY = {
-    ERROR: "figure.max_abs_error",
-    EXPORT_SECONDS: "time.export",
-    TEST_SECONDS: "time.test",
-    ARTIFACT: "figure.artifact_bytes",
-    DELEGATED: "figure.delegated_nodes",
+    ERROR: outcomes.MAX_ABS_ERROR,
+    EXPORT_SECONDS: outcomes.EXPORT_SECONDS,
+    TEST_SECONDS: outcomes.TEST_SECONDS,
+    ARTIFACT: outcomes.ARTIFACT_BYTES,
+    DELEGATED: outcomes.DELEGATED_NODES,
 }
-_RATIO = "figure.tolerance_ratio"
+_RATIO = outcomes.TOLERANCE_RATIO
 RATIO = "tolerance_ratio"
 LINE_FIGURES = (*FIGURES, RATIO)  # what a report line carries of its cell's figures, for the dashboard's history
 _PROPERTY_OF_LINE = {**_PROPERTY, RATIO: _RATIO}

@@ -13,7 +13,17 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 
 from bot.cells import Cell
-from bot.outcomes import CellResult
+from bot.outcomes import (
+    ARTIFACT_BYTES,
+    DELEGATED_NODES,
+    EXPORT_SECONDS,
+    MAX_ABS_ERROR,
+    MAX_REL_ERROR,
+    MISMATCH_FRACTION,
+    TEST_SECONDS,
+    TOLERANCE_RATIO,
+    CellResult,
+)
 from bot.results.model import ResultSet, SuiteInfo
 from bot.setup_problems import MODULE
 
@@ -24,9 +34,8 @@ MESSAGE_LIMIT = 500  # a measurement keeps the first characters of its message, 
 FULL_SWEEPS_KEPT = 20
 # The testcase properties a measurement keeps: what the diff reads of a base result, and the figures
 # of its value comparison (docs/rules.md), so each cell's history says how well it passed, not only whether.
-FIGURES = ("figure.max_abs_error", "figure.max_rel_error", "figure.mismatch_fraction", "figure.tolerance_ratio")
-# What drift compares besides (bot/diff/drift.py).
-FIGURES += ("time.export", "time.test", "figure.artifact_bytes", "figure.delegated_nodes")
+FIGURES = (MAX_ABS_ERROR, MAX_REL_ERROR, MISMATCH_FRACTION, TOLERANCE_RATIO)
+FIGURES += (EXPORT_SECONDS, TEST_SECONDS, ARTIFACT_BYTES, DELEGATED_NODES)  # what drift compares besides
 KEPT_PROPERTIES = ("compared", MODULE, *FIGURES)
 
 

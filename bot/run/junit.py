@@ -10,7 +10,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cells import Cell
-from bot.outcomes import CPU_PROPERTY, TRANSFORMERS_LOCATION, TRANSFORMERS_SHA, Status
+from bot.outcomes import (
+    CPU_PROPERTY,
+    FIGURE,
+    MAX_ABS_ERROR,
+    MAX_REL_ERROR,
+    MISMATCH_FRACTION,
+    TIMING,
+    TOLERANCE_RATIO,
+    TRANSFORMERS_LOCATION,
+    TRANSFORMERS_SHA,
+    Status,
+)
 
 if TYPE_CHECKING:  # the result type lives with the runner core, which imports torch lazily
     from bot.run.execute import CellRun
@@ -21,7 +32,7 @@ Properties = list[tuple[str, str]]
 
 # Testsuite property `version.<package>`: the stack a run judged.
 VERSIONED_PACKAGES = ("transformers", "torch", "onnx", "onnxscript", "onnxruntime", "openvino", "executorch")
-TIMING_PREFIX = "time."  # per-stage seconds: time.build, time.eager, time.export, time.measure, time.run, time.compare
+TIMING_PREFIX = TIMING  # per-stage seconds (bot/outcomes.py)
 
 
 def _flag(value: bool) -> str:
@@ -79,18 +90,15 @@ def run_properties(run: CellRun) -> Properties:
     return props
 
 
-FIGURE = "figure."  # the prefix of what a value comparison measured (docs/rules.md)
-
-
 def figure_properties(figures) -> Properties:
     """What the value comparisons measured (bot/run/judge.Figures), worst over the components; none when nothing was."""
     if figures is None:
         return []
     return [
-        (f"{FIGURE}max_abs_error", f"{figures.max_abs_error:.6g}"),
-        (f"{FIGURE}max_rel_error", f"{figures.max_rel_error:.6g}"),
-        (f"{FIGURE}mismatch_fraction", f"{figures.mismatch_fraction:.6g}"),
-        (f"{FIGURE}tolerance_ratio", f"{figures.tolerance_ratio:.6g}"),
+        (MAX_ABS_ERROR, f"{figures.max_abs_error:.6g}"),
+        (MAX_REL_ERROR, f"{figures.max_rel_error:.6g}"),
+        (MISMATCH_FRACTION, f"{figures.mismatch_fraction:.6g}"),
+        (TOLERANCE_RATIO, f"{figures.tolerance_ratio:.6g}"),
         (f"{FIGURE}worst_output", figures.worst),
         (f"{FIGURE}atol", f"{figures.atol:g}"),
         (f"{FIGURE}rtol", f"{figures.rtol:g}"),
