@@ -7,18 +7,17 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
+from bot import registry
 from bot.errors import BotError
 
-BACKENDS = ("dynamo", "onnx", "openvino", "executorch")
+BACKENDS = registry.NAMES
 SHAPES = ("static", "dynamic")
 PATHS = ("forward", "generate")
 CACHES = ("dynamic", "static")
-# ExecuTorch delegates. `mlx` exists only where the runtime registers it (see the seed's
-# `_EXECUTORCH_BACKENDS`); the grammar accepts it everywhere so ids from such machines parse.
-TARGETS = ("xnnpack", "mlx")
+TARGETS = registry.TARGETS  # ExecuTorch delegates (bot/registry.py)
 
 # The seed's test-function stem per backend: torch.export tests are `test_torch_export*`.
-_FN = {"dynamo": "torch", "onnx": "onnx", "openvino": "openvino", "executorch": "executorch"}
+_FN = {backend.name: backend.word for backend in registry.REGISTRY}
 _BACKEND_OF_FN = {fn: backend for backend, fn in _FN.items()}
 
 # `test_<word>_export[_generate]_<shape>[_<axis words>][_static_cache][_<target>]`: the seed's names, and

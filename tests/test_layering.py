@@ -24,6 +24,7 @@ BOT = ROOT / "bot"
 # Bottom to top. A root entry is a module (`cells`) or a package (`skiplist`) directly under bot/.
 ROOT_MODULES = ("cells", "outcomes", "scopes", "errors", "files", "settings", "toml", "skiplist", "setup_problems")
 ROOT_MODULES += ("profiles",)  # the rules profiles: settings choose one, the runner judges by it
+ROOT_MODULES += ("registry",)  # the backends, one declaration each: every stage reads them
 ROOT_MODULES += ("data",)  # package data (the default skiplists, pins, cell times): no code to speak of
 LAYERS = ("root", "models", "select", "run", "results", "diff", "report", "propose", "publish", "site")
 TOP = ("cli", "jobs", "__main__")  # the command line and the jobs it calls: they compose the stages

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from bot import registry
 from bot.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, BotError
 
 __all__ = ["EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "BotError", "handle_errors"]
@@ -33,7 +34,9 @@ skiplists_option = click.option(
 # The slice of the matrix `run` and `check` both take, spelled and explained once.
 _MATRIX_OPTIONS = (
     click.option(
-        "--backends", multiple=True, help="dynamo, onnx, openvino, executorch (repeat or comma-separate; default all)."
+        "--backends",
+        multiple=True,
+        help=f"{', '.join(registry.NAMES)} (repeat or comma-separate; default all).",
     ),
     click.option("--shapes", multiple=True, help="static, dynamic (repeat or comma-separate; default both)."),
     click.option(

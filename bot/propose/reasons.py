@@ -6,11 +6,12 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from bot import registry
 from bot.cells import BACKENDS, Cell
 from bot.diff.groups import Group
 from bot.outcomes import CellResult
 
-EXPORTERS = {"dynamo": "Torch", "onnx": "ONNX", "openvino": "OpenVINO", "executorch": "ExecuTorch"}
+EXPORTERS = {backend.name: backend.exporter for backend in registry.REGISTRY}
 _VARIANTS = {
     "generate": "generate",
     "dynamic": "dynamic shapes",

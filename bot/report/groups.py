@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
+from bot import registry
 from bot.cells import BACKENDS, Cell, CellIdError, placed
 
 # How a cell's backend is named in a group's "1 class × torch static, dynamic" line (the grid's names).
-BACKEND_LABELS = {"dynamo": "torch", "onnx": "onnx", "openvino": "ov", "executorch": "et"}
+BACKEND_LABELS = registry.LABELS
 EXTENT_CLAUSES = 3  # clauses an extent names; a scattered group says how many classes the rest are
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from bot import registry
 from bot.cells import BACKENDS, Cell, CellIdError, placed
 from bot.diff.model import CATEGORIES, CellLine, Report
 from bot.report.markdown import (
@@ -32,7 +33,6 @@ from bot.report.markdown import (
 
 # GitHub rejects a step summary over 1 MiB; stay under it with room for other steps.
 SUMMARY_LIMIT = 900_000
-_ABBREVIATION = {"dynamo": "torch", "onnx": "onnx", "openvino": "ov", "executorch": "et"}
 LEGEND = (
     "✅ passed · ☑️ passed on a weak check (output names or count only) · ❌ failed · "
     "💥 crashed or timed out · ⚠️ flaky or harness error · ⏭️ skipped · 🚧 not buildable by this source · "
@@ -183,7 +183,7 @@ def _variant(name: str) -> Cell | None:
 def _label(cell: Cell) -> str:
     if cell.test:  # a test that names no backend: its column is its name
         return cut(cell.test, 60)
-    parts = [_ABBREVIATION.get(cell.backend, cell.backend)]
+    parts = [registry.label(cell.backend)]
     if cell.generate:
         parts.append("gen")
     parts.append("st" if cell.shape == "static" else "dyn")

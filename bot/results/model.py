@@ -7,9 +7,10 @@ from dataclasses import dataclass, field, replace
 
 from bot.cells import Cell
 from bot.outcomes import CellResult
+from bot.registry import VERSIONED_PACKAGES
 
 # Testsuite properties that name a component version (docs/outcomes.md).
-VERSION_KEYS = ("transformers", "torch", "onnx", "onnxscript", "onnxruntime", "openvino", "executorch")
+VERSION_KEYS = VERSIONED_PACKAGES  # bot/registry.py
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
+from bot import registry
 from bot.cells import Cell
 
 
@@ -25,15 +26,10 @@ class Gate:
 
 # The upstream tests carry `require_torch_greater_or_equal(MIN_EXPORT_TORCH_VERSION)` on the
 # torch.export, ONNX and ExecuTorch tests; the OpenVINO tests do not.
-TORCH_GATED_BACKENDS = frozenset({"dynamo", "onnx", "executorch"})
+TORCH_GATED_BACKENDS = frozenset(backend.name for backend in registry.REGISTRY if backend.torch_gated)
 
 # The `require_<package>` decorators of each backend's tests, as transformers' availability checks.
-BACKEND_PACKAGES = {
-    "dynamo": (),
-    "onnx": ("onnxscript", "onnxruntime"),
-    "openvino": ("openvino",),
-    "executorch": ("executorch",),
-}
+BACKEND_PACKAGES = {backend.name: backend.requires for backend in registry.REGISTRY}
 
 
 def torch_gate(installed: str, minimum: str, backend: str | None = None) -> Gate | None:

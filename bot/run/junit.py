@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot import registry
 from bot.cells import Cell
 from bot.outcomes import (
     CPU_PROPERTY,
@@ -31,7 +32,7 @@ logger = logging.getLogger(__name__)
 Properties = list[tuple[str, str]]
 
 # Testsuite property `version.<package>`: the stack a run judged.
-VERSIONED_PACKAGES = ("transformers", "torch", "onnx", "onnxscript", "onnxruntime", "openvino", "executorch")
+VERSIONED_PACKAGES = registry.VERSIONED_PACKAGES
 TIMING_PREFIX = TIMING  # per-stage seconds (bot/outcomes.py)
 
 

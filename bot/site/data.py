@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 from urllib.parse import urlsplit
 
+from bot import registry
 from bot.cells import BACKENDS, Cell, CellIdError, placed
 from bot.diff.model import CellLine, Report
 from bot.outcomes import WEAK_COMPARED
@@ -34,7 +35,6 @@ PASSING, RAN = frozenset("PUW"), frozenset("PUWFXHK")
 # What a weak pass compared, in the comment's words (bot/report/markdown.py `weak_passes`).
 COMPARED = WEAK_COMPARED
 _LETTER = {"passed": "P", "passed-uncompared": "U", "failed": "F", "skipped": "S", "not-buildable": "B", "missing": "-"}
-_ABBREVIATION = {"dynamo": "torch", "onnx": "onnx", "openvino": "ov", "executorch": "et"}
 MISSING = ("-", "missing", "", "", "", "", "", 0, "", "")
 # The figures a cell's panel plots over the runs (docs/rules.md), to 3 significant digits, in a file of
 # their own (figures.js) that the page loads when a panel first opens: one value per cell, they would
@@ -80,7 +80,7 @@ def column(name: str) -> dict:
     return {
         "name": name,
         "backend": cell.backend,
-        "abbr": _ABBREVIATION.get(cell.backend, cell.backend or cell.test),
+        "abbr": registry.label(cell.backend) if cell.backend else cell.test,
         "variant": " ".join(variant),
         "shape": cell.shape,
         "path": cell.path,
@@ -146,6 +146,7 @@ def build_data(
         "skiplist_url": https_url(skiplist_url),
         "codes": {letter: list(value) for letter, value in CODES.items()},
         "backends": list(BACKENDS),
+        "colours": {backend.name: backend.colour for backend in registry.REGISTRY},
         "columns": [{k: v for k, v in c.items() if k != "key"} for c in columns],
         "classes": classes,
         "families": family_names,

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import tomlkit
 
+from bot import registry
 from bot import toml as tomllib
 from bot.files import read_text, write_bytes
 from bot.scopes import walk_rank
@@ -40,14 +41,8 @@ def format_names(model_class: str, names: tuple[str, ...]) -> str:
     return f"{tomlkit.key(model_class).as_string()} = {tomlkit.item(list(names)).as_string()}"
 
 
-_BACKEND_WORDS = {
-    "dynamo": "torch.export (dynamo)",
-    "onnx": "ONNX",
-    "openvino": "OpenVINO",
-    "executorch": "ExecuTorch",
-    "xnnpack": "ExecuTorch XNNPACK target",
-    "mlx": "ExecuTorch MLX target",
-}
+_BACKEND_WORDS = {backend.name: backend.described for backend in registry.REGISTRY}
+_BACKEND_WORDS.update(target for backend in registry.REGISTRY for target in backend.targets)
 _VARIANT_WORDS = {
     "generate": "generate path only",
     "dynamic": "dynamic-shape only",

@@ -5,15 +5,12 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+from bot import registry
+
 # Each module defines `export(model, inputs, *, dynamic, target, optimize) -> program` (the raw
 # program `export_program` returns) and `run(program, inputs) -> outputs` (a `{name: tensor}`
 # dict, or a list for ExecuTorch, which compares counts only).
-MODULES = {
-    "dynamo": "bot.run.backends.dynamo",
-    "onnx": "bot.run.backends.onnx",
-    "openvino": "bot.run.backends.openvino",
-    "executorch": "bot.run.backends.executorch",
-}
+MODULES = {backend.name: backend.runner for backend in registry.REGISTRY}  # bot/registry.py
 
 
 class RuntimeLimit(Exception):

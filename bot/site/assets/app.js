@@ -12,7 +12,8 @@
   };
   const REPO = https(D.repo_url), SKIPLISTS = https(D.skiplist_url);
   const cls = (letter) => (letter === "-" ? "N" : letter);
-  const COLORS = { dynamo: "#0969da", onnx: "#cf222e", openvino: "#8250df", executorch: "#1a7f37" };
+  // Each backend's colour comes with the data (bot/registry.py): a colour is a `#rrggbb` or none.
+  const COLORS = Object.fromEntries(Object.entries(D.colours || {}).filter(([, c]) => /^#[0-9a-f]{6}$/i.test(c)));
   const FAILING = new Set(["F", "X", "H", "K"]), PASSING = new Set(["P", "U", "W"]);
 
   // ---- decode: state per (run, cell), rebuilt from the first run and each run's changes ----

@@ -1,0 +1,50 @@
+"""The backend registry (bot/registry.py): one declaration per backend, and no other module spelling what it declares."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from bot import registry
+from tests.conftest import ROOT
+
+BOT = ROOT / "bot"
+
+
+def test_each_backend_is_declared_once_with_a_runner_module_that_exports_and_runs():
+    for field in ("name", "word", "label"):
+        values = [getattr(backend, field) for backend in registry.REGISTRY]
+        assert len(values) == len(set(values)), (field, values)
+    for backend in registry.REGISTRY:
+        path = ROOT / (backend.runner.replace(".", "/") + ".py")
+        defined = {n.name for n in ast.parse(path.read_text(encoding="utf-8")).body if isinstance(n, ast.FunctionDef)}
+        assert {"export", "run"} <= defined, (backend.name, sorted(defined))
+        assert re.fullmatch(r"#[0-9a-f]{6}", backend.colour), backend
+
+
+def test_no_other_module_spells_a_backends_label_its_packages_or_its_colour():
+    spelled = [
+        *(rf'"{b.name}":\s*"{re.escape(b.label)}"' for b in registry.REGISTRY),
+        *(re.escape(b.colour) for b in registry.REGISTRY),
+        r'"onnxscript",\s*"onnxruntime"',  # the versioned or required packages, as a tuple
+        r'"openvino",\s*"executorch"',
+    ]
+    found = []
+    for path in sorted(BOT.rglob("*")):
+        if path.suffix not in (".py", ".js") or path == BOT / "registry.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        found += [(path.relative_to(ROOT).as_posix(), p) for p in spelled if re.search(p, text)]
+    assert found == [], found
+
+
+def test_the_versioned_packages_are_transformers_torch_then_each_backends():
+    assert registry.VERSIONED_PACKAGES == (
+        "transformers",
+        "torch",
+        "onnx",
+        "onnxscript",
+        "onnxruntime",
+        "openvino",
+        "executorch",
+    )
