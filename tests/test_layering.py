@@ -236,3 +236,9 @@ def test_selection_reads_the_catalogue_not_the_sources(path):
         if module == SOURCES or module.startswith(SOURCES + ".")
     ]
     assert bad == [], f"{path.relative_to(ROOT)} imports the model sources"
+
+
+def test_no_command_line_module_is_over_250_lines():
+    """A command module parses options and calls a job: past 250 lines it holds what belongs elsewhere."""
+    long = {path.name: n for path in (BOT / "cli").glob("*.py") if (n := len(path.read_text().splitlines())) > 250}
+    assert long == {}, long

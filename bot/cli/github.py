@@ -1,95 +1,14 @@
-"""`export-bot github …`: the entry points the workflows call, with the environment GitHub Actions provides."""
+"""`export-bot github …`: the entry points the workflows call; the PR-facing commands here, main's health in github_main.py."""
 
 from __future__ import annotations
 
-import functools
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
-from bot.cli.common import EXIT_FAILURE, EXIT_USAGE, BotError, check_dashboard_url, handle_errors
-
-
-@dataclass(frozen=True)
-class Context:
-    repository: str | None
-    token: str | None
-    api_url: str
-    event_path: str | None
-    config: Path | None
-
-    @functools.cached_property
-    def settings(self):
-        """Read once per command, whichever of client, caps and options asks first."""
-        from bot.settings import load_settings
-
-        return load_settings(self.config)
-
-    def caps(self):
-        from bot.publish.baseline import Caps
-
-        return Caps.from_settings(self.settings)
-
-    def client(self):
-        from bot.publish.jobs import make_client
-
-        return make_client(self.repository, self.token, self.api_url, self.settings)
-
-    def event(self) -> dict:
-        from bot.publish.events import load_event
-
-        return load_event(self.event_path)
-
-
-def _actions(output: Path | None = None):
-    """Where annotations, outputs and the summary go: the runner's files, or `output` for the outputs."""
-    from dataclasses import replace
-
-    from bot.publish.actions import Actions
-
-    actions = Actions.from_env(sys.stdout)
-    return replace(actions, output_path=output) if output is not None else actions
-
-
-def _finish(outcome, output: Path | None = None) -> None:
-    """The job's outcome → outputs (to `output` when given), annotations, log lines and the exit code."""
-    actions = _actions(output)
-    for name, value in outcome.outputs:
-        actions.set_output(name, value)
-    for level, message in outcome.annotations:
-        if message:
-            actions.annotate(level, message)
-    lines = outcome.lines
-    if outcome.exit_code == EXIT_USAGE and lines:
-        # A refusal: its last line is the reason, said once as the error (`error: …`, exit 2).
-        *lines, reason = lines
-    for line in lines:
-        click.echo(line, err=outcome.exit_code == EXIT_FAILURE)
-    if outcome.exit_code == EXIT_USAGE and outcome.lines:
-        raise BotError(reason)
-    if outcome.exit_code:
-        raise SystemExit(outcome.exit_code)
-
-
-def _github_errors(fn):
-    """GitHub refusing (after retries) fails the job with an error annotation and exit 2, like any bad input.
-
-    Exit 1 is kept for a verdict of failure (docs/diff.md): a refusal must not read as cells broken.
-    """
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        from bot.publish.github_api import GitHubError
-
-        try:
-            return fn(*args, **kwargs)
-        except GitHubError as exc:
-            _actions().annotate("error", str(exc))
-            raise
-
-    return handle_errors(wrapper)
+from bot.cli import github_main
+from bot.cli.common import check_dashboard_url
+from bot.cli.github_common import Context, actions, finish, github_errors
 
 
 @click.group()
@@ -137,7 +56,7 @@ def github(
     help="The dashboard's address (https://…): each cell the comment names links to its history there.",
 )
 @click.pass_obj
-@_github_errors
+@github_errors
 def comment(
     obj: Context,
     report_path: Path,
@@ -159,13 +78,13 @@ def comment(
     try:
         report = load_report(report_path)
     except ReportError as exc:
-        _finish(missing_report_job(obj.client, event, str(exc)))
+        finish(missing_report_job(obj.client, event, str(exc)))
         return
     # Links point only into this repository, named by the workflow's environment: the report's own
     # repository_url was written by the PR's code.
     repository_url = f"{server_url.rstrip('/')}/{obj.repository}" if obj.repository else None
     # The summary first: it must be there even when GitHub refuses what follows.
-    _actions().write_summary(render_summary(report, repository_url=repository_url))
+    actions().write_summary(render_summary(report, repository_url=repository_url))
     job = comment_job(
         obj.client(),
         event,
@@ -177,12 +96,12 @@ def comment(
         repository_url=repository_url,
         dashboard_url=dashboard_url,
     )
-    _finish(job)
+    finish(job)
 
 
 @github.command()
 @click.pass_obj
-@_github_errors
+@github_errors
 def pending(obj: Context) -> None:
     """On a conformance run's `workflow_run` event: `pending` when it starts, cleared if it is cancelled."""
     from bot.publish.pending import ConformanceRun, update
@@ -201,7 +120,7 @@ def pending(obj: Context) -> None:
     "--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the request JSON here."
 )
 @click.pass_obj
-@_github_errors
+@github_errors
 def command(obj: Context, workflow: str | None, reports: str | None, out: Path | None) -> None:
     """Answer an `/export-check` comment (issue_comment event): check, acknowledge, pin the head, dispatch."""
     from bot.publish.events import CommentEvent
@@ -220,7 +139,7 @@ def command(obj: Context, workflow: str | None, reports: str | None, out: Path |
         from bot.files import write_text
 
         write_text(out, request + "\n")
-    _finish(outcome)
+    finish(outcome)
 
 
 def _command_index(config: Path | None):
@@ -244,14 +163,14 @@ def _command_index(config: Path | None):
 @click.option("--dispatch", default=None, help="Workflow to dispatch on the new commit.")
 @click.option("--skiplists-path", default="skiplists", show_default=True, help="Skiplist folder in the repository.")
 @click.pass_obj
-@_github_errors
+@github_errors
 def apply(obj: Context, workflow: str, dispatch: str | None, skiplists_path: str) -> None:
     """`/export-check apply`: commit the PR's latest proposed skiplist patch to its branch (same repository only)."""
     from bot.publish.events import CommentEvent
     from bot.publish.jobs import apply_job
 
     event = CommentEvent.from_payload(obj.event())
-    _finish(
+    finish(
         apply_job(
             obj.client(), event, workflow=workflow, dispatch=dispatch, skiplists_path=skiplists_path, caps=obj.caps()
         )
@@ -262,12 +181,12 @@ def apply(obj: Context, workflow: str, dispatch: str | None, skiplists_path: str
 @click.option("--pr", type=int, required=True)
 @click.option("--sha", required=True, help="Head SHA pinned when the command was accepted.")
 @click.pass_obj
-@_github_errors
+@github_errors
 def verify_sha(obj: Context, pr: int, sha: str) -> None:
     """Stop (exit 1) when the PR head moved away from the pinned SHA."""
     from bot.publish.jobs import verify_sha_job
 
-    _finish(verify_sha_job(obj.client(), pr, sha))
+    finish(verify_sha_job(obj.client(), pr, sha))
 
 
 @github.command("merge-base")
@@ -290,12 +209,12 @@ def verify_sha(obj: Context, pr: int, sha: str) -> None:
     help="Append `sha=` here (default: $GITHUB_OUTPUT, when set).",
 )
 @click.pass_obj
-@_github_errors
+@github_errors
 def merge_base(obj: Context, base: str, head: str, github_output: Path | None) -> None:
     """Print the merge base of HEAD with BASE (GitHub's compare API), for `export-bot report --merge-base`."""
     from bot.publish.jobs import merge_base_job
 
-    _finish(merge_base_job(obj.client(), base, head), github_output)
+    finish(merge_base_job(obj.client(), base, head), github_output)
 
 
 def _checked_ref(value: str, flag: str, *, sha: bool) -> str:
@@ -310,146 +229,6 @@ def _checked_ref(value: str, flag: str, *, sha: bool) -> str:
     return value
 
 
-@github.command()
-@click.option("--workflow", default="export-baseline.yml", show_default=True)
-@click.option("--artifact", default="export-baseline", show_default=True)
-@click.option("--branch", default="main", show_default=True, help="The default branch, whose own sweeps count.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("base"), show_default=True)
-@click.option(
-    "--scan", type=click.IntRange(min=1, max=1000), default=60, show_default=True, help="Runs looked at, newest first."
-)
-@click.pass_obj
-@_github_errors
-def baseline(obj: Context, workflow: str, artifact: str, branch: str, out: Path, scan: int) -> None:
-    """Main's baseline state (docs/baseline.md) into OUT/baseline.json: this repository's newest state artifacts
-    on BRANCH folded with the measurements not yet in them; a version-1 (JUnit) artifact is converted."""
-    from bot.publish.jobs import baseline_job
-
-    keep = obj.settings.baseline_history
-    _finish(baseline_job(obj.client(), workflow, artifact, branch, out, obj.caps(), keep=keep, scan=scan))
-
-
-@github.command()
-@click.option("--workflow", default="export-baseline.yml", show_default=True)
-@click.option("--artifact", default="export-baseline", show_default=True)
-@click.option("--branch", default="main", show_default=True)
-@click.option("--count", type=click.IntRange(min=1), default=29, show_default=True, help="Earlier sweeps to fetch.")
-@click.option(
-    "--run-id", type=int, envvar="GITHUB_RUN_ID", default=0, help="This run, left out (default: GITHUB_RUN_ID)."
-)
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("history"), show_default=True)
-@click.pass_obj
-@_github_errors
-def reports(obj: Context, workflow: str, artifact: str, branch: str, count: int, run_id: int, out: Path) -> None:
-    """The report.json of the last COUNT sweeps (runs that uploaded the artifact) before this one: the dashboard's history (`export-bot site`)."""
-    from bot.publish.jobs import reports_job
-
-    _finish(
-        reports_job(
-            obj.client(), workflow, artifact, branch=branch, count=count, run_id=run_id, out=out, caps=obj.caps()
-        )
-    )
-
-
-@github.command("obsolete-skips")
-@click.option("--workflow", default="export-baseline.yml", show_default=True)
-@click.option("--artifact", default="export-baseline", show_default=True)
-@click.option(
-    "--report",
-    "report_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="This sweep's report.json (default: the artifact of this run, GITHUB_RUN_ID).",
-)
-@click.option("--run-id", type=int, envvar="GITHUB_RUN_ID", default=0)
-@click.option("--min-passes", type=int, default=None, help="Consecutive passing probes (default: settings, 3).")
-@click.option("--branch", default="main", show_default=True)
-@click.option(
-    "--skiplists",
-    "skiplists_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("skiplists"),
-    show_default=True,
-    help="The checkout's skiplist folder the proposal starts from.",
-)
-@click.option("--skiplists-path", default="skiplists", show_default=True, help="That folder's path in the repository.")
-@click.option(
-    "--run-url", default=None, help="This sweep's run page (default: built from --run-id, else the report's)."
-)
-@click.option("--server-url", envvar="GITHUB_SERVER_URL", default="https://github.com", help="GITHUB_SERVER_URL.")
-@click.option(
-    "--dispatch",
-    default=None,
-    help="The conformance workflow to start for the PR's new head (its pushes start none: they use the workflow token).",
-)
-@click.pass_obj
-@_github_errors
-def obsolete_skips(
-    obj: Context,
-    workflow: str,
-    artifact: str,
-    report_path: Path | None,
-    run_id: int,
-    min_passes: int | None,
-    branch: str,
-    skiplists_dir: Path,
-    skiplists_path: str,
-    run_url: str | None,
-    server_url: str,
-    dispatch: str | None,
-) -> None:
-    """Propose with the probe history, then open, update or close the one obsolete-skip PR."""
-    from bot.publish.jobs import ObsoleteInputs, obsolete_skips_job
-
-    settings = obj.settings
-    given = ObsoleteInputs(
-        workflow,
-        artifact,
-        report_path,
-        run_id,
-        min_passes or settings.min_passes,
-        branch,
-        skiplists_dir,
-        skiplists_path,
-        run_url,
-        server_url,
-        dispatch,
-    )
-    _finish(obsolete_skips_job(obj.client(), given, obj.caps()))
-
-
-@github.command()
-@click.option(
-    "--state",
-    "state_path",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Main's baseline.json (`export-bot github baseline`, `baseline merge`).",
-)
-@click.option(
-    "--skiplists",
-    "skiplists_dir",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="The default branch's skiplist folder: a skiplisted cell is no regression.",
-)
-@click.option(
-    "--report",
-    "report_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="This run's report.json: its failure groups (culprit lines, hints) describe the cells they hold.",
-)
-@click.option("--bot-login", envvar="EXPORT_BOT_LOGIN", default="github-actions[bot]", show_default=True)
-@click.option("--server-url", envvar="GITHUB_SERVER_URL", default="https://github.com", help="GITHUB_SERVER_URL.")
-@click.pass_obj
-@_github_errors
-def track(
-    obj: Context, state_path: Path, skiplists_dir: Path, report_path: Path | None, bot_login: str, server_url: str
-) -> None:
-    """Open, update in place or close the one tracking issue of main's regressions (docs/github.md)."""
-    from bot.publish.track import TrackInputs, track_job
-
-    repository_url = f"{server_url.rstrip('/')}/{obj.repository}" if obj.repository else None
-    given = TrackInputs(state_path, skiplists_dir, report_path, bot_login, repository_url)
-    _finish(track_job(obj.client(), given))
+# Main's health: baseline, reports, obsolete-skips, track.
+for _command in (github_main.baseline, github_main.reports, github_main.obsolete_skips, github_main.track):
+    github.add_command(_command)

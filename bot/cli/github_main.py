@@ -1,0 +1,154 @@
+"""`export-bot github baseline|reports|obsolete-skips|track`: main's health, as export-baseline.yml calls it (docs/baseline.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from bot.cli.github_common import Context, finish, github_errors
+
+
+@click.command()
+@click.option("--workflow", default="export-baseline.yml", show_default=True)
+@click.option("--artifact", default="export-baseline", show_default=True)
+@click.option("--branch", default="main", show_default=True, help="The default branch, whose own sweeps count.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("base"), show_default=True)
+@click.option(
+    "--scan", type=click.IntRange(min=1, max=1000), default=60, show_default=True, help="Runs looked at, newest first."
+)
+@click.pass_obj
+@github_errors
+def baseline(obj: Context, workflow: str, artifact: str, branch: str, out: Path, scan: int) -> None:
+    """Main's baseline state (docs/baseline.md) into OUT/baseline.json: this repository's newest state artifacts
+    on BRANCH folded with the measurements not yet in them; a version-1 (JUnit) artifact is converted."""
+    from bot.publish.jobs import baseline_job
+
+    keep = obj.settings.baseline_history
+    finish(baseline_job(obj.client(), workflow, artifact, branch, out, obj.caps(), keep=keep, scan=scan))
+
+
+@click.command()
+@click.option("--workflow", default="export-baseline.yml", show_default=True)
+@click.option("--artifact", default="export-baseline", show_default=True)
+@click.option("--branch", default="main", show_default=True)
+@click.option("--count", type=click.IntRange(min=1), default=29, show_default=True, help="Earlier sweeps to fetch.")
+@click.option(
+    "--run-id", type=int, envvar="GITHUB_RUN_ID", default=0, help="This run, left out (default: GITHUB_RUN_ID)."
+)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("history"), show_default=True)
+@click.pass_obj
+@github_errors
+def reports(obj: Context, workflow: str, artifact: str, branch: str, count: int, run_id: int, out: Path) -> None:
+    """The report.json of the last COUNT sweeps (runs that uploaded the artifact) before this one: the dashboard's history (`export-bot site`)."""
+    from bot.publish.jobs import reports_job
+
+    finish(
+        reports_job(
+            obj.client(), workflow, artifact, branch=branch, count=count, run_id=run_id, out=out, caps=obj.caps()
+        )
+    )
+
+
+@click.command("obsolete-skips")
+@click.option("--workflow", default="export-baseline.yml", show_default=True)
+@click.option("--artifact", default="export-baseline", show_default=True)
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="This sweep's report.json (default: the artifact of this run, GITHUB_RUN_ID).",
+)
+@click.option("--run-id", type=int, envvar="GITHUB_RUN_ID", default=0)
+@click.option("--min-passes", type=int, default=None, help="Consecutive passing probes (default: settings, 3).")
+@click.option("--branch", default="main", show_default=True)
+@click.option(
+    "--skiplists",
+    "skiplists_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("skiplists"),
+    show_default=True,
+    help="The checkout's skiplist folder the proposal starts from.",
+)
+@click.option("--skiplists-path", default="skiplists", show_default=True, help="That folder's path in the repository.")
+@click.option(
+    "--run-url", default=None, help="This sweep's run page (default: built from --run-id, else the report's)."
+)
+@click.option("--server-url", envvar="GITHUB_SERVER_URL", default="https://github.com", help="GITHUB_SERVER_URL.")
+@click.option(
+    "--dispatch",
+    default=None,
+    help="The conformance workflow to start for the PR's new head (its pushes start none: they use the workflow token).",
+)
+@click.pass_obj
+@github_errors
+def obsolete_skips(
+    obj: Context,
+    workflow: str,
+    artifact: str,
+    report_path: Path | None,
+    run_id: int,
+    min_passes: int | None,
+    branch: str,
+    skiplists_dir: Path,
+    skiplists_path: str,
+    run_url: str | None,
+    server_url: str,
+    dispatch: str | None,
+) -> None:
+    """Propose with the probe history, then open, update or close the one obsolete-skip PR."""
+    from bot.publish.jobs import ObsoleteInputs, obsolete_skips_job
+
+    settings = obj.settings
+    given = ObsoleteInputs(
+        workflow,
+        artifact,
+        report_path,
+        run_id,
+        min_passes or settings.min_passes,
+        branch,
+        skiplists_dir,
+        skiplists_path,
+        run_url,
+        server_url,
+        dispatch,
+    )
+    finish(obsolete_skips_job(obj.client(), given, obj.caps()))
+
+
+@click.command()
+@click.option(
+    "--state",
+    "state_path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Main's baseline.json (`export-bot github baseline`, `baseline merge`).",
+)
+@click.option(
+    "--skiplists",
+    "skiplists_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The default branch's skiplist folder: a skiplisted cell is no regression.",
+)
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="This run's report.json: its failure groups (culprit lines, hints) describe the cells they hold.",
+)
+@click.option("--bot-login", envvar="EXPORT_BOT_LOGIN", default="github-actions[bot]", show_default=True)
+@click.option("--server-url", envvar="GITHUB_SERVER_URL", default="https://github.com", help="GITHUB_SERVER_URL.")
+@click.pass_obj
+@github_errors
+def track(
+    obj: Context, state_path: Path, skiplists_dir: Path, report_path: Path | None, bot_login: str, server_url: str
+) -> None:
+    """Open, update in place or close the one tracking issue of main's regressions (docs/github.md)."""
+    from bot.publish.track import TrackInputs, track_job
+
+    repository_url = f"{server_url.rstrip('/')}/{obj.repository}" if obj.repository else None
+    given = TrackInputs(state_path, skiplists_dir, report_path, bot_login, repository_url)
+    finish(track_job(obj.client(), given))
