@@ -82,8 +82,13 @@ def pytest_args(plan: RunPlan, plan_path: Path, options: SessionOptions) -> list
     return args + list(options.extra_args) + [str(plan_path)]
 
 
-def threads_per_worker(workers: int) -> int:
-    """The cores this process may use (its affinity, not the machine's), shared among `workers`, at least 1."""
+def threads_per_worker(workers: int | str) -> int:
+    """The cores this process may use (its affinity, not the machine's), shared among `workers`, at least 1.
+
+    `workers` is a count, or xdist's `auto` (one worker per core: one thread each).
+    """
+    if not isinstance(workers, int):
+        return 1
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # macOS and Windows have no affinity call

@@ -202,6 +202,7 @@ def test_workers_share_the_processs_cores_out_as_torch_threads(monkeypatch):
 
     monkeypatch.setattr(session.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     assert [session.threads_per_worker(n) for n in (1, 2, 3, 4, 8)] == [4, 2, 1, 1, 1]
+    assert session.threads_per_worker("auto") == 1  # `-n auto`: a worker per core (export-bot bisect's default)
     monkeypatch.delattr(session.os, "sched_getaffinity", raising=False)  # macOS, Windows
     monkeypatch.setattr(session.os, "cpu_count", lambda: 2)
     assert session.threads_per_worker(2) == 1
