@@ -49,8 +49,8 @@ def actions(output: Path | None = None):
 
     from bot.publish.actions import Actions
 
-    actions = Actions.from_env(sys.stdout)
-    return replace(actions, output_path=output) if output is not None else actions
+    found = Actions.from_env(sys.stdout)
+    return replace(found, output_path=output) if output is not None else found
 
 
 def finish(outcome, output: Path | None = None) -> None:

@@ -33,7 +33,6 @@ Properties = list[tuple[str, str]]
 
 # Testsuite property `version.<package>`: the stack a run judged.
 VERSIONED_PACKAGES = registry.VERSIONED_PACKAGES
-TIMING_PREFIX = TIMING  # per-stage seconds (bot/outcomes.py)
 
 
 def _flag(value: bool) -> str:
@@ -132,16 +131,16 @@ def judge_properties(run: CellRun) -> Properties:
 
 
 def timing_properties(timings: Mapping[str, float]) -> Properties:
-    return [(f"{TIMING_PREFIX}{stage}", f"{seconds:.3f}") for stage, seconds in timings.items()]
+    return [(f"{TIMING}{stage}", f"{seconds:.3f}") for stage, seconds in timings.items()]
 
 
 def read_timings(properties: Iterable[tuple[str, str]]) -> dict[str, float]:
     """`time.<stage>` properties back into seconds per stage (benchmarks and progress read them)."""
     timings: dict[str, float] = {}
     for name, value in properties:
-        if name.startswith(TIMING_PREFIX):
+        if name.startswith(TIMING):
             try:
-                timings[name[len(TIMING_PREFIX) :]] = float(value)
+                timings[name[len(TIMING) :]] = float(value)
             except ValueError:
                 logger.warning("property %s=%r is not a number of seconds", name, value)
     return timings
