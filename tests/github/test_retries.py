@@ -79,13 +79,15 @@ def test_an_unreachable_server_is_a_github_error(fake):
         client.list_comments(1)
 
 
-def test_a_rate_limit_asking_for_too_long_a_wait_fails_at_once(fake):
-    client = GitHubClient(
-        fake.full_name,
-        fake.token,
-        api_url=fake.url,
-        policy=RetryPolicy(total=4, backoff=0.01, write_interval=0, max_rate_limit_wait=30),
-    )
+@pytest.fixture
+def impatient(fake):
+    """A client that waits at most 30 s for a rate limit: a longer wait fails at once."""
+    policy = RetryPolicy(total=4, backoff=0.01, write_interval=0, max_rate_limit_wait=30)
+    return GitHubClient(fake.full_name, fake.token, api_url=fake.url, policy=policy)
+
+
+def test_a_rate_limit_asking_for_too_long_a_wait_fails_at_once(fake, impatient):
+    client = impatient
     fake.inject("rate_limit", method="GET", path=r"/pulls/1$", times=1, seconds=3600)
     with pytest.raises(GitHubError, match=r"HTTP 403 GitHub asks to wait 3600s"):
         client.pull_request(1)
@@ -220,17 +222,12 @@ def test_every_answer_says_where_the_tokens_budget_stands(fake, client):
     assert fake.budget.used == 2
 
 
-def test_a_spent_budget_fails_the_job_at_once_with_a_clear_error(fake):
+def test_a_spent_budget_fails_the_job_at_once_with_a_clear_error(fake, impatient):
     import time
 
     from tests.github.fake_github import Budget
 
-    client = GitHubClient(
-        fake.full_name,
-        fake.token,
-        api_url=fake.url,
-        policy=RetryPolicy(total=4, backoff=0.01, write_interval=0, max_rate_limit_wait=30),
-    )
+    client = impatient
     fake.budget = Budget(limit=1)
     client.pull_request(1)
     started = time.monotonic()
