@@ -271,6 +271,46 @@ def hollow_classes(bodies: Mapping[str, Body]) -> frozenset[str]:
     return frozenset(name for name, body in bodies.items() if not body.runs and is_marked(name))
 
 
+_Bases = dict[str, tuple[str, ...]]
+
+
+def _first_bases(bases: Iterable[list[_Bases]]) -> _Bases:
+    """class → its bases, across every modeling module read; the first module to define a name wins."""
+    everywhere: _Bases = {}
+    for per_module in bases:
+        for module_bases in per_module:
+            for name, parents in module_bases.items():
+                everywhere.setdefault(name, parents)
+    return everywhere
+
+
+def _read_bodies(texts: Iterable[list[str]], bases: Iterable[list[_Bases]], *, with_configs: bool) -> dict[str, Body]:
+    """The class bodies of every module when `with_configs`, else only of modules that define a marked class."""
+    bodies: dict[str, Body] = {}
+    for sources, per_module in zip(texts, bases):
+        for text, module_bases in zip(sources, per_module):
+            if with_configs or any(is_marked(name) for name in module_bases):
+                for name, body in class_bodies(text).items():
+                    bodies.setdefault(name, body)
+    return bodies
+
+
+def _exported_classes(
+    texts: Mapping[str, list[str]], bases: Mapping[str, list[_Bases]], everywhere: _Bases, hollow: Collection[str]
+) -> dict[str, tuple[str, ...]]:
+    """model type → the model classes its modeling modules export, leaving out types that export none."""
+    classes = {}
+    for model_type, sources in texts.items():
+        exported = tuple(
+            c
+            for text, own in zip(sources, bases[model_type])
+            for c in model_classes(read_all(text), own, everywhere, hollow)
+        )
+        if exported:
+            classes[model_type] = exported
+    return classes
+
+
 def build_index(models_dir: Path | str, *, with_configs: bool = False) -> ModelIndex:
     """The tree's model classes; `with_configs` also reads every class body for its config class.
 
@@ -284,27 +324,9 @@ def build_index(models_dir: Path | str, *, with_configs: bool = False) -> ModelI
         for model_type, paths in modeling_modules(models_dir).items()
     }
     bases = {model_type: [class_bases(text)[0] for text in sources] for model_type, sources in texts.items()}
-    everywhere: dict[str, tuple[str, ...]] = {}
-    for per_module in bases.values():
-        for module_bases in per_module:
-            for name, parents in module_bases.items():
-                everywhere.setdefault(name, parents)
-    bodies: dict[str, Body] = {}
-    for sources, per_module in zip(texts.values(), bases.values()):
-        for text, module_bases in zip(sources, per_module):
-            if with_configs or any(is_marked(name) for name in module_bases):
-                for name, body in class_bodies(text).items():
-                    bodies.setdefault(name, body)
-    hollow = hollow_classes(bodies)
-    classes = {}
-    for model_type, sources in texts.items():
-        exported = tuple(
-            c
-            for text, own in zip(sources, bases[model_type])
-            for c in model_classes(read_all(text), own, everywhere, hollow)
-        )
-        if exported:
-            classes[model_type] = exported
+    everywhere = _first_bases(bases.values())
+    bodies = _read_bodies(texts.values(), bases.values(), with_configs=with_configs)
+    classes = _exported_classes(texts, bases, everywhere, hollow_classes(bodies))
     if not with_configs:
         return ModelIndex(classes)
     every_class = {c for exported in classes.values() for c in exported}
