@@ -317,16 +317,9 @@ class TransformersTestsSource:
             except SetupProblem as exc:
                 problem = problem or exc
                 continue
-            for test_class in _test_classes(module, entry.test_class):
-                covered, generative = self._classes_of(test_class)
-                cls = next((c for c in covered if c.__name__ == model_class), None)
-                if cls is None:
-                    continue
-                if not generate:
-                    return test_class, cls
-                eligible = generate_eligible(frozenset(k.__name__ for k in test_class.__mro__))
-                if eligible and cls in generative:
-                    return test_class, cls
+            served = self._served_in(module, entry.test_class, model_class, generate)
+            if served is not None:
+                return served
         if problem is not None:
             raise problem
         if generate:
@@ -335,6 +328,20 @@ class TransformersTestsSource:
                 f"lists {model_class} in all_generative_model_classes"
             )
         raise NotBuildable(f"{model_class} is listed in the test modules' text, but no imported test class lists it")
+
+    def _served_in(self, module, test_class_name: str, model_class: str, generate: bool) -> tuple[type, type] | None:
+        """The first of the module's test classes (the named one first) that serves the class on this path, and the class."""
+        for test_class in _test_classes(module, test_class_name):
+            covered, generative = self._classes_of(test_class)
+            cls = next((c for c in covered if c.__name__ == model_class), None)
+            if cls is None:
+                continue
+            if not generate:
+                return test_class, cls
+            eligible = generate_eligible(frozenset(k.__name__ for k in test_class.__mro__))
+            if eligible and cls in generative:
+                return test_class, cls
+        return None
 
     def _classes_of(self, test_class: type) -> tuple[tuple[type, ...], tuple[type, ...]]:
         """The classes a test class covers once set up; once per test class, from a seeded setUp."""
