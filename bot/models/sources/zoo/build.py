@@ -166,13 +166,24 @@ def _kind(cls: type, config: Any, main: str, signature: Mapping[str, Any]) -> st
     needed = make.required(cls)
     if "grid_thw" in signature and needed:
         return "grid-vision"
-    if main not in signature and "input_ids" not in signature and "pixel_values" in signature:
-        main = "pixel_values"  # vision towers that inherit the default main input name
+    main = _taken_main(main, signature)
     if main == "pixel_values" and "input_ids" in needed:
         # BLIP-2 / Grounding DINO style: an image and the text it conditions.
         return "vlm" if make.image_token(config) is not None and _has_vision(config) else "text-image"
     if main == "input_ids" or (main not in signature and "input_ids" in signature):
         return _text_kind(name, config, signature)
+    return _media_kind(name, config, main, signature)
+
+
+def _taken_main(main: str, signature: Mapping[str, Any]) -> str:
+    """The main input name, or `pixel_values` for a forward that takes neither it nor token ids but takes pixels."""
+    if main not in signature and "input_ids" not in signature and "pixel_values" in signature:
+        return "pixel_values"  # vision towers that inherit the default main input name
+    return main
+
+
+def _media_kind(name: str, config: Any, main: str, signature: Mapping[str, Any]) -> str:
+    """The kind of a model whose main input is pixels, audio or audio features."""
     if main == "pixel_values":
         return "video" if "Video" in name or "video" in config.model_type else "image"
     if main == "input_values":
