@@ -162,25 +162,34 @@ def sweep(
     todo = [n for n in names if n not in done]
     while todo:
         batch, todo = todo[:chunk], todo[chunk:]
-        command = [sys.executable, "-m", "bot.models.sources.zoo.coverage", str(out)]
-        command += ["--generate"] if generate else []
-        env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
-        proc = subprocess.run(
-            ["nice", "-n", str(nice), *command, *batch], env=env, capture_output=True, text=True, check=False
-        )
+        proc = _run_worker(batch, out, generate=generate, nice=nice)
         finished = {r.model_class for r in read_results(out)}
         left = [n for n in batch if n not in finished]
         if left:
             # The worker died on left[0]: record it and go on with the rest of its chunk.
-            tail = (proc.stderr or "").strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
-            crashed = Result(left[0], "?", "?", CRASHED, "eager", f"worker died: {tail[0][:200]}")
-            with open(out, "a", encoding="utf-8") as stream:
-                stream.write(json.dumps(asdict(crashed)) + "\n")
+            _record_crash(out, left[0], proc)
             todo = left[1:] + todo
         if log:
             log(len(names) - len(todo), len(names))
     order = {n: i for i, n in enumerate(names)}
     return sorted((r for r in read_results(out) if r.model_class in order), key=lambda r: order[r.model_class])
+
+
+def _run_worker(batch: Sequence[str], out: Path, *, generate: bool, nice: int) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "bot.models.sources.zoo.coverage", str(out)]
+    command += ["--generate"] if generate else []
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+    return subprocess.run(
+        ["nice", "-n", str(nice), *command, *batch], env=env, capture_output=True, text=True, check=False
+    )
+
+
+def _record_crash(out: Path, name: str, proc: subprocess.CompletedProcess) -> None:
+    """`name` as crashed, with the last line the worker wrote to stderr (or its exit code)."""
+    tail = (proc.stderr or "").strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
+    crashed = Result(name, "?", "?", CRASHED, "eager", f"worker died: {tail[0][:200]}")
+    with open(out, "a", encoding="utf-8") as stream:
+        stream.write(json.dumps(asdict(crashed)) + "\n")
 
 
 def read_results(path: Path) -> list[Result]:
