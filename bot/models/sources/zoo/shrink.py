@@ -247,17 +247,22 @@ def _tiny_sequence(name: str, value: list | tuple, shrinking: _Shrinking) -> Any
     ints = all(_is_int(v) for v in value)
     if isinstance(value, list) and ints and _TOKEN_ID.match(name):
         return [shrinking.tokens.remap(v) if v >= 0 else v for v in value]
-    original_layers = shrinking.original_layers
-    if original_layers and len(value) == original_layers:
+    if _is_per_layer(name, value, shrinking.original_layers, ints=ints):
         # Per-layer lists (layer_types, mlp_only_layers as flags, ...) follow the new depth.
-        per_layer = name in ("layer_types",) or not ints
-        if per_layer or name.endswith(("_per_layer", "s")) or original_layers >= 6:
-            picked = [value[i] for i in shrinking.kept]
-            return [min(v, 16) for v in picked] if _WINDOW.match(name) else picked
+        picked = [value[i] for i in shrinking.kept]
+        return [min(v, 16) for v in picked] if _WINDOW.match(name) else picked
     if ints:
         new_list = _shrink_int_list(name, list(value), shrinking.level, shrinking.ratio)
         return new_list if new_list is not None and new_list != list(value) else _UNCHANGED
     return _UNCHANGED
+
+
+def _is_per_layer(name: str, value: list | tuple, original_layers: int | None, *, ints: bool) -> bool:
+    """Whether a list as long as the original depth is one entry per layer, not a size that happens to match."""
+    if not original_layers or len(value) != original_layers:
+        return False
+    per_layer = name in ("layer_types",) or not ints
+    return per_layer or name.endswith(("_per_layer", "s")) or original_layers >= 6
 
 
 def _tiny_rope(value: dict, shrinking: _Shrinking) -> Any:
