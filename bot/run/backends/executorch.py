@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import torch
@@ -39,13 +41,28 @@ def run(program_manager: Any, inputs: dict) -> list[torch.Tensor]:
     # The runtime rejects non-contiguous inputs. `int` covers `bool`.
     tensors = [t.contiguous() for t in leaves if isinstance(t, torch.Tensor)]
     scalars = (t for t in leaves if isinstance(t, (int, float)))
-    try:
+    with _runtime_limits():
         program = Runtime.get().load_program(program_manager.buffer, verification=Verification.Minimal)
         method = program.load_method("forward")
+    args = _bind(method, tensors, scalars)
+    with _runtime_limits():
+        outputs = method.execute(args)
+    return _user_outputs(program_manager, outputs)
+
+
+@contextmanager
+def _runtime_limits() -> Iterator[None]:
+    """Raises `RuntimeLimit` for an error the seed counts as the runtime's limit; any other propagates."""
+    try:
+        yield
     except (RuntimeError, MemoryError) as exc:
         if is_runtime_limit(exc):
             raise _limit(exc) from exc
         raise
+
+
+def _bind(method: Any, tensors: list[torch.Tensor], scalars: Iterator[Any]) -> list[Any]:
+    """One argument per declared input slot: see `run`."""
     args = []
     for index in range(method.metadata.num_inputs()):
         try:
@@ -59,19 +76,20 @@ def run(program_manager: Any, inputs: dict) -> list[torch.Tensor]:
             args.append(match)
         if args[-1] is None:
             raise RuntimeLimit("executorch-inputs", f"input slot {index} has no eager leaf to bind (a derived symint?)")
-    try:
-        outputs = method.execute(args)
-    except (RuntimeError, MemoryError) as exc:
-        if is_runtime_limit(exc):
-            raise _limit(exc) from exc
-        raise
+    return args
+
+
+def _user_outputs(program_manager: Any, outputs: list[Any]) -> list[torch.Tensor]:
     # `torch.export` appends mutated inputs to the outputs: keep the model's USER_OUTPUTs only.
-    exported_program = program_manager.exported_program
-    exported_program = exported_program() if callable(exported_program) else exported_program
-    kinds = [spec.kind.name for spec in exported_program.graph_signature.output_specs]
+    kinds = [spec.kind.name for spec in _exported_program(program_manager).graph_signature.output_specs]
     if len(kinds) == len(outputs):
         outputs = [out for out, kind in zip(outputs, kinds) if kind == "USER_OUTPUT"]
     return [out for out in outputs if isinstance(out, torch.Tensor)]
+
+
+def _exported_program(program_manager: Any) -> Any:
+    exported_program = program_manager.exported_program
+    return exported_program() if callable(exported_program) else exported_program
 
 
 DELEGATE_CALL = "executorch_call_delegate"
@@ -85,9 +103,7 @@ def measure(program_manager: Any) -> dict[str, float]:
     A delegate call stands for the ops it lowered: they are counted in the lowered module's own
     graph (`original_module`), so the two counts add up to the ops of the program.
     """
-    exported_program = program_manager.exported_program
-    exported_program = exported_program() if callable(exported_program) else exported_program
-    module = exported_program.graph_module
+    module = _exported_program(program_manager).graph_module
     delegated = undelegated = 0
     for node in module.graph.nodes:
         if node.op != "call_function" or _name(node.target) in BOOKKEEPING:
