@@ -44,22 +44,42 @@ def declared_arguments(method: Any) -> dict[str, object] | None:
 
 def disagreement(cell: Cell, arguments: Mapping[str, object]) -> str | None:
     """Where the name's reading (`cell`) and the declared arguments differ, said in one line; None when they agree."""
-    problems = []
+    problems = (differs(cell, arguments) for differs in _ASPECTS)
+    return "; ".join(problem for problem in problems if problem) or None
+
+
+def _shape_differs(cell: Cell, arguments: Mapping[str, object]) -> str | None:
     dynamic = arguments.get(_SHAPE_ARGUMENT)
     if isinstance(dynamic, bool) and cell.shape != ("dynamic" if dynamic else "static"):
-        problems.append(f"it declares dynamic={dynamic}, the name reads shape `{cell.shape}`")
+        return f"it declares dynamic={dynamic}, the name reads shape `{cell.shape}`"
+    return None
+
+
+def _cache_differs(cell: Cell, arguments: Mapping[str, object]) -> str | None:
     cache = _declared_cache(arguments)
     if cache is not None and cell.generate and cell.cache != cache:
-        problems.append(f"it declares a {cache} cache, the name reads `{cell.cache}`")
+        return f"it declares a {cache} cache, the name reads `{cell.cache}`"
+    return None
+
+
+def _target_differs(cell: Cell, arguments: Mapping[str, object]) -> str | None:
     target = arguments.get(_TARGET_ARGUMENT)
     if cell.backend == "executorch" and isinstance(target, str) and cell.target != target:
-        problems.append(f"it declares backend={target!r}, the name reads target `{cell.target}`")
+        return f"it declares backend={target!r}, the name reads target `{cell.target}`"
+    return None
+
+
+def _axes_differ(cell: Cell, arguments: Mapping[str, object]) -> str | None:
     axes = [
         name for name, value in arguments.items() if value is True and name not in (_SHAPE_ARGUMENT, *_CACHE_ARGUMENTS)
     ]
     if bool(axes) != bool(cell.axes):
-        problems.append(f"it declares {', '.join(axes) or 'no further axis'}, the name reads axes `{cell.axes}`")
-    return "; ".join(problems) or None
+        return f"it declares {', '.join(axes) or 'no further axis'}, the name reads axes `{cell.axes}`"
+    return None
+
+
+# Said in this order, one clause each.
+_ASPECTS = (_shape_differs, _cache_differs, _target_differs, _axes_differ)
 
 
 def _declared_cache(arguments: Mapping[str, object]) -> str | None:
