@@ -55,6 +55,25 @@ def cell_properties(cell: Cell, *, probe: bool = False) -> Properties:
 
 def run_properties(run: CellRun) -> Properties:
     """What a finished cell adds: components (each one's status when the cell did not pass), scopes, stage, timings."""
+    props = _component_properties(run)
+    if run.compared and run.status is Status.PASSED:
+        props.append(("compared", run.compared))
+    props.extend(figure_properties(run.figures))
+    props.extend((f"{FIGURE}{name}", f"{value:.0f}") for name, value in sorted(run.artifact.items()))
+    props.extend(_scope_properties(run))
+    props.extend(walk_properties(run))
+    props.extend(_failure_properties(run))
+    if run.onnx_optimize is not None:
+        props.append(("onnx_optimize", _flag(run.onnx_optimize)))
+    props.extend(judge_properties(run))
+    props.extend(timing_properties(run.timings))
+    if run.cpu_seconds is not None:
+        props.append((CPU_PROPERTY, f"{run.cpu_seconds:.3f}"))
+    return props
+
+
+def _component_properties(run: CellRun) -> Properties:
+    """The components; each one's status when the cell did not pass, or when a passing cell's runtime skipped some."""
     props: Properties = []
     if run.components:
         props.append(("components", ",".join(component.name for component in run.components)))
@@ -65,10 +84,12 @@ def run_properties(run: CellRun) -> Properties:
         # Upstream skips a component its runtime cannot serve and passes the test: say which, and why.
         props.extend((f"component.{c.name}", c.status) for c in limited)
         props.append(("runtime_limit", limited[0].message))
-    if run.compared and run.status is Status.PASSED:
-        props.append(("compared", run.compared))
-    props.extend(figure_properties(run.figures))
-    props.extend((f"{FIGURE}{name}", f"{value:.0f}") for name, value in sorted(run.artifact.items()))
+    return props
+
+
+def _scope_properties(run: CellRun) -> Properties:
+    """The module whose set-up the cell ran, and the skiplist scopes that applied to it."""
+    props: Properties = []
     if run.setup_module:
         props.append(("setup_module", run.setup_module))
         props.append(("setup_origin", run.setup_origin or run.setup_module))
@@ -76,17 +97,16 @@ def run_properties(run: CellRun) -> Properties:
         props.append(("skip_scope", run.skip_scope))
     if run.exactness_scope:
         props.append(("exactness", run.exactness_scope))
-    props.extend(walk_properties(run))
+    return props
+
+
+def _failure_properties(run: CellRun) -> Properties:
+    """The stage a cell failed or errored in, and the kind of error."""
+    props: Properties = []
     if run.stage and run.status in (Status.FAILED, Status.ERROR):
         props.append(("stage", run.stage))
     if run.kind and run.status is Status.ERROR:
         props.append(("kind", run.kind))
-    if run.onnx_optimize is not None:
-        props.append(("onnx_optimize", _flag(run.onnx_optimize)))
-    props.extend(judge_properties(run))
-    props.extend(timing_properties(run.timings))
-    if run.cpu_seconds is not None:
-        props.append((CPU_PROPERTY, f"{run.cpu_seconds:.3f}"))
     return props
 
 
