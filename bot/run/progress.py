@@ -110,27 +110,35 @@ COLUMNS = tuple(Status)
 
 def summary_table(outcomes: Mapping[Cell, Status]) -> str:
     """Rows per backend, columns per outcome, totals; a plain-text table for the end of a run."""
+    return "\n".join(_aligned(_count_rows(outcomes)) + _unread_warning(outcomes))
+
+
+def _count_rows(outcomes: Mapping[Cell, Status]) -> list[list[str]]:
+    """The header, a row of counts per backend that has cells, and the totals."""
     # A cell on a backend the bot does not know, or on none (docs/cells.md), is one `other` row.
     row_of = {cell: cell.backend if placed(cell) else "other" for cell in outcomes}
     counts = {(row_of[cell], status): 0 for cell in outcomes for status in COLUMNS}
     for cell, status in outcomes.items():
         counts[row_of[cell], status] += 1
     backends = [backend for backend in (*BACKENDS, "other") if backend in row_of.values()]
-    header = ["backend", *(status.value for status in COLUMNS), "total"]
-    rows = [header]
+    rows = [["backend", *(status.value for status in COLUMNS), "total"]]
     for backend in backends:
         row = [counts[backend, status] for status in COLUMNS]
         rows.append([backend, *map(str, row), str(sum(row))])
     totals = [sum(counts[backend, status] for backend in backends) for status in COLUMNS]
     rows.append(["all", *map(str, totals), str(sum(totals))])
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    return rows
+
+
+def _aligned(rows: list[list[str]]) -> list[str]:
+    """The rows in columns, names left and counts right, with a rule under the header and over the totals."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
 
     def render(row: list[str]) -> str:
         return "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
 
     rule = "  ".join("-" * w for w in widths)
-    table = [render(rows[0]), rule, *map(render, rows[1:-1]), rule, render(rows[-1])]
-    return "\n".join(table + _unread_warning(outcomes))
+    return [render(rows[0]), rule, *map(render, rows[1:-1]), rule, render(rows[-1])]
 
 
 def _unread_warning(outcomes: Mapping[Cell, Status]) -> list[str]:
