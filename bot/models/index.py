@@ -271,6 +271,7 @@ def hollow_classes(bodies: Mapping[str, Body]) -> frozenset[str]:
     return frozenset(name for name, body in bodies.items() if not body.runs and is_marked(name))
 
 
+# A modeling module's classes → the names of their bases, as `class_bases` reads them.
 _Bases = dict[str, tuple[str, ...]]
 
 
