@@ -113,7 +113,7 @@ GENERATIVE_SUFFIXES = ("ForCausalLM", "LMHeadModel", "ForConditionalGeneration")
 
 
 @dataclass(frozen=True)
-class Entry:
+class CatalogEntry:
     """One model class (auto-mapped, or exported by a modeling module): what the zoo knows about it without building it."""
 
     model_class: str
@@ -131,13 +131,13 @@ class Entry:
 
 @dataclass(frozen=True)
 class Catalogue:
-    entries: Mapping[str, Entry]
+    entries: Mapping[str, CatalogEntry]
     transformers_version: str
 
     def buildable(self) -> tuple[str, ...]:
         return tuple(name for name, entry in self.entries.items() if entry.buildable)
 
-    def get(self, model_class: str) -> Entry | None:
+    def get(self, model_class: str) -> CatalogEntry | None:
         return self.entries.get(model_class)
 
 
@@ -159,7 +159,7 @@ def entries_from_mappings(
     mappings: Mapping[str, Mapping[str, object]],
     home: Mapping[str, str] | None = None,
     unmapped: Mapping[str, str] | None = None,
-) -> dict[str, Entry]:
+) -> dict[str, CatalogEntry]:
     """Entries from Transformers' `MODEL_*_MAPPING_NAMES` dicts (model type → class name or names).
 
     A class several model types map to (`LlamaForCausalLM` serves `internlm3` too) belongs to
@@ -190,7 +190,7 @@ def entries_from_mappings(
             or _text_family(type_tasks[model_type[name]])
         )
         generative = bool(class_tasks & GENERATIVE_TASKS) or name.endswith(GENERATIVE_SUFFIXES)
-        entries[name] = Entry(name, model_type[name], family, generative, tuple(sorted(class_tasks)))
+        entries[name] = CatalogEntry(name, model_type[name], family, generative, tuple(sorted(class_tasks)))
     return entries
 
 
@@ -242,9 +242,9 @@ def _text_family(tasks: set[str]) -> str:
     return "decoder"
 
 
-def with_coverage(entries: Mapping[str, Entry], not_buildable: Mapping[str, str]) -> dict[str, Entry]:
+def with_coverage(entries: Mapping[str, CatalogEntry], not_buildable: Mapping[str, str]) -> dict[str, CatalogEntry]:
     return {
-        name: Entry(e.model_class, e.model_type, e.family, e.generative, e.tasks, not_buildable.get(name))
+        name: CatalogEntry(e.model_class, e.model_type, e.family, e.generative, e.tasks, not_buildable.get(name))
         for name, e in entries.items()
     }
 
@@ -268,7 +268,7 @@ def dump(catalogue: Catalogue) -> str:
 def parse(text: str) -> Catalogue:
     data = json.loads(text)
     entries = {
-        name: Entry(
+        name: CatalogEntry(
             name,
             row["model_type"],
             row["family"],
@@ -307,7 +307,7 @@ def generate() -> Catalogue:
     return Catalogue(entries_from_mappings(mappings, home, unmapped), transformers.__version__)
 
 
-def families(entries: Iterable[Entry]) -> dict[str, int]:
+def families(entries: Iterable[CatalogEntry]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for e in entries:
         counts[e.family] = counts.get(e.family, 0) + 1

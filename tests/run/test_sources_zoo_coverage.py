@@ -102,7 +102,7 @@ def test_unmapped_model_classes_take_their_config_model_type():
     assert unmapped == {"DPRReader": "dpr", "GPT2DoubleHeadsModel": "gpt2"}  # the folder's type when several share
     mappings = {"MODEL_MAPPING_NAMES": {"dpr": "DPRQuestionEncoder"}}
     entries = catalog.entries_from_mappings(mappings, unmapped=unmapped)
-    assert entries["DPRReader"] == catalog.Entry("DPRReader", "dpr", "text-encoder", False, ())
+    assert entries["DPRReader"] == catalog.CatalogEntry("DPRReader", "dpr", "text-encoder", False, ())
     assert entries["DPRQuestionEncoder"].tasks == ("BASE",)
     assert catalog.parse(catalog.dump(catalog.Catalogue(entries, "5.x"))).entries == entries
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from bot.models.catalog import Entry
+from bot.models.catalog import CatalogEntry
 from bot.models.sources.base import BuildError, NotBuildable
 from bot.models.sources.zoo import inputs as make
 from bot.models.sources.zoo.recipes import Override
@@ -140,15 +140,15 @@ def _short(exc: BaseException) -> str:
 # Inputs
 
 
-def forward_inputs(cls: type, config: Any, entry: Entry | None, override: Override | None) -> dict[str, Any]:
+def forward_inputs(cls: type, config: Any, entry: CatalogEntry | None, override: Override | None) -> dict[str, Any]:
     return _inputs(cls, config, entry, override, generate=False)
 
 
-def generate_inputs(cls: type, config: Any, entry: Entry | None, override: Override | None) -> dict[str, Any]:
+def generate_inputs(cls: type, config: Any, entry: CatalogEntry | None, override: Override | None) -> dict[str, Any]:
     return _inputs(cls, config, entry, override, generate=True)
 
 
-def _inputs(cls: type, config: Any, entry: Entry | None, override: Override | None, *, generate: bool) -> dict:
+def _inputs(cls: type, config: Any, entry: CatalogEntry | None, override: Override | None, *, generate: bool) -> dict:
     signature = make.forward_signature(cls)
     main = getattr(cls, "main_input_name", "input_ids")
     kind = (override.inputs if override and override.inputs else None) or _kind(cls, config, main, signature)

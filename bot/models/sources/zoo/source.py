@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from functools import lru_cache
 
-from bot.models.catalog import PRESETS, Catalogue, Entry, generate, load
+from bot.models.catalog import PRESETS, CatalogEntry, Catalogue, generate, load
 from bot.models.sources.base import BuildError, Built, ClassInfo, NotBuildable
 
 logger = logging.getLogger(__name__)
@@ -69,11 +69,11 @@ class ZooSource:
 
 
 @lru_cache(maxsize=1)
-def _installed() -> dict[str, Entry]:
+def _installed() -> dict[str, CatalogEntry]:
     return dict(generate().entries)
 
 
-def _from_config_class(model_class: str) -> Entry:
+def _from_config_class(model_class: str) -> CatalogEntry:
     """An entry for a model class the catalogue could not place: the model type of its `config_class`.
 
     The catalogue finds an unmapped class's config in its modeling module's text; this reads the
@@ -96,4 +96,4 @@ def _from_config_class(model_class: str) -> Entry:
     if cls.forward is torch.nn.Module.forward:
         raise NotBuildable(f"{model_class} is an abstract base: it defines no forward")
     logger.info("%s: in no auto mapping, built from its config class %s", model_class, config_class.__name__)
-    return Entry(model_class, model_type, "other", model_class.endswith(GENERATIVE_SUFFIXES), ())
+    return CatalogEntry(model_class, model_type, "other", model_class.endswith(GENERATIVE_SUFFIXES), ())
