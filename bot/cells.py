@@ -188,12 +188,24 @@ _BACKENDS_BY_NAME = frozenset(BACKENDS) - frozenset(_FN.values())
 def _validate(cell: Cell) -> str | None:
     if cell.test or cell.backend == "":
         return _validate_verbatim(cell)
-    if cell.backend not in BACKENDS and (
+    return _backend_problem(cell) or _path_problem(cell) or _target_problem(cell)
+
+
+def _backend_problem(cell: Cell) -> str | None:
+    """A backend is one of the bot's, or a test's own word that no backend or test stem already claims."""
+    if cell.backend in BACKENDS:
+        return None
+    if (
         not re.fullmatch(r"[a-z][a-z0-9]*", cell.backend)
         or cell.backend in _BACKENDS_BY_NAME
         or cell.backend in _BACKEND_OF_FN
     ):
         return f"unknown backend {cell.backend!r} (expected one of {', '.join(BACKENDS)}, or a test's own word)"
+    return None
+
+
+def _path_problem(cell: Cell) -> str | None:
+    """Shape, path and cache: a generate cell has a cache, a forward cell none."""
     if cell.shape not in SHAPES:
         return f"unknown shape {cell.shape!r} (expected static or dynamic)"
     if cell.path not in PATHS:
@@ -202,14 +214,20 @@ def _validate(cell: Cell) -> str | None:
         return f"a generate cell needs a cache, dynamic or static, not {cell.cache!r}"
     if not cell.generate and cell.cache is not None:
         return "a forward cell has no cache"
-    if cell.backend == "executorch":
-        if cell.target not in TARGETS:
-            return f"unknown ExecuTorch target {cell.target!r} (expected one of {', '.join(TARGETS)})"
-        if cell.target == "mlx" and cell.static_cache:
-            # The seed leaves this combination out of EXECUTORCH_GENERATE_EXPORT_PARAMS.
-            return "the mlx target has no static-cache generate cell"
-    elif cell.target is not None:
-        return f"only ExecuTorch cells have a target, not {cell.backend} (found {cell.target!r})"
+    return None
+
+
+def _target_problem(cell: Cell) -> str | None:
+    """Only ExecuTorch cells have a target, and theirs is one of its delegates."""
+    if cell.backend != "executorch":
+        if cell.target is not None:
+            return f"only ExecuTorch cells have a target, not {cell.backend} (found {cell.target!r})"
+        return None
+    if cell.target not in TARGETS:
+        return f"unknown ExecuTorch target {cell.target!r} (expected one of {', '.join(TARGETS)})"
+    if cell.target == "mlx" and cell.static_cache:
+        # The seed leaves this combination out of EXECUTORCH_GENERATE_EXPORT_PARAMS.
+        return "the mlx target has no static-cache generate cell"
     return None
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -156,27 +157,35 @@ def load_settings(pyproject: Path | str | None = None) -> Settings:
 
 def _checked(key: Key, value: object, where: str, folder: Path) -> object:
     """The value as Settings holds it, or a SettingsError saying what it must be."""
-    if key.kind == "bool":
-        if not isinstance(value, bool):
-            raise SettingsError(f"{where} must be true or false, not {_show(value)}")
-        return value
-    if key.kind == "backends":
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value) or set(value) - set(BACKENDS):
-            raise SettingsError(f"{where} must be a list of backends ({', '.join(BACKENDS)}), not {_show(value)}")
-        return tuple(value)
-    if key.kind == "rules":
-        if value not in PROFILES:
-            raise SettingsError(
-                f"{where} must be one of the rules profiles ({', '.join(PROFILES)}), not {_show(value)}"
-            )
-        return value
-    if key.kind == "strings":
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise SettingsError(f'{where} must be a list of non-empty strings (["…", …]), not {_show(value)}')
-        return tuple(value)
+    if key.kind in _PLAIN:
+        fits, must_be, held = _PLAIN[key.kind]
+        if not fits(value):
+            raise SettingsError(f"{where} must be {must_be}, not {_show(value)}")
+        return held(value)
     if key.kind in ("path", "source"):
         return _checked_place(key, value, where, folder)
     return _checked_number(key, value, where)
+
+
+def _is_backends(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value) and not set(value) - set(BACKENDS)
+
+
+def _is_strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
+
+
+# The kinds one test decides: whether the value fits, what it must be (for the error), how Settings holds it.
+_PLAIN: dict[str, tuple[Callable[[object], bool], str, Callable[[object], object]]] = {
+    "bool": (lambda value: isinstance(value, bool), "true or false", lambda value: value),
+    "backends": (_is_backends, f"a list of backends ({', '.join(BACKENDS)})", tuple),
+    "rules": (
+        lambda value: value in PROFILES,
+        f"one of the rules profiles ({', '.join(PROFILES)})",
+        lambda value: value,
+    ),
+    "strings": (_is_strings, 'a list of non-empty strings (["…", …])', tuple),
+}
 
 
 def _checked_place(key: Key, value: object, where: str, folder: Path) -> object:
