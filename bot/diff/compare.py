@@ -54,11 +54,8 @@ def diff(
     found = _sort(head, base, rerun, skiplists, main)
     categories = {name: tuple(lines) for name, lines in found.lines.items()}
     problems = _problems(head, base, rerun)
-    verdict, headline = _judge(categories, problems, baseline=base is not None)
     rule = drift_rule or DriftRule()
-    drifted = drift(base.results, head.results, rule) if base is not None else ()
-    if drifted and rule.fails and verdict == "success":
-        verdict, headline = "failure", f"{_n(len({d.cell for d in drifted}), 'cell')} drifted beyond the thresholds"
+    verdict, headline, drifted = _verdict(categories, problems, base, head, rule)
     head_sha = head_sha or head.git_sha
     groups = _groups(found, head, changed_lines, repository_url, head_sha) if group else ()
     return Report(
@@ -83,11 +80,31 @@ def diff(
         repository_url=repository_url,
         baseline_age=main.age if main is not None else None,
         judged_by=judges_of(r.judge for r in head.results.values()),
-        cell_seconds=round(sum(r.duration or 0.0 for r in head.results.values()), 1) if head.results else None,
+        cell_seconds=_cell_seconds(head),
         backend_seconds=_backend_seconds(head),
         drift=drifted,
         drift_fails=rule.fails,
     )
+
+
+def _verdict(
+    categories: dict[str, tuple[CellLine, ...]],
+    problems: tuple,
+    base: ResultSet | None,
+    head: ResultSet,
+    rule: DriftRule,
+) -> tuple[str, str, tuple]:
+    """The verdict, its headline and the drifted cells; drift fails an otherwise passing head when the rule says so."""
+    verdict, headline = _judge(categories, problems, baseline=base is not None)
+    drifted = drift(base.results, head.results, rule) if base is not None else ()
+    if drifted and rule.fails and verdict == "success":
+        verdict, headline = "failure", f"{_n(len({d.cell for d in drifted}), 'cell')} drifted beyond the thresholds"
+    return verdict, headline, drifted
+
+
+def _cell_seconds(head: ResultSet) -> float | None:
+    """The cell time of the head: its cells' durations summed; None for a head with no cells."""
+    return round(sum(r.duration or 0.0 for r in head.results.values()), 1) if head.results else None
 
 
 def _backend_seconds(head: ResultSet) -> dict[str, float]:

@@ -549,28 +549,31 @@ class _Fields:
         return Problem.from_json(item)
 
     def lines(self, value, path: str) -> tuple[CellLine, ...]:
-        lines = []
-        for i, item in enumerate(self.check(value, list, path)):
-            if not isinstance(item, dict):
-                self.fail(f"{path}[{i}]", "an object", item)
-            if not (isinstance(item.get("cell"), str) and isinstance(item.get("status"), str)):
-                key = "cell" if not isinstance(item.get("cell"), str) else "status"
-                self.fail(f"{path}[{i}].{key}", "a string", item.get(key))
-            line = CellLine.from_json(item)
-            # One pass over the tuple per line: a full sweep's report holds 30,000 of them.
-            for name, value_, types in zip(CellLine._fields[2:], line[2:], _LINE_TYPES):
-                if not isinstance(value_, types):
-                    self.fail(f"{path}[{i}].{name}", " or ".join(_JSON_KINDS[t] for t in types), value_)
-            if line.figures and not _figures_ok(line.figures):
-                self.fail(f"{path}[{i}].figures", f"numbers, zero or more, named {', '.join(LINE_FIGURES)}", item)
-            if line.flips and (isinstance(line.flips, bool) or not 0 <= line.flips <= MAX_FLIPS):
-                self.fail(f"{path}[{i}].flips", f"a whole number from 0 to {MAX_FLIPS:,}", line.flips)
-            if len(line.cell) > MAX_TEXT or len(line.message) > MAX_TEXT:
-                self.fail(
-                    f"{path}[{i}]", f"a cell with strings of at most {MAX_TEXT:,} characters", line, said="longer"
-                )
-            lines.append(line)
-        return tuple(lines)
+        return tuple(self.line(item, f"{path}[{i}]") for i, item in enumerate(self.check(value, list, path)))
+
+    def line(self, item, path: str) -> CellLine:
+        """One cell line: an object naming its cell and status, its other fields of their JSON types."""
+        if not isinstance(item, dict):
+            self.fail(path, "an object", item)
+        if not (isinstance(item.get("cell"), str) and isinstance(item.get("status"), str)):
+            key = "cell" if not isinstance(item.get("cell"), str) else "status"
+            self.fail(f"{path}.{key}", "a string", item.get(key))
+        line = CellLine.from_json(item)
+        # One pass over the tuple per line: a full sweep's report holds 30,000 of them.
+        for name, value, types in zip(CellLine._fields[2:], line[2:], _LINE_TYPES):
+            if not isinstance(value, types):
+                self.fail(f"{path}.{name}", " or ".join(_JSON_KINDS[t] for t in types), value)
+        self.line_bounds(line, item, path)
+        return line
+
+    def line_bounds(self, line: CellLine, item: dict, path: str) -> None:
+        """A line's figures, flips and strings inside what a report may hold."""
+        if line.figures and not _figures_ok(line.figures):
+            self.fail(f"{path}.figures", f"numbers, zero or more, named {', '.join(LINE_FIGURES)}", item)
+        if line.flips and (isinstance(line.flips, bool) or not 0 <= line.flips <= MAX_FLIPS):
+            self.fail(f"{path}.flips", f"a whole number from 0 to {MAX_FLIPS:,}", line.flips)
+        if len(line.cell) > MAX_TEXT or len(line.message) > MAX_TEXT:
+            self.fail(path, f"a cell with strings of at most {MAX_TEXT:,} characters", line, said="longer")
 
 
 def _figures_ok(figures: tuple) -> bool:
