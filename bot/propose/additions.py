@@ -64,13 +64,8 @@ def _cover_class(model_class: str, must: list[Cell], row: Run, skiplists: Skipli
     """
     unknown = _unrun(model_class, row)
     forbid = [c for c, r in row.items() if r.status.passing or skiplists.explain(c).skipped]
-    drift = [c for c in must if row[c].stage == "compare" and exactness_scopes(c) is not None]
-    compared = [
-        c
-        for c, r in row.items()
-        if exactness_scopes(c) is not None and (r.status is Status.PASSED or skiplists.explain(c).exactness_scope)
-    ]
-    exact_only = set(drift) - set(minimal_scopes(drift, compared, walk=exactness_scopes).uncoverable)
+    compared = _compared(row, skiplists)
+    exact_only = _exact_only(must, row, compared)
     broken = [c for c in must if c not in exact_only]
     skips = minimal_scopes(broken, forbid, unknown=unknown)  # drifting cells may be swallowed: don't care
     left = [c for c in exact_only if not any(s in skip_scopes(c) for s in skips.scopes)]
@@ -79,6 +74,21 @@ def _cover_class(model_class: str, must: list[Cell], row: Run, skiplists: Skipli
         (scope, model_class, [row[c] for c in cover.cells(scope)]) for cover in (skips, exact) for scope in cover.scopes
     ]
     return drafts, [_uncoverable(cell, forbid) for cell in skips.uncoverable]
+
+
+def _compared(row: Run, skiplists: Skiplists) -> list[Cell]:
+    """Cells a new exactness scope must leave alone: those that passed the comparison, or an exactness entry takes."""
+    return [
+        c
+        for c, r in row.items()
+        if exactness_scopes(c) is not None and (r.status is Status.PASSED or skiplists.explain(c).exactness_scope)
+    ]
+
+
+def _exact_only(must: list[Cell], row: Run, compared: list[Cell]) -> set[Cell]:
+    """The failing cells that only miss the comparison and that exactness scopes can take without a compared cell."""
+    drift = [c for c in must if row[c].stage == "compare" and exactness_scopes(c) is not None]
+    return set(drift) - set(minimal_scopes(drift, compared, walk=exactness_scopes).uncoverable)
 
 
 def _unrun(model_class: str, row: Run) -> list[Cell]:

@@ -46,16 +46,8 @@ def minimal_scopes(
     skipping a passing cell is never proposed.
     """
     must = sorted(set(must))
-    forbid_set, unknown_set = set(forbid), set(unknown)
-    scopes_of = {cell: tuple(walk(cell) or ()) for cell in must}
-    banned = {scope for cell in forbid_set for scope in walk(cell) or ()}
-    candidates: dict[str, frozenset[Cell]] = {}
-    for cell in must:
-        for scope in scopes_of[cell]:
-            if scope not in banned and (allowed is None or allowed(scope)):
-                candidates.setdefault(scope, frozenset(c for c in must if scope in scopes_of[c]))
-    unknown_reach = {scope: sum(1 for cell in unknown_set if scope in (walk(cell) or ())) for scope in candidates}
-    key = {scope: (unknown_reach[scope], walk_rank(scope)) for scope in candidates}
+    candidates = _candidates(must, set(forbid), walk, allowed)
+    key = _tie_keys(candidates, set(unknown), walk)
     candidates = _drop_dominated(candidates, key)
     coverable = frozenset().union(*candidates.values()) if candidates else frozenset()
     chosen = _exact_cover(coverable, candidates, key)
@@ -65,6 +57,27 @@ def minimal_scopes(
         covered=tuple((scope, tuple(sorted(candidates[scope]))) for scope in ordered),
         uncoverable=tuple(cell for cell in must if cell not in coverable),
     )
+
+
+def _candidates(
+    must: list[Cell], forbid: set[Cell], walk: Walk, allowed: Callable[[str], bool] | None
+) -> dict[str, frozenset[Cell]]:
+    """Each allowed scope on a `must` cell's walk and on no `forbid` cell's, with the `must` cells it covers."""
+    scopes_of = {cell: tuple(walk(cell) or ()) for cell in must}
+    banned = {scope for cell in forbid for scope in walk(cell) or ()}
+    candidates: dict[str, frozenset[Cell]] = {}
+    for cell in must:
+        for scope in scopes_of[cell]:
+            if scope not in banned and (allowed is None or allowed(scope)):
+                candidates.setdefault(scope, frozenset(c for c in must if scope in scopes_of[c]))
+    return candidates
+
+
+def _tie_keys(candidates: dict[str, frozenset[Cell]], unknown: set[Cell], walk: Walk) -> dict[str, tuple]:
+    """Each candidate's tie-break: how many `unknown` cells it reaches, then its place in the walk (broader first)."""
+    return {
+        scope: (sum(1 for cell in unknown if scope in (walk(cell) or ())), walk_rank(scope)) for scope in candidates
+    }
 
 
 def _drop_dominated(candidates: dict[str, frozenset[Cell]], key: dict) -> dict[str, frozenset[Cell]]:

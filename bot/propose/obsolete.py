@@ -81,24 +81,13 @@ def obsolete_edits(skiplist: Skiplist, runs: Sequence[Run], min_passes: int) -> 
 
 def _judge(entry: Entry, cells: set[Cell], runs: Sequence[Run], k: int, listed: set) -> ProposedEdit | None:
     walk = walk_for(entry.scope)
-    exactness = is_exactness_scope(entry.scope)
-    covered = sorted(c for c in cells if entry.scope in (walk(c) or ()))
-    streaks = {c: pass_streak(c, runs, exactness) for c in covered}
-    observed = [c for c in covered if streaks[c] is not None]
-    passed = [c for c in observed if streaks[c] >= k]
+    passed, still = _by_streak(entry.scope, cells, runs, k, walk)
     if not passed:
         return None
-    still = [c for c in observed if streaks[c] < k]
     ids = tuple(c.id for c in passed)
     if not still:
         return ProposedEdit(REMOVE, entry.file, entry.scope, entry.model_class, evidence=ids)
-    allowed = within(entry.scope, walk)
-    cover = minimal_scopes(still, passed, walk=walk, allowed=allowed)
-    scopes = set(cover.scopes)
-    # A still-failing cell no narrower scope can take alone keeps the finest scope that holds it:
-    # narrowing may leave a passing cell skipped, never unskip a failing one.
-    for cell in cover.uncoverable:
-        scopes.add([s for s in walk(cell) or () if allowed(s)][-1])
+    scopes = _narrower(entry.scope, still, passed, walk)
     if entry.scope in scopes or _same_cells(scopes, entry.scope, walk):
         log.info(
             "%s in %s: %d cells pass, but no narrower scope keeps the failing ones",
@@ -120,6 +109,27 @@ def _judge(entry: Entry, cells: set[Cell], runs: Sequence[Run], k: int, listed: 
         evidence=ids,
         still_failing=tuple(c.id for c in still),
     )
+
+
+def _by_streak(scope: str, cells: set[Cell], runs: Sequence[Run], k: int, walk: Walk) -> tuple[list[Cell], list[Cell]]:
+    """The scope's observed cells that passed `k` runs in a row, and those that did not, sorted."""
+    exactness = is_exactness_scope(scope)
+    covered = sorted(c for c in cells if scope in (walk(c) or ()))
+    streaks = {c: pass_streak(c, runs, exactness) for c in covered}
+    observed = [c for c in covered if streaks[c] is not None]
+    return [c for c in observed if streaks[c] >= k], [c for c in observed if streaks[c] < k]
+
+
+def _narrower(scope: str, still: list[Cell], passed: list[Cell], walk: Walk) -> set[str]:
+    """Scopes within `scope` that keep the still-failing cells skipped and leave as few passing ones as they can."""
+    allowed = within(scope, walk)
+    cover = minimal_scopes(still, passed, walk=walk, allowed=allowed)
+    scopes = set(cover.scopes)
+    # A still-failing cell no narrower scope can take alone keeps the finest scope that holds it:
+    # narrowing may leave a passing cell skipped, never unskip a failing one.
+    for cell in cover.uncoverable:
+        scopes.add([s for s in walk(cell) or () if allowed(s)][-1])
+    return scopes
 
 
 def _same_cells(scopes: set[str], scope: str, walk: Walk) -> bool:

@@ -70,29 +70,39 @@ def draft_reason(scope: str, results: Sequence[CellResult], group: Group | None 
     """
     first = representative(results)
     names = _exporters([r.cell for r in results])
-    plural = len(names) > 1
-    what = f"{', '.join(names[:-1])} and {names[-1]} exports" if plural else f"{names[0]} export"
+    verb = _verb(first, plural=len(names) > 1) + _where(first, group)
+    message = clean_message(group.signature if group is not None else first.message)
+    detail = f": `{message}`" if message else ""
+    return f"{_subject(names, scope)} {verb}{detail}. {TODO}"
+
+
+def _subject(names: list[str], scope: str) -> str:
+    """`ONNX export (dynamic shapes)`, or `ONNX and OpenVINO exports …` for several exporters."""
+    what = f"{', '.join(names[:-1])} and {names[-1]} exports" if len(names) > 1 else f"{names[0]} export"
     variant = _variant(scope)
-    if variant:
-        what += f" ({variant})"
+    return f"{what} ({variant})" if variant else what
+
+
+def _verb(first: CellResult, *, plural: bool) -> str:
+    """What the exports do: crash, time out, not match eager, or fail."""
     if first.kind == "crash":
-        verb = "crash" if plural else "crashes"
-    elif first.kind == "timeout":
-        verb = "time out" if plural else "times out"
-    elif first.stage == "compare":
-        verb = "do not match eager" if plural else "does not match eager"
-    else:
-        verb = "fail" if plural else "fails"
+        return "crash" if plural else "crashes"
+    if first.kind == "timeout":
+        return "time out" if plural else "times out"
+    if first.stage == "compare":
+        return "do not match eager" if plural else "does not match eager"
+    return "fail" if plural else "fails"
+
+
+def _where(first: CellResult, group: Group | None) -> str:
+    """Where the failure happened, as far as it is known: its stage, then the line its failure group blames."""
     stage = first.stage or ("" if first.kind in ("crash", "timeout") else first.kind or "unknown")
     if stage == "compare":
         stage = ""  # "does not match eager" already says where
-    if stage:
-        verb += f" at stage `{stage}`"
+    where = f" at stage `{stage}`" if stage else ""
     if group is not None and group.culprit is not None:
-        verb += f" in `{group.culprit.where}`"  # before the message, so a cut message keeps it
-    message = clean_message(group.signature if group is not None else first.message)
-    detail = f": `{message}`" if message else ""
-    return f"{what} {verb}{detail}. {TODO}"
+        where += f" in `{group.culprit.where}`"  # before the message, so a cut message keeps it
+    return where
 
 
 def same_as_reason(first_class: str, result: CellResult) -> str:
