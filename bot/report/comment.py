@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import quote
 
 from bot.diff.model import CATEGORIES, CellLine, Report
+from bot.diff.proposal import Proposal, ProposedEdit
 from bot.report.folds import Folds, fold_proposal, fold_summary, unseen_backends
 from bot.report.markdown import (
     TITLES,
@@ -348,8 +349,8 @@ def _aside(name: str, line: CellLine) -> str:
 def _proposal(report: Report, folds: Folds, budget: _Budget, left_out: list[str]) -> list[str]:
     """The proposal's entries not folded under a cause, the uncoverable cells, and the patch."""
     typed = report.proposal
-    if typed is None or not (typed.entries or typed.uncoverable or typed.patch) or folds.patch_under is not None:
-        return []  # an empty proposal gets no heading; one folded whole under its cause gets none either
+    if typed is None or not _headed(typed, folds):
+        return []
     entries = [edit.to_json() for i, edit in enumerate(typed.entries) if i not in folds.folded]
     out = ["", "### Proposed skiplist change", ""]
     out += [f"Scopes follow {escape(typed.walk)}.", ""] if typed.walk else []
@@ -361,10 +362,19 @@ def _proposal(report: Report, folds: Folds, budget: _Budget, left_out: list[str]
     out += _uncoverable_lines([u.to_json() for u in typed.uncoverable], budget, left_out)
     patch = _patch_lines(typed.patch, budget, left_out)
     if patch and folds.folded and not entries:
-        several = tuple(typed.entries[i] for i in folds.folded)
-        summary = escape(fold_summary(several, several=True))
-        patch = ["", f"<details><summary>{summary}: the patch</summary>", *patch, "", "</details>"]
+        patch = _folded_patch(patch, tuple(typed.entries[i] for i in folds.folded))
     return out + patch
+
+
+def _headed(proposal: Proposal, folds: Folds) -> bool:
+    """An empty proposal gets no heading; one folded whole under its cause gets none either."""
+    return bool(proposal.entries or proposal.uncoverable or proposal.patch) and folds.patch_under is None
+
+
+def _folded_patch(patch: list[str], folded: tuple[ProposedEdit, ...]) -> list[str]:
+    """The patch of entries all folded under their causes, itself folded under what it would skip."""
+    summary = escape(fold_summary(folded, several=True))
+    return ["", f"<details><summary>{summary}: the patch</summary>", *patch, "", "</details>"]
 
 
 def _entry_lines(entries: list, budget: _Budget, left_out: list[str]) -> list[str]:

@@ -28,15 +28,8 @@ def fold_proposal(report: Report) -> Folds:
     folds under the first of them it covers: skipping is for a break that is intended, fixing comes first."""
     own = [group for group in report.groups if group.culprit is not None and group.culprit.changed]
     groups = tuple(own + [group for group in report.groups if group not in own])
-    own_cells = {cell for group in own for cell in group.cells}
     entries = report.proposal.entries if report.proposal is not None else ()
-    under: dict[int, list[int]] = {}
-    for index, edit in enumerate(entries):
-        if edit.action != ADD or not edit.evidence or not own_cells.issuperset(edit.evidence):
-            continue
-        evidence = set(edit.evidence)
-        position = next(i for i, group in enumerate(own) if evidence.intersection(group.cells))
-        under.setdefault(position, []).append(index)
+    under = _fold_under(entries, own)
     folded = frozenset(i for indices in under.values() for i in indices)
     alone = len(under) == 1 and len(folded) == len(entries) and not report.proposal.uncoverable
     return Folds(
@@ -45,6 +38,19 @@ def fold_proposal(report: Report) -> Folds:
         folded=folded,
         patch_under=next(iter(under)) if alone else None,
     )
+
+
+def _fold_under(entries: tuple[ProposedEdit, ...], own: list[Group]) -> dict[int, list[int]]:
+    """Position in `own` → the indices of the added skips folded there: the first cause holding one of their cells."""
+    own_cells = {cell for group in own for cell in group.cells}
+    under: dict[int, list[int]] = {}
+    for index, edit in enumerate(entries):
+        if edit.action != ADD or not edit.evidence or not own_cells.issuperset(edit.evidence):
+            continue
+        evidence = set(edit.evidence)
+        position = next(i for i, group in enumerate(own) if evidence.intersection(group.cells))
+        under.setdefault(position, []).append(index)
+    return under
 
 
 def fold_summary(edits: tuple[ProposedEdit, ...], *, several: bool = False) -> str:
