@@ -382,21 +382,28 @@ def regressions(baseline: Baseline, skipped: Callable[[Cell], bool]) -> tuple[Re
     asked = frozenset(commit for commit, _ in baseline.due)  # pushes that changed more than they ran
     found = []
     for cell, ms in sorted(baseline.cells.items()):
-        # A crash, a timeout or a skip says nothing about the export: the newest result that does decides,
-        # or a runner running out of memory would close the tracking issue as if the cell passed again.
-        newest_word = next((said(m) for m in ms if said(m) is not None), None)
-        if newest_word is not False or skipped(cell):
+        broke = _last_break(ms)
+        if broke is None or skipped(cell):
             continue
-        last_good = next((i for i, m in enumerate(ms) if said(m) is True), None)
-        if last_good is None:
-            continue
-        good = ms[last_good]
-        bad = [m for m in ms[:last_good] if said(m) is False][-1]
+        good, bad = broke
         low, high = rank.get(good.commit, -1), rank.get(bad.commit)
         candidates = tuple(order[low + 1 : high + 1]) if high is not None else ()
         culprit = _culprit(bad, candidates, runs_segment, asked)
         found.append(Regression(cell, good, bad, culprit, candidates))
     return tuple(found)
+
+
+def _last_break(ms: tuple[Measurement, ...]) -> tuple[Measurement, Measurement] | None:
+    """The newest pass and the first failure after it (`ms` newest first), when the newest word is a failure."""
+    # A crash, a timeout or a skip says nothing about the export: the newest result that does decides,
+    # or a runner running out of memory would close the tracking issue as if the cell passed again.
+    newest_word = next((said(m) for m in ms if said(m) is not None), None)
+    if newest_word is not False:
+        return None
+    last_good = next((i for i, m in enumerate(ms) if said(m) is True), None)
+    if last_good is None:
+        return None
+    return ms[last_good], [m for m in ms[:last_good] if said(m) is False][-1]
 
 
 def _culprit(

@@ -139,18 +139,23 @@ def result_of(cell: Cell, record, file: str) -> CellResult:
 
 
 def suite_info(file: str, name: str, props: Mapping[str, str], cases: int) -> SuiteInfo:
-    # The bot's runner writes `version.torch`; other producers `torch` or `torch_version`.
-    versions = {k: props[k] for k in VERSION_KEYS if props.get(k)}
-    versions.update({k[: -len("_version")]: v for k, v in props.items() if k.endswith("_version") and v})
-    versions.update({k[len("version.") :]: v for k, v in props.items() if k.startswith("version.") and v})
     return SuiteInfo(
         file=file,
         name=name,
         shard=props.get("shard") or None,
         source=props.get("source") or None,
         git_sha=props.get("git_sha") or props.get("git-sha") or props.get("sha") or None,
-        versions=versions,
+        versions=_versions(props),
         testcases=cases,
         transformers_location=props.get(TRANSFORMERS_LOCATION) or None,
         transformers_sha=props.get(TRANSFORMERS_SHA) or None,
     )
+
+
+def _versions(props: Mapping[str, str]) -> dict[str, str]:
+    """Package → version from a suite's properties, whichever way its producer spelled them."""
+    # The bot's runner writes `version.torch`; other producers `torch` or `torch_version`.
+    versions = {k: props[k] for k in VERSION_KEYS if props.get(k)}
+    versions.update({k[: -len("_version")]: v for k, v in props.items() if k.endswith("_version") and v})
+    versions.update({k[len("version.") :]: v for k, v in props.items() if k.startswith("version.") and v})
+    return versions

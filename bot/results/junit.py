@@ -124,6 +124,10 @@ class _Events:
             elif self.root is None:
                 raise _NotJUnit(tag)
             return
+        self._open(tag, attrib)
+
+    def _open(self, tag: str, attrib) -> None:
+        """Any element but a `<property>`: the first must be a JUnit root."""
         if self.root is None:
             if tag not in ("testsuites", "testsuite"):
                 raise _NotJUnit(tag)
@@ -133,12 +137,16 @@ class _Events:
         elif tag == "properties":
             self.props = self.case_props if self.case is not None else (self.suites[-1].props if self.suites else None)
         elif tag in _RESULT_RANK:
-            if self.case is not None and (self.outcome is None or _RESULT_RANK[tag] < _RESULT_RANK[self.outcome[0]]):
+            if self._outranks(tag):
                 self.outcome, self.text = (tag, attrib), []
         elif tag == "testsuite":
             # Listed in document order, as the suites start; filled in as each one ends.
             self.suites.append(_OpenSuite(attrib.get("name", ""), place=len(self.read.suites)))
             self.read.suites.append(None)
+
+    def _outranks(self, tag: str) -> bool:
+        """Whether a failure, error or skipped element of the open testcase outranks its outcome so far."""
+        return self.case is not None and (self.outcome is None or _RESULT_RANK[tag] < _RESULT_RANK[self.outcome[0]])
 
     def data(self, text: str) -> None:
         if self.text is not None:
