@@ -6,17 +6,17 @@ import re
 from dataclasses import dataclass, replace
 from urllib.parse import quote
 
-from bot.diff.model import CATEGORIES, CellLine, Report
+from bot.diff.model import CellLine, Report
 from bot.diff.proposal import Proposal, ProposedEdit
 from bot.report.folds import Folds, fold_proposal, fold_summary, unseen_backends
 from bot.report.markdown import (
     TITLES,
     VERDICT_ICON,
-    baseline_line,
+    baseline_lines,
     cause_heading,
     cause_lines,
     code,
-    counts_table,
+    counts_section,
     cut,
     defuse,
     drift_section,
@@ -25,12 +25,10 @@ from bot.report.markdown import (
     footer,
     n,
     not_buildable_lines,
-    overview,
     points_into,
     repository_of,
     sentence,
     the_cells,
-    totals,
     weak_passes,
 )
 
@@ -149,11 +147,7 @@ def _opening(report: Report, budget: _Budget, fixed: _Fixed, left_out: list[str]
     out.append(sentence(report.headline))
     if report.selection:
         out.append(f"Selected: {escape(cut(report.selection, 1000))}.")
-    if not report.baseline:
-        out.append("No baseline: judged against the head's skiplists alone.")
-    age = baseline_line(report)
-    if age:
-        out.append(age)
+    out += baseline_lines(report)
     if report.problems:
         out += ["", f"### ⚠️ Results incomplete ({n(len(report.problems), 'problem')})", ""]
         shown = report.problems[: max(budget.items, 5)]
@@ -162,7 +156,7 @@ def _opening(report: Report, budget: _Budget, fixed: _Fixed, left_out: list[str]
             more = len(report.problems) - len(shown)
             out.append(f"- …and {n(more, 'more problem')} in the {where}")
             left_out.append(n(more, "problem"))
-    out += ["", totals(report), "", *counts_table(report.counts), "", overview(report, CATEGORIES)]
+    out += counts_section(report)
     if report.setup_headline:
         out.append(f"⚠️ {escape(cut(report.setup_headline, 600))}; fix the checkout's test setup.")
     if fixed.weak:

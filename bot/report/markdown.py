@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from bot.cells import BACKENDS, SHAPES
 from bot.diff.groups import Group, Hint
 from bot.diff.hints import known_hint
-from bot.diff.model import CellLine, Report
+from bot.diff.model import CATEGORIES, CellLine, Report
 from bot.outcomes import STAGES, WEAK_COMPARED
 from bot.report.groups import extent
 
@@ -224,6 +224,11 @@ def overview(report: Report, names: Iterable[str]) -> str:
     return " · ".join(parts) if parts else "No cell changed category."
 
 
+def counts_section(report: Report) -> list[str]:
+    """The totals, the backend × shape table and the count of each category, a blank line before each."""
+    return ["", totals(report), "", *counts_table(report.counts), "", overview(report, CATEGORIES)]
+
+
 def not_buildable_lines(report: Report, classes: int = 5, reasons: int | None = None) -> list[str]:
     """`🚧 N cells not buildable by this source`, then one line per reason naming a few classes."""
     groups = report.not_buildable
@@ -272,6 +277,13 @@ def baseline_line(report: Report) -> str | None:
     if age.old_cells:
         text += f"; {n(age.old_cells, 'cell')} older than {age.stale_days:g} days"
     return text + "."
+
+
+def baseline_lines(report: Report) -> list[str]:
+    """What the head was judged against: that there was no baseline, or how old main's per-commit one is."""
+    out = [] if report.baseline else ["No baseline: judged against the head's skiplists alone."]
+    age = baseline_line(report)
+    return [*out, age] if age else out
 
 
 def flaky_note(line: CellLine, window: int | None) -> str:

@@ -7,29 +7,10 @@ from functools import lru_cache
 from bot import registry
 from bot.cells import BACKENDS, Cell, CellIdError, placed
 from bot.diff.model import CATEGORIES, CellLine, Report
-from bot.report.markdown import (
-    TITLES,
-    VERDICT_ICON,
-    baseline_line,
-    cause_heading,
-    cause_lines,
-    code,
-    counts_table,
-    cut,
-    drift_section,
-    escape,
-    flaky_note,
-    footer,
-    mark,
-    n,
-    not_buildable_lines,
-    overview,
-    repository_of,
-    sentence,
-    the_cells,
-    totals,
-    weak_passes,
-)
+from bot.report import markdown
+
+# The text helpers nearly every line calls, by name; the shared sections through `markdown.`.
+from bot.report.markdown import TITLES, code, cut, escape, n
 
 # GitHub rejects a step summary over 1 MiB; stay under it with room for other steps.
 SUMMARY_LIMIT = 900_000
@@ -47,7 +28,7 @@ def render_summary(report: Report, *, max_chars: int = SUMMARY_LIMIT, repository
     Links are kept only into `repository_url` (else the report's): see `render_comment`.
     """
     grid = _grid(report)  # built once: the attempts below only cut it
-    repository = repository_of(report, repository_url)
+    repository = markdown.repository_of(report, repository_url)
     items_of = _ItemLines(report)
     for items, rows in ((100_000, 100_000), (1_000, 100_000), (1_000, 2_000), (100, 500), (0, 0)):
         text = _compose(report, grid, items, rows, repository, items_of)
@@ -60,25 +41,22 @@ def render_summary(report: Report, *, max_chars: int = SUMMARY_LIMIT, repository
 def _compose(
     report: Report, grid: tuple[list[str], list[str]], items: int, rows: int, repository: str | None, items_of
 ) -> str:
-    icon = VERDICT_ICON.get(report.verdict, "")
+    icon = markdown.VERDICT_ICON.get(report.verdict, "")
     out = [
         f"# {icon} Export conformance: {report.verdict}",
         "",
-        sentence(report.headline),
+        markdown.sentence(report.headline),
     ]
-    if not report.baseline:
-        out.append("No baseline: judged against the head's skiplists alone.")
-    if baseline_line(report):
-        out.append(baseline_line(report))
+    out += markdown.baseline_lines(report)
     for problem in report.problems[: max(items, 100)]:
         out.append(f"- ⚠️ {escape(cut(str(problem), 1000))}")
-    out += ["", totals(report), "", *counts_table(report.counts), "", overview(report, CATEGORIES)]
+    out += markdown.counts_section(report)
     if report.setup_headline:
         out.append(f"\n⚠️ {escape(cut(report.setup_headline, 2000))}; fix the checkout's test setup.")
-    if weak_passes(report):
-        out.append(f"\n{weak_passes(report)}")
+    if markdown.weak_passes(report):
+        out.append(f"\n{markdown.weak_passes(report)}")
     out.append("")
-    drifted = drift_section(report, max(items, 100))
+    drifted = markdown.drift_section(report, max(items, 100))
     out += [*drifted, ""] if drifted else []
     out += _causes(report, items, repository)
     for name in CATEGORIES:
@@ -87,7 +65,7 @@ def _compose(
             continue  # new passing cells are the grid's ✅ marks
         if name == "not_buildable":
             out += [f"<details><summary>{TITLES[name]} ({len(lines):,})</summary>", ""]
-            out += not_buildable_lines(report, classes=max(items, 1))
+            out += markdown.not_buildable_lines(report, classes=max(items, 1))
             out += ["", "</details>", ""]
             continue
         out += [f"<details><summary>{TITLES[name]} ({len(lines):,})</summary>", ""]
@@ -100,7 +78,7 @@ def _compose(
         out += head + body[:rows]
         if len(body) > rows:
             out.append(f"\n…and {n(len(body) - rows, 'more model class', 'more model classes')} in report.json.")
-    out += ["", *footer(report, repository)]
+    out += ["", *markdown.footer(report, repository)]
     return "\n".join(out) + "\n"
 
 
@@ -111,8 +89,8 @@ def _causes(report: Report, items: int, repository: str | None) -> list[str]:
     cells = sum(len(group.cells) for group in report.groups)
     out = [f"## Failing cells by cause ({n(cells, 'cell')}, {n(len(report.groups), 'cause')})", ""]
     for index, group in enumerate(report.groups[: max(items, 20)], 1):
-        out += [cause_heading(index, group), "", *cause_lines(group, 300, repository), ""]
-        out += [f"<details><summary>{the_cells(len(group.cells))}</summary>", ""]
+        out += [markdown.cause_heading(index, group), "", *markdown.cause_lines(group, 300, repository), ""]
+        out += [f"<details><summary>{markdown.the_cells(len(group.cells))}</summary>", ""]
         out += [f"- {code(cut(cell, 200))}" for cell in group.cells[:items]]
         if len(group.cells) > items:
             out.append(f"- …and {n(len(group.cells) - items, 'more cell')} in report.json")
@@ -142,7 +120,7 @@ def _item(line: CellLine, window: int | None) -> str:
         text += f" [{escape(cut(line.stage or line.kind, 40))}]"
     if line.covered_by:
         text += f" (skiplisted: {code(cut(line.covered_by, 100))})"
-    text += flaky_note(line, window)
+    text += markdown.flaky_note(line, window)
     if line.message:
         text += f": {escape(cut(line.message, 200))}"
     return text
@@ -161,7 +139,9 @@ def _grid(report: Report) -> tuple[list[str], list[str]]:
         marks = table.get(model_class)
         if marks is None:
             marks = table[model_class] = {}
-        marks[name] = "🔓" if line.probe and line.status.startswith("passed") else mark(line, line.cell in flaky)
+        marks[name] = (
+            "🔓" if line.probe and line.status.startswith("passed") else markdown.mark(line, line.cell in flaky)
+        )
     names = sorted({name for marks in table.values() for name in marks}, key=_column_key)
     labels = [_label(_variant(name)) for name in names]
     head = ["## Grid", "", LEGEND, "", "| model class | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
