@@ -89,19 +89,18 @@ class CellResult:
     @property
     def compared(self) -> str | None:
         """What a pass compared (`values`, `names`, `count`, `none`), from its testcase property; None if unsaid."""
-        for name, value in self.properties:
-            if name == "compared":
-                return value
-        return None
+        return _first(self.properties, "compared")
 
     @property
     def judge(self) -> str | None:
         """Who judged the cell (`checkout:tests/exporters/test_export.py`, `rules:seed-1`), from its testcase property."""
-        for name, value in self.properties:
-            if name == "judge":
-                return value
-        return None
+        return _first(self.properties, "judge")
 
     @property
     def infrastructure(self) -> bool:
         return self.status is Status.ERROR and self.kind in INFRASTRUCTURE_KINDS
+
+
+def _first(properties: tuple[tuple[str, str], ...], name: str) -> str | None:
+    """The first value of a testcase property, as the JUnit listed it; None when it is absent."""
+    return next((value for key, value in properties if key == name), None)
