@@ -109,6 +109,7 @@ class Runner:
         self.share_light = share_light
         self.light_python: Path | None = None  # the light jobs' shared environment, with share_light
         self.runs: dict[int, WorkflowRun] = {}
+        self.cancelled: list[int] = []  # runs GitHub's concurrency groups cancelled (tests/github/fake_github.py)
         self._count = itertools.count(1)
 
     # --- workflows ----------------------------------------------------------------------------
@@ -146,10 +147,13 @@ class Runner:
         run.title = _string(
             Evaluator({"github": github, "inputs": inputs}).render(data.get("run-name", ""))
         ) or data.get("name", workflow)
+        # The workflow's concurrency group, as GitHub keys it: a run that waits is not run here.
+        concurrency = data.get("concurrency") or {}
+        group = _string(Evaluator({"github": github, "inputs": inputs}).render(concurrency.get("group", "")))
+        cancel = bool(concurrency.get("cancel-in-progress"))
+        self.cancelled += self.fake.arrive(run_id, group or None, cancel_in_progress=cancel)
         self._jobs(data, run, github, inputs, prefix="")
-        for record in self.fake.state.runs:
-            if record["id"] == run_id:
-                record["conclusion"] = run.conclusion
+        self.fake.finish_run(run_id, run.conclusion)
         return run
 
     def _jobs(self, data: dict, run: WorkflowRun, github: dict, inputs: dict, prefix: str) -> dict[str, JobResult]:

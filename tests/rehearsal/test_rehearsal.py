@@ -382,6 +382,8 @@ class Rehearsal:
         OUTPUT.mkdir(parents=True, exist_ok=True)
         table = ["| job | runs | fewest requests | most requests |", "|---|---|---|---|", *rows]
         (OUTPUT / "api-requests.md").write_text("\n".join(table) + "\n", encoding="utf-8")
+        # Run one after another, no workflow's concurrency group cancelled another run.
+        assert self.runner.cancelled == [], self.runner.cancelled
         # The whole rehearsal stays inside one hour's budget of the token, and nothing was refused.
         assert self.fake.budget.refused == 0 and self.fake.budget.used < self.fake.budget.limit, self.fake.budget
         worst = {name: max(counts) for name, counts in made.items()}
