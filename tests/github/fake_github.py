@@ -107,6 +107,60 @@ class Concurrency:
         return None
 
 
+@dataclass
+class Caches:
+    """GitHub Actions' dependency cache, scoped by ref ("Caching dependencies to speed up workflows",
+    restrictions for accessing a cache). A run restores what runs on its own ref saved, then, for a
+    pull request, what its base branch saved, then what the default branch saved; it saves only into
+    its own ref. A branch never reads a sibling's, and the default branch reads only its own: one
+    saved there is read by every branch and PR. A key is saved once per ref (a cache is immutable)."""
+
+    default: str = "refs/heads/main"
+    entries: list[dict] = field(default_factory=list)  # {key, ref, data}, oldest first
+
+    def readable(self, ref: str, *, base_ref: str | None = None) -> list[str]:
+        """The refs whose caches a run on `ref` restores, in the order GitHub searches them."""
+        return list(dict.fromkeys(r for r in (ref, base_ref, self.default) if r))
+
+    def save(self, key: str, ref: str, data: bytes = b"") -> bool:
+        """Whether the cache was saved (False: this ref already holds the key, and keeps it)."""
+        if any(e["key"] == key and e["ref"] == ref for e in self.entries):
+            return False
+        self.entries.append({"key": key, "ref": ref, "data": data})
+        return True
+
+    def restore(self, key: str, ref: str, *, base_ref: str | None = None, restore_keys: tuple[str, ...] = ()):
+        """The entry a run on `ref` gets for `key` (then the newest for each restore-key prefix), or None."""
+        for scope in self.readable(ref, base_ref=base_ref):
+            found = [e for e in self.entries if e["ref"] == scope and e["key"] == key]
+            for prefix in restore_keys:
+                found = found or [e for e in self.entries if e["ref"] == scope and e["key"].startswith(prefix)]
+            if found:
+                return found[-1]
+        return None
+
+
+def cache_ref(event: str, *, pr: int = 1, branch: str = "main") -> str:
+    """The ref a run's caches are scoped to: a pull request's test merge, a queue's branch, or the
+    branch the run is on (a dispatched run's ref; the default branch for schedule, issue_comment and
+    workflow_run, which run on it)."""
+    if event in ("pull_request", "pull_request_review"):
+        return f"refs/pull/{pr}/merge"
+    if event == "merge_group":
+        return f"refs/heads/gh-readonly-queue/main/pr-{pr}-{'0' * 40}"
+    if event in ("push", "workflow_dispatch"):
+        return f"refs/heads/{branch}"
+    return "refs/heads/main"
+
+
+class ArtifactConflict(Exception):
+    """actions/upload-artifact v4's refusal of a name the run already holds (unless `overwrite: true`)."""
+
+
+class RerunRefused(Exception):
+    """GitHub re-runs only a completed run."""
+
+
 PRIMARY_RATE_LIMIT = "API rate limit exceeded for installation. If you reach out to GitHub Support for help, please include the request ID."
 
 
@@ -184,6 +238,7 @@ class FakeGitHub:
         self.pull_creation_forbidden = False
         self.budget = Budget()  # the token's primary rate limit, as GITHUB_TOKEN's
         self.concurrency = Concurrency()  # the workflows' concurrency groups
+        self.caches = Caches()  # the Actions cache, by ref
 
     # --- lifecycle and faults ---------------------------------------------------------------
     def start(self) -> FakeGitHub:
@@ -330,9 +385,57 @@ class FakeGitHub:
                 "hidden_for": 0,
                 "head_repo": head_repo or self.full_name,
                 "path": path or f".github/workflows/{workflow}",
+                "attempt": 1,
+                "attempts": [],  # the earlier attempts, as they ended: {status, conclusion, created}
             }
         )
         return run_id
+
+    def run(self, run_id: int) -> dict:
+        return next(r for r in self.state.runs if r["id"] == run_id)
+
+    def rerun(self, run_id: int) -> int:
+        """A re-run ("Re-running workflows and jobs"): the same run id, commit and ref, the next
+        `run_attempt`, queued again. The attempts before stay readable (`…/attempts/<n>`), and so do
+        their artifacts: they belong to the run, not to an attempt."""
+        run = self.run(run_id)
+        if run["status"] != "completed":
+            raise RerunRefused(f"run {run_id} is {run['status']}")
+        run["attempts"].append({k: run[k] for k in ("status", "conclusion", "created")})
+        run.update(attempt=run["attempt"] + 1, status="queued", conclusion=None, created=STAMP_NOW())
+        return run["attempt"]
+
+    def approve(self, run_id: int) -> None:
+        """A maintainer approves a run that waits: a first-time contributor's (`completed` /
+        `action_required`, "Approving workflow runs from public forks") is queued, one waiting on an
+        environment's reviewers (`waiting`) goes on."""
+        run = self.run(run_id)
+        if run["conclusion"] == "action_required":
+            run.update(status="queued", conclusion=None)
+        elif run["status"] == "waiting":
+            run.update(status="in_progress")
+        else:
+            raise ValueError(f"run {run_id} waits for no approval")
+
+    def upload_artifact(self, run_id: int, name: str, data: bytes, *, overwrite: bool = False) -> int:
+        """actions/upload-artifact v4: names are unique in a run, across its attempts. A name the run
+        holds is refused (409), unless `overwrite`, which deletes the old artifact first."""
+        held = [aid for aid, a in self.state.artifacts.items() if a["run"] == run_id and a["name"] == name]
+        if held and not overwrite:
+            raise ArtifactConflict(
+                f"(409) Conflict: an artifact with this name already exists on the workflow run: {name}"
+            )
+        for aid in held:
+            del self.state.artifacts[aid]
+        aid = self.new_id()
+        self.state.artifacts[aid] = {"name": name, "run": run_id, "data": data, "expired": False}
+        return aid
+
+    def run_event(self, run_id: int, action: str) -> dict:
+        """The `workflow_run` event GitHub delivers for the run as it stands (its current attempt)."""
+        event = P.example("workflow_run", "completed")
+        event.update(action=action, repository=self.repo, workflow_run=self.run_obj(self.run(run_id)))
+        return event
 
     def add_artifact(self, run_id: int, name: str, data: bytes) -> None:
         self.state.artifacts[self.new_id()] = {"name": name, "run": run_id, "data": data, "expired": False}
@@ -439,9 +542,14 @@ class FakeGitHub:
             and self.pull_head_sha(pr) == run["head_sha"]
         ]
 
-    def run_obj(self, run: dict) -> dict:
+    def run_obj(self, run: dict, attempt: int | None = None) -> dict:
+        """The run as GitHub returns it; `attempt`: as that attempt ended (`…/attempts/<n>`)."""
         obj = P.example("workflow_run", "completed")["workflow_run"]
         rid = run["id"]
+        current = run.get("attempt", 1)
+        if attempt is not None and attempt < current:
+            run = {**run, **run["attempts"][attempt - 1]}
+        shown = attempt or current
         head_repo = run.get("head_repo", self.full_name)
         head_repository = self.repo if head_repo == self.full_name else P.repository(head_repo, 4242, self.url)
         base = {"id": self.repo["id"], "url": self.repo["url"], "name": self.repo["name"]}
@@ -474,6 +582,10 @@ class FakeGitHub:
             head_repository=head_repository,
             created_at=run["created"],
             updated_at=run["created"],
+            run_started_at=run["created"],
+            run_attempt=shown,
+            previous_attempt_url=self.api(f"/actions/runs/{rid}/attempts/{shown - 1}") if shown > 1 else None,
+            rerun_url=self.api(f"/actions/runs/{rid}/rerun"),
         )
         return obj
 

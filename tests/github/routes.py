@@ -7,7 +7,7 @@ import re
 from urllib.parse import unquote
 
 from tests.github import payloads as P
-from tests.github.fake_github import BOT, RUN_NAMES, STAMP_NOW, FakeGitHub, _git_sha
+from tests.github.fake_github import BOT, RUN_NAMES, STAMP_NOW, FakeGitHub, RerunRefused, _git_sha
 
 ROUTES = []
 
@@ -544,6 +544,66 @@ def get_contents(fake, query, body, path):
 def get_run(fake, query, body, run_id):
     run = next((r for r in fake.state.runs if r["id"] == int(run_id)), None)
     return (200, fake.run_obj(run)) if run else not_found()
+
+
+@route("GET", R + "/actions/runs/{run_id}/attempts/{attempt_number}")
+def get_run_attempt(fake, query, body, run_id, attempt_number):
+    run = next((r for r in fake.state.runs if r["id"] == int(run_id)), None)
+    if run is None or not 1 <= int(attempt_number) <= run["attempt"]:
+        return not_found()
+    return 200, fake.run_obj(run, int(attempt_number))
+
+
+@route("POST", R + "/actions/runs/{run_id}/rerun")
+def rerun(fake, query, body, run_id):
+    if not any(r["id"] == int(run_id) for r in fake.state.runs):
+        return not_found()
+    try:
+        fake.rerun(int(run_id))
+    except RerunRefused:
+        return 403, {
+            "message": "This workflow run cannot be rerun",
+            "documentation_url": "https://docs.github.com/rest",
+        }
+    return 201, {}
+
+
+@route("POST", R + "/actions/runs/{run_id}/approve")
+def approve(fake, query, body, run_id):
+    run = next((r for r in fake.state.runs if r["id"] == int(run_id)), None)
+    if run is None:
+        return not_found()
+    if run["conclusion"] != "action_required":  # this endpoint approves a fork's run only
+        return 403, {
+            "message": "This run is not waiting for approval",
+            "documentation_url": "https://docs.github.com/rest",
+        }
+    fake.approve(run["id"])
+    return 201, {}
+
+
+@route("GET", R + "/actions/caches")
+def list_caches(fake, query, body):
+    """The repository's caches, newest first; `ref` filters by ref, `key` by key or key prefix."""
+    entries = [
+        (i, e)
+        for i, e in reversed(list(enumerate(fake.caches.entries)))
+        if query.get("ref", e["ref"]) == e["ref"] and e["key"].startswith(query.get("key", ""))
+    ]
+    items = [
+        {
+            "id": i + 1,
+            "ref": e["ref"],
+            "key": e["key"],
+            "version": _git_sha("blob", e["key"].encode()),
+            "last_accessed_at": P.STAMP,
+            "created_at": P.STAMP,
+            "size_in_bytes": len(e["data"]),
+        }
+        for i, e in entries
+    ]
+    page, headers = _page(fake, f"/repos/{fake.full_name}/actions/caches", items, query)
+    return 200, {"total_count": len(items), "actions_caches": page}, headers
 
 
 @route("GET", R + "/commits/{commit_sha}/branches-where-head")
