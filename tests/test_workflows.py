@@ -135,6 +135,17 @@ def test_the_comment_workflow_never_checks_out_pr_code():
             assert "ref" not in with_ or with_.get("repository") == "${{ inputs.bot-repository }}", with_
 
 
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.stem)
+def test_every_artifact_upload_survives_a_rerun_of_its_job(path):
+    """A re-run keeps the run id, and upload-artifact v4 refuses a name the run already holds (its
+    earlier attempt's): every upload overwrites, or names its attempt (the fake's `upload_artifact`)."""
+    for name, job in load(path).get("jobs", {}).items():
+        for step in job.get("steps", []):
+            if step.get("uses", "").startswith("actions/upload-artifact@"):
+                with_ = step["with"]
+                assert with_.get("overwrite") is True or "run_attempt" in with_["name"], f"{name}: {with_['name']}"
+
+
 def test_the_required_check_always_reports_and_merge_queues_get_it():
     """A paths filter would leave a required check "Expected — waiting for status" on docs-only PRs."""
     on = load(CALLERS / "export-conformance.yml")["on"]
