@@ -239,6 +239,8 @@ class FakeGitHub:
         self.budget = Budget()  # the token's primary rate limit, as GITHUB_TOKEN's
         self.concurrency = Concurrency()  # the workflows' concurrency groups
         self.caches = Caches()  # the Actions cache, by ref
+        # GitHub Pages: its source ("workflow": GitHub Actions, "legacy": a branch), None when off.
+        self.pages: str | None = "workflow"
 
     # --- lifecycle and faults ---------------------------------------------------------------
     def start(self) -> FakeGitHub:

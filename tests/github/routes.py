@@ -582,6 +582,23 @@ def approve(fake, query, body, run_id):
     return 201, {}
 
 
+@route("GET", R + "/pages")
+def get_pages(fake, query, body):
+    if fake.pages is None:
+        return not_found()
+    source = {"source": {"branch": "gh-pages", "path": "/"}} if fake.pages == "legacy" else {}
+    return 200, {
+        **source,
+        "url": fake.api("/pages"),
+        "status": "built",
+        "cname": None,
+        "custom_404": False,
+        "public": True,
+        "build_type": fake.pages,
+        "html_url": f"https://{fake.full_name.split('/')[0].lower()}.github.io/{fake.full_name.split('/')[1]}/",
+    }
+
+
 @route("GET", R + "/actions/caches")
 def list_caches(fake, query, body):
     """The repository's caches, newest first; `ref` filters by ref, `key` by key or key prefix."""
