@@ -11,6 +11,7 @@ import pytest
 
 from tests.github.conftest import make_report, report_zip
 from tests.github.fake_github import ArtifactConflict
+from tests.test_workflows import REUSABLE, load
 
 CONFORMANCE = "export-conformance.yml"
 
@@ -39,9 +40,14 @@ def _download_report(fake, run_id: int, dest):
 
 
 def _upload_report(fake, run_id: int, headline: str, verdict: str) -> None:
-    """The report job's upload, with the workflow's `overwrite: true`."""
+    """The report job's upload, as conformance.yml's step says it (`overwrite` included)."""
+    [upload] = [
+        s["with"]
+        for s in load(REUSABLE / "conformance.yml")["jobs"]["report"]["steps"]
+        if s.get("uses", "").startswith("actions/upload-artifact@")
+    ]
     report = make_report(head_sha=fake.state.refs["heads/feature"], verdict=verdict, headline=headline)
-    fake.upload_artifact(run_id, "export-report", report_zip(report), overwrite=True)
+    fake.upload_artifact(run_id, upload["name"], report_zip(report), overwrite=upload.get("overwrite", False))
 
 
 def _status(fake) -> tuple[str, str, str]:
