@@ -144,7 +144,7 @@ def cache_ref(event: str, *, pr: int = 1, branch: str = "main") -> str:
     """The ref a run's caches are scoped to: a pull request's test merge, a queue's branch, or the
     branch the run is on (a dispatched run's ref; the default branch for schedule, issue_comment and
     workflow_run, which run on it)."""
-    if event in ("pull_request", "pull_request_review"):
+    if event == "pull_request":
         return f"refs/pull/{pr}/merge"
     if event == "merge_group":
         return f"refs/heads/gh-readonly-queue/main/pr-{pr}-{'0' * 40}"

@@ -549,7 +549,7 @@ def get_run(fake, query, body, run_id):
 @route("GET", R + "/actions/runs/{run_id}/attempts/{attempt_number}")
 def get_run_attempt(fake, query, body, run_id, attempt_number):
     run = next((r for r in fake.state.runs if r["id"] == int(run_id)), None)
-    if run is None or not 1 <= int(attempt_number) <= run["attempt"]:
+    if run is None or not 1 <= int(attempt_number) <= run.get("attempt", 1):
         return not_found()
     return 200, fake.run_obj(run, int(attempt_number))
 
