@@ -139,11 +139,18 @@ def test_the_comment_workflow_never_checks_out_pr_code():
 def test_every_artifact_upload_survives_a_rerun_of_its_job(path):
     """A re-run keeps the run id, and upload-artifact v4 refuses a name the run already holds (its
     earlier attempt's): every upload overwrites, or names its attempt (the fake's `upload_artifact`)."""
-    for name, job in load(path).get("jobs", {}).items():
+    jobs = load(path).get("jobs", {})
+    for name, job in jobs.items():
         for step in job.get("steps", []):
             if step.get("uses", "").startswith("actions/upload-artifact@"):
                 with_ = step["with"]
                 assert with_.get("overwrite") is True or "run_attempt" in with_["name"], f"{name}: {with_['name']}"
+            if step.get("uses", "").startswith("actions/upload-pages-artifact@"):
+                # It has no `overwrite`: each attempt names its site, and the deploy takes that name.
+                assert step["with"]["name"] == job["outputs"]["site"] == "github-pages-${{ github.run_attempt }}"
+                [deploy] = [j for j in jobs.values() if j.get("needs") == name]
+                [deploy_step] = deploy["steps"]
+                assert deploy_step["with"]["artifact_name"] == f"${{{{ needs.{name}.outputs.site }}}}"
 
 
 def test_the_required_check_always_reports_and_merge_queues_get_it():
