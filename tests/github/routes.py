@@ -395,8 +395,9 @@ def list_runs(fake, query, body, workflow_id):
     for key, field in (("branch", "branch"), ("head_sha", "head_sha"), ("event", "event")):
         if key in query:
             runs = [r for r in runs if r[field] == query[key]]
-    # `status` takes a state (queued, in_progress, completed) or a conclusion (success, failure, …).
-    if query.get("status") in ("queued", "in_progress", "completed"):
+    # `status` takes a state (queued, in_progress, completed, waiting on an environment, …) or a
+    # conclusion (success, failure, action_required for a run awaiting approval, …).
+    if query.get("status") in ("queued", "in_progress", "completed", "waiting", "requested", "pending"):
         runs = [r for r in runs if r["status"] == query["status"]]
     elif "status" in query:
         runs = [r for r in runs if r["conclusion"] == query["status"]]

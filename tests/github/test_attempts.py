@@ -141,6 +141,8 @@ def test_a_first_time_contributors_run_says_it_waits_for_approval_then_running(f
     )
     _, served = _rest(fake, "GET", f"/actions/runs/{run}")
     assert (served["status"], served["conclusion"]) == ("completed", "action_required")
+    _, listed = _rest(fake, "GET", f"/actions/workflows/{CONFORMANCE}/runs?status=action_required")
+    assert [r["id"] for r in listed["workflow_runs"]] == [run]
     result = gh("pending", event=fake.run_event(run, "requested"))
     assert result.exit_code == 0, result.output
     [waiting] = fake.state.statuses[head]
@@ -162,6 +164,8 @@ def test_a_run_waiting_on_an_environments_reviewers_is_not_running(fake, gh):
         CONFORMANCE, head_sha=fake.state.refs["heads/feature"], branch="feature", event="pull_request", status="waiting"
     )
     assert _rest(fake, "GET", f"/actions/runs/{run}")[1]["status"] == "waiting"
+    _, listed = _rest(fake, "GET", f"/actions/workflows/{CONFORMANCE}/runs?status=waiting")
+    assert [r["id"] for r in listed["workflow_runs"]] == [run]
     assert gh("pending", event=fake.run_event(run, "requested")).exit_code == 0
     assert _status(fake)[2].startswith("waiting for a maintainer to approve")
     fake.approve(run)
