@@ -257,29 +257,12 @@ def download_baseline(
     status: a later job can fail the run, and a measurement is uploaded before the run's merge job,
     which GitHub may cancel while it is pending (docs/github.md).
     """
-    from bot.publish.trust import SWEEP_EVENTS, is_sweep
     from bot.results.baseline import fold
     from bot.results.baseline_json import STATE_FILE, write_state
 
-    states, measurements = [], []
-    listed = list_runs(client, workflow, SWEEP_EVENTS, branch=branch, status=None, limit=scan)
-    named = {kind: _Named(client, kind, len(listed)) for kind in (name, measurement)}
-    for run in listed:
-        if not is_sweep(run, client.repository, branch):
-            log.info("run %s of %s (%s from %s) is not one to read here", run.id, workflow, run.event, run.head_repo)
-            continue
-        state_artifact = named[name].of(run.id) if len(states) < STATES_FOLDED else None
-        if state_artifact is not None:
-            states.append((run, state_artifact))
-        measured_artifact = named[measurement].of(run.id)
-        if measured_artifact is not None:
-            measurements.append((run, measured_artifact))
+    states, measurements = _sweep_artifacts(client, workflow, branch, (name, measurement), scan)
     parts = [_read_state(client, run, artifact, caps) for run, artifact in states]
-    held = frozenset().union(*(part.runs for part, _ in parts))
-    extra = [
-        (run, _read_measurement(client, run, artifact, caps)) for run, artifact in measurements if run.id not in held
-    ]
-    extra = [(run, part) for run, part in extra if part is not None]
+    extra = _unheld_measurements(client, measurements, frozenset().union(*(part.runs for part, _ in parts)), caps)
     if not parts and not extra:
         return None
     state = fold(*(part for part, _ in parts), *(part for _, part in extra), keep=keep)
@@ -287,6 +270,39 @@ def download_baseline(
     converted = tuple(run.id for (run, _), (_, v1) in zip(states, parts) if v1)
     log.info("baseline: %d state(s), %d measurement(s) folded into %s", len(parts), len(extra), dest / STATE_FILE)
     return MainState(state, tuple(run for run, _ in states), tuple(run for run, _ in extra), converted)
+
+
+def _sweep_artifacts(
+    client: GitHubClient, workflow: str, branch: str, names: tuple[str, str], scan: int
+) -> tuple[list[tuple[WorkflowRun, Artifact]], list[tuple[WorkflowRun, Artifact]]]:
+    """The state artifacts (the newest STATES_FOLDED) and the measurement artifacts of the last `scan`
+    sweeps of `branch`, newest first; `names` is (state artifact, measurement artifact)."""
+    from bot.publish.trust import SWEEP_EVENTS, is_sweep
+
+    states, measurements = [], []
+    listed = list_runs(client, workflow, SWEEP_EVENTS, branch=branch, status=None, limit=scan)
+    state_named, measurement_named = (_Named(client, kind, len(listed)) for kind in names)
+    for run in listed:
+        if not is_sweep(run, client.repository, branch):
+            log.info("run %s of %s (%s from %s) is not one to read here", run.id, workflow, run.event, run.head_repo)
+            continue
+        state_artifact = state_named.of(run.id) if len(states) < STATES_FOLDED else None
+        if state_artifact is not None:
+            states.append((run, state_artifact))
+        measured_artifact = measurement_named.of(run.id)
+        if measured_artifact is not None:
+            measurements.append((run, measured_artifact))
+    return states, measurements
+
+
+def _unheld_measurements(
+    client: GitHubClient, measurements: list[tuple[WorkflowRun, Artifact]], held: frozenset[int], caps: Caps
+) -> list[tuple[WorkflowRun, Baseline]]:
+    """The measurements of runs no folded state holds yet, read; those passed over (logged) left out."""
+    read = [
+        (run, _read_measurement(client, run, artifact, caps)) for run, artifact in measurements if run.id not in held
+    ]
+    return [(run, part) for run, part in read if part is not None]
 
 
 def _read_state(client: GitHubClient, run: WorkflowRun, artifact: Artifact, caps: Caps) -> tuple[Baseline, bool]:

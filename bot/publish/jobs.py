@@ -60,25 +60,33 @@ def pulls_of_run(client: GitHubClient, event: RunEvent, report_sha: str | None, 
             raise BotError(f"no pull request in the event for {report_sha}; pass --pr")
         return Target(event.head_sha, tuple(client.pull_request(n) for n in event.pr_numbers))
     if run.event == "workflow_dispatch" and run.head_repo == client.repository and event.command_pr:
-        # Its title (the default branch's `run-name`) names the PR; its commit is the default branch's.
-        pull = client.pull_request(event.command_pr)
-        if report_sha and pull.head_sha == report_sha:
-            return Target(report_sha, (pull,))
-        moved = (
-            f"#{pull.number} has a new head since this run checked {str(report_sha)[:12]}, so its report is not posted."
-        )
-        return Target(None, (), moved)
-    if run.pull_requests:
-        candidates = [client.pull_request(n) for n in run.pull_requests]
-    elif event.head_owner and event.head_branch:
-        # A fork PR's run lists no pull request: its head owner and branch find it in one request.
-        candidates = client.pulls_from(event.head_owner, event.head_branch)
-    else:
-        candidates = []
-    found = own_pulls(run, candidates, client.repository)
+        return _dispatched_target(client, event.command_pr, report_sha)
+    found = own_pulls(run, _candidates(client, run, event), client.repository)
     if not found:
         raise BotError(f"no open pull request has head {run.head_sha} from {run.head_repo}; pass --pr")
     return Target(run.head_sha, found)
+
+
+def _dispatched_target(client: GitHubClient, command_pr: int, report_sha: str | None) -> Target:
+    """A dispatched run's PR, when its head is still the one the run checked (the report's pinned head).
+
+    Its title (the default branch's `run-name`) names the PR; its commit is the default branch's.
+    """
+    pull = client.pull_request(command_pr)
+    if report_sha and pull.head_sha == report_sha:
+        return Target(report_sha, (pull,))
+    moved = f"#{pull.number} has a new head since this run checked {str(report_sha)[:12]}, so its report is not posted."
+    return Target(None, (), moved)
+
+
+def _candidates(client: GitHubClient, run: WorkflowRun, event: RunEvent) -> list[PullRequest]:
+    """The PRs a run may have reported on, before trust.own_pulls checks them against the run."""
+    if run.pull_requests:
+        return [client.pull_request(n) for n in run.pull_requests]
+    if event.head_owner and event.head_branch:
+        # A fork PR's run lists no pull request: its head owner and branch find it in one request.
+        return client.pulls_from(event.head_owner, event.head_branch)
+    return []
 
 
 def comment_job(
@@ -113,10 +121,7 @@ def comment_job(
         return _queue_run(client, report, run, event.status_url, bot_login=bot_login, rendering=rendering)
     target = pulls_of_run(client, event, report.head_sha, pr)
     if not target.pulls:
-        lines = (target.moved or "nothing to post",)
-        if event.command_comment:
-            lines += (_finish(client, event, reported=False, why=target.moved),)
-        return JobOutcome(lines, annotations=(("notice", target.moved or ""),))
+        return _nothing_to_post(client, event, target)
     run_id = event.run_id if event.run_id is not None else fallback_run_id
     context = event.status_context
     body = _body(report, run_id, rendering, gate=context == STATUS_CONTEXT)
@@ -126,6 +131,14 @@ def comment_job(
     if event.command_comment:
         lines += (_finish(client, event, reported=True, pulls=tuple(p.number for p in target.pulls)),)
     return JobOutcome(lines)
+
+
+def _nothing_to_post(client: GitHubClient, event: RunEvent, target: Target) -> JobOutcome:
+    """No PR to post on (a dispatched run's PR moved on): said in the log, and to the command it answers."""
+    lines = (target.moved or "nothing to post",)
+    if event.command_comment:
+        lines += (_finish(client, event, reported=False, why=target.moved),)
+    return JobOutcome(lines, annotations=(("notice", target.moved or ""),))
 
 
 def _since(event: RunEvent, now: datetime | None) -> float | None:

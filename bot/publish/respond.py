@@ -90,6 +90,31 @@ def handle_command(
     parsed = parse_command(event.body, model_classes=model_classes, model_types=model_types)
     if parsed is None:
         return Outcome(False, "ignored: not an /export-check command")
+    refused = _screen(client, event, parsed)
+    if refused is not None:
+        return refused
+    pull = client.pull_request(event.number)
+    if pull.state != "open":
+        return _refuse(client, event, closed_refusal(event.number), f"refused: #{event.number} is {pull.state}")
+    workflow = reports or dispatch or "export-conformance.yml"
+    if parsed.kind == "apply" and pull.is_fork:
+        patch = fork_patch(client, workflow, pull, caps=caps)
+        reply = fork_apply_reply(pull.head_repo or "a deleted fork", patch)
+        return _refuse(client, event, reply, "answered apply on a fork with the patch")
+    if parsed.kind == "failed":
+        found = _failed(client, event, pull, workflow, caps)
+        if isinstance(found, Outcome):
+            return found
+        parsed = replace(parsed, cells=found.cells)
+    client.react(event.number, event.comment_id, "eyes")
+    request = replace(parsed, pr=event.number, head_sha=pull.head_sha, comment_id=event.comment_id)
+    if dispatch and request.kind != "apply":  # `apply` commits first, then dispatches itself
+        _dispatch(client, event, dispatch, request)
+    return Outcome(True, f"accepted {request.kind} at {pull.head_sha}", request=request)
+
+
+def _screen(client: GitHubClient, event: CommentEvent, parsed: Request | Invalid) -> Outcome | None:
+    """The answer to a command that needs no PR: a refused author, an invalid command, `help`; else None."""
     permission = client.permission(event.author)
     if not permission.allows(ALLOWED_PERMISSIONS):
         return _refuse(
@@ -102,23 +127,7 @@ def handle_command(
     if parsed.kind == "help":
         _reply(client, event, HELP_TEXT)
         return Outcome(False, "answered help", reply=HELP_TEXT)
-    pull = client.pull_request(event.number)
-    if pull.state != "open":
-        return _refuse(client, event, closed_refusal(event.number), f"refused: #{event.number} is {pull.state}")
-    if parsed.kind == "apply" and pull.is_fork:
-        patch = fork_patch(client, reports or dispatch or "export-conformance.yml", pull, caps=caps)
-        reply = fork_apply_reply(pull.head_repo or "a deleted fork", patch)
-        return _refuse(client, event, reply, "answered apply on a fork with the patch")
-    if parsed.kind == "failed":
-        found = _failed(client, event, pull, reports or dispatch or "export-conformance.yml", caps)
-        if isinstance(found, Outcome):
-            return found
-        parsed = replace(parsed, cells=found.cells)
-    client.react(event.number, event.comment_id, "eyes")
-    request = replace(parsed, pr=event.number, head_sha=pull.head_sha, comment_id=event.comment_id)
-    if dispatch and request.kind != "apply":  # `apply` commits first, then dispatches itself
-        _dispatch(client, event, dispatch, request)
-    return Outcome(True, f"accepted {request.kind} at {pull.head_sha}", request=request)
+    return None
 
 
 def _failed(client: GitHubClient, event: CommentEvent, pull: PullRequest, workflow: str, caps: Caps):
