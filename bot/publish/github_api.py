@@ -443,11 +443,9 @@ class GitHubClient:
         return self._write_once(lambda: _issue(self._repo.create_issue(title=title, body=body)), find)
 
     @_guard("edit issue #{0}")
-    def edit_issue(
-        self, number: int, *, body: str | None = None, state: str | None = None, state_reason: str | None = None
-    ) -> None:
-        changes = {k: v for k, v in (("body", body), ("state", state), ("state_reason", state_reason)) if v is not None}
-        # An edit states the end result: repeating it after a lost answer is harmless.
+    def edit_issue(self, number: int, **changes: str) -> None:
+        """Set the issue's `body`, `state` or `state_reason`. An edit states the end result: repeating
+        it after a lost answer is harmless."""
         self._repo.get_issue(number).edit(**changes)
 
     @_guard("list the pull requests of commit {0}")
@@ -548,10 +546,8 @@ class GitHubClient:
         return made
 
     @_guard("edit pull request #{0}")
-    def edit_pull(
-        self, number: int, *, title: str | None = None, body: str | None = None, state: str | None = None
-    ) -> None:
-        changes = {k: v for k, v in (("title", title), ("body", body), ("state", state)) if v is not None}
+    def edit_pull(self, number: int, **changes: str) -> None:
+        """Set the PR's `title`, `body` or `state` (PyGithub takes no other name)."""
         self._repo.get_pull(number).edit(**changes)
 
     # --- workflow runs and artifacts --------------------------------------------------------
