@@ -143,11 +143,11 @@ def _nothing_to_post(client: GitHubClient, event: RunEvent, target: Target) -> J
 
 def _since(event: RunEvent, now: datetime | None) -> float | None:
     """Seconds from the run's creation (GitHub's record: the push) to `now`; None when the event has no record."""
+    from bot.results.baseline import to_instant
+
     try:
-        created = datetime.fromisoformat(event.created_at.replace("Z", "+00:00"))
+        created = to_instant(event.created_at)
     except ValueError:
-        return None
-    if created.tzinfo is None:
         return None
     return max((now or datetime.now(timezone.utc)) - created, timedelta(0)).total_seconds()
 

@@ -332,8 +332,8 @@ def at(baseline: Baseline, merge_base: str | None, *, now: str, stale_days: floa
             used[cell] = found
     newest_commit = _newest_commit([(m,) for m in used.values()], rank)
     behind = limit - rank[newest_commit] if known and newest_commit in rank else None
-    stale = _instant(now) - timedelta(days=stale_days)
-    old = sum(1 for m in used.values() if _instant(m.time) < stale)
+    stale = to_instant(now) - timedelta(days=stale_days)
+    old = sum(1 for m in used.values() if to_instant(m.time) < stale)
     results = ResultSet(results={cell: m.result for cell, m in used.items()}, suites=_suites(newest_commit))
     return results, Age(newest_commit, behind, old, known)
 
@@ -430,7 +430,7 @@ def sweep_due(baseline: Baseline, *, now: str, every_days: float) -> tuple[str, 
         return ("no full sweep yet",)
     reasons = []
     commit, time = max(baseline.full_sweeps, key=lambda s: (s[1], s[0]))
-    days = (_instant(now) - _instant(time)) / timedelta(days=1)
+    days = (to_instant(now) - to_instant(time)) / timedelta(days=1)
     if days >= every_days:
         reasons.append(
             f"the last full sweep (main@{commit[:7]}, {time}) is {days:.1f} days old (sweep-every-days = {every_days:g})"
@@ -441,8 +441,11 @@ def sweep_due(baseline: Baseline, *, now: str, every_days: float) -> tuple[str, 
     return tuple(reasons)
 
 
-def _instant(text: str) -> datetime:
-    """An ISO 8601 time as an aware UTC datetime (a time without a zone is UTC)."""
+def to_instant(text: str) -> datetime:
+    """An ISO 8601 time as an aware datetime; a time without a zone is UTC, as GitHub's and the state's are.
+
+    Raises ValueError for text that is no time.
+    """
     moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
@@ -452,4 +455,4 @@ def utc(text: str) -> str:
 
     Raises ValueError for text that is no time.
     """
-    return _instant(text).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return to_instant(text).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -74,3 +74,10 @@ def test_a_dashboard_url_that_is_not_a_plain_https_address_is_refused(fake, gh, 
         assert result.exit_code == 2, (bad, result.output)
         assert "--dashboard-url" in result.output and "https://OWNER.github.io/REPO/" in result.output
         assert comments == []
+
+
+def test_a_run_time_without_a_zone_is_utc_as_githubs_are(fake, gh, tmp_path):
+    twelve_minutes_ago = (datetime.now(timezone.utc) - timedelta(minutes=12)).strftime("%Y-%m-%dT%H:%M:%S")
+    result, [comment] = _posted(fake, gh, tmp_path, created_at=twelve_minutes_ago)
+    assert result.exit_code == 0, result.output
+    assert re.search(r"1[23] min from push to comment\.", comment["body"]), comment["body"]
