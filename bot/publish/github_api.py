@@ -264,22 +264,57 @@ def _budget_hint(exc: GithubException) -> str:
     )
 
 
-def _guard(what: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """Turn whatever PyGithub, requests or urllib3 raise into a `GitHubError` naming the call."""
+def _again(policy: RetryPolicy, call: Callable[[], T], label: str) -> T:
+    """`call`, made again when the connection dropped partway through an answer, up to the policy's bound.
+
+    urllib3 retries a request that got no answer, but the body of an answer is read after it has
+    handed the response over: an answer cut off there (a dropped connection mid-download) would
+    otherwise end the job. Only calls whose repetition changes nothing are marked to be made again.
+    """
+    for attempt in range(1, policy.total + 1):
+        try:
+            return call()
+        except (requests.exceptions.ChunkedEncodingError, urllib3.exceptions.ProtocolError) as exc:
+            log.warning(
+                "GitHub's answer to %s was cut off (%s): asking again (%d/%d)", label, exc, attempt, policy.total
+            )
+            time.sleep(policy.wait(attempt))
+    return call()
+
+
+def _retry_hint(exc: Exception) -> str:
+    """What to do after a failure that outlasted the retries but says nothing about the request itself."""
+    if isinstance(exc, requests.HTTPError) and exc.response is not None:
+        transient = exc.response.status_code >= 500 or exc.response.status_code == 429
+    else:
+        transient = _transient(exc)
+    return ". GitHub was busy or unreachable for the whole retry schedule: re-run the job" if transient else ""
+
+
+def _guard(what: str, *, again: bool = False) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Turn whatever PyGithub, requests or urllib3 raise into a `GitHubError` naming the call.
+
+    A call marked `again` (a read, or a write that looks before it acts or makes content-addressed
+    objects) is made again when an answer was cut off (`_again`).
+    """
 
     def decorate(fn: Callable[..., T]) -> Callable[..., T]:
         @functools.wraps(fn)
         def wrapper(self, *args, **kwargs):
             label = what.format(*args, **kwargs)
+            call = functools.partial(fn, self, *args, **kwargs)
             try:
-                return fn(self, *args, **kwargs)
+                return _again(self._policy, call, label) if again else call()
             except GitHubError:
                 raise
             except GithubException as exc:
                 said = f"GitHub refused to {label}: HTTP {exc.status} {reason(exc)}".rstrip()
-                raise GitHubError(said + _budget_hint(exc), exc.status) from exc
+                raise GitHubError(said + (_budget_hint(exc) or _retry_hint(exc)), exc.status) from exc
+            except requests.HTTPError as exc:  # the artifact store's answer: its URL is signed, so not quoted
+                status = exc.response.status_code if exc.response is not None else None
+                raise GitHubError(f"GitHub answered HTTP {status} to {label}{_retry_hint(exc)}", status) from exc
             except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
-                raise GitHubError(f"could not reach GitHub to {label}: {exc}") from exc
+                raise GitHubError(f"could not reach GitHub to {label}: {exc}{_retry_hint(exc)}") from exc
 
         return wrapper
 
@@ -371,7 +406,7 @@ class GitHubClient:
         return seconds
 
     # --- comments and reactions -------------------------------------------------------------
-    @_guard("list the comments of #{0}")
+    @_guard("list the comments of #{0}", again=True)
     def list_comments(self, number: int) -> list[Comment]:
         return [_comment(c) for c in self._repo.get_issue(number).get_comments()]
 
@@ -402,7 +437,7 @@ class GitHubClient:
             raise
         return True
 
-    @_guard("read comment {0}")
+    @_guard("read comment {0}", again=True)
     def issue_comment(self, comment_id: int) -> tuple[int, Comment] | None:
         """The issue (or PR) number comment `comment_id` is on, and the comment; None when it is gone."""
         try:
@@ -422,7 +457,7 @@ class GitHubClient:
         self._repo.get_issue(number).get_comment(comment_id).create_reaction(content)
 
     # --- issues (the tracking issue of main's regressions) -----------------------------------
-    @_guard("list the issues {0} opened")
+    @_guard("list the issues {0} opened", again=True)
     def issues_by(self, creator: str, *, state: str = "open", labels: tuple[str, ...] = ()) -> list[Issue]:
         """Issues (never pull requests, which GitHub lists here too) `creator` opened, oldest first."""
         filters = {"labels": list(labels)} if labels else {}
@@ -448,7 +483,7 @@ class GitHubClient:
         it after a lost answer is harmless."""
         self._repo.get_issue(number).edit(**changes)
 
-    @_guard("list the pull requests of commit {0}")
+    @_guard("list the pull requests of commit {0}", again=True)
     def commit_pulls(self, sha: str) -> list[PullRequest]:
         """The pull requests GitHub associates with a commit (the one that merged it, for a commit on main)."""
         try:
@@ -481,7 +516,7 @@ class GitHubClient:
             run.edit(output=more)
         return run.id
 
-    @_guard("read the commit statuses of {0}")
+    @_guard("read the commit statuses of {0}", again=True)
     def current_status(self, sha: str, *, context: str = STATUS_CONTEXT) -> CommitStatus | None:
         """The latest status of `context` on `sha` (the combined status holds each context's latest)."""
         for status in self._repo.get_commit(sha).get_combined_status().statuses:
@@ -489,7 +524,7 @@ class GitHubClient:
                 return CommitStatus(status.state, status.description or "", status.target_url or "")
         return None
 
-    @_guard("read the permission of {0}")
+    @_guard("read the permission of {0}", again=True)
     def permission(self, user: str) -> Permission:
         """The user's role (`admin`, `maintain`, `write`, `triage`, `read`, a custom role, or `none`)."""
         try:
@@ -504,15 +539,15 @@ class GitHubClient:
         legacy = str(data.get("permission") or "none")
         return Permission(str(data.get("role_name") or legacy), legacy)
 
-    @_guard("read pull request #{0}")
+    @_guard("read pull request #{0}", again=True)
     def pull_request(self, number: int) -> PullRequest:
         return _pull(self._repo.get_pull(number))
 
-    @_guard("list the files of pull request #{0}")
+    @_guard("list the files of pull request #{0}", again=True)
     def pull_request_files(self, number: int) -> list[str]:
         return [f.filename for f in self._repo.get_pull(number).get_files()]
 
-    @_guard("find the pull requests from {0}:{1}")
+    @_guard("find the pull requests from {0}:{1}", again=True)
     def pulls_from(
         self, owner: str, branch: str, *, state: str = "open", base: str | None = None, limit: int = 30
     ) -> list[PullRequest]:
@@ -551,7 +586,7 @@ class GitHubClient:
         self._repo.get_pull(number).edit(**changes)
 
     # --- workflow runs and artifacts --------------------------------------------------------
-    @_guard("list the runs of workflow {0}")
+    @_guard("list the runs of workflow {0}", again=True)
     def workflow_runs(
         self,
         workflow: str,
@@ -573,11 +608,11 @@ class GitHubClient:
                 break
         return runs
 
-    @_guard("read workflow run {0}")
+    @_guard("read workflow run {0}", again=True)
     def workflow_run(self, run_id: int) -> WorkflowRun:
         return _run(self._repo.get_workflow_run(run_id))
 
-    @_guard("find the merge base of {0} and {1}")
+    @_guard("find the merge base of {0} and {1}", again=True)
     def merge_base(self, base: str, head: str) -> str:
         """The commit `head` branched off `base` (a branch or a SHA): the compare API's `merge_base_commit`."""
         sha = self._repo.compare(base, head).merge_base_commit.sha
@@ -585,7 +620,7 @@ class GitHubClient:
             raise GitHubError(f"GitHub's comparison of {base}...{head} named no merge base commit")
         return sha
 
-    @_guard("list the branches whose head is {0}")
+    @_guard("list the branches whose head is {0}", again=True)
     def branches_at(self, sha: str) -> list[str]:
         """This repository's branches whose head commit is `sha` (GitHub's `branches-where-head`)."""
         try:
@@ -626,14 +661,14 @@ class GitHubClient:
 
         return self._write_once(attempt, find)
 
-    @_guard("list the artifacts of run {0}")
+    @_guard("list the artifacts of run {0}", again=True)
     def artifacts(self, run_id: int) -> list[Artifact]:
         return [
             Artifact(a.id, a.name, a.size_in_bytes, a.expired, a.archive_download_url)
             for a in self._repo.get_workflow_run(run_id).get_artifacts()
         ]
 
-    @_guard("list the artifacts named {0}")
+    @_guard("list the artifacts named {0}", again=True)
     def artifacts_named(self, name: str, *, runs: int) -> tuple[dict[int, Artifact], int]:
         """The repository's artifacts named `name`, newest first, by the run that uploaded them (its newest).
 
@@ -655,7 +690,7 @@ class GitHubClient:
                 return found, oldest
         return found, 0
 
-    @_guard("download artifact {0.name}")
+    @_guard("download artifact {0.name}", again=True)
     def download(self, artifact: Artifact, *, max_bytes: int | None = None) -> bytes:
         """The artifact's zip; one larger than `max_bytes` is refused before and while it is fetched.
 
@@ -693,12 +728,12 @@ class GitHubClient:
             raise
         return ref
 
-    @_guard("read branch {0}")
+    @_guard("read branch {0}", again=True)
     def branch_sha(self, branch: str) -> str | None:
         ref = self._ref(branch)
         return ref.object.sha if ref else None
 
-    @_guard("read folder {1} at {0}")
+    @_guard("read folder {1} at {0}", again=True)
     def read_folder(self, sha: str, folder: str) -> dict[str, str]:
         """The text files directly inside `folder` at commit `sha`: name → text."""
         found = {}
@@ -707,7 +742,7 @@ class GitHubClient:
                 found[item.name] = self._repo.get_contents(item.path, ref=sha).decoded_content.decode("utf-8")
         return found
 
-    @_guard("commit files onto {0}")
+    @_guard("commit files onto {0}", again=True)
     def commit_files(self, parent_sha: str, files: dict[str, str], message: str) -> str:
         """One commit on top of `parent_sha` changing `files` (path → text); returns its SHA."""
         parent = self._repo.get_git_commit(parent_sha)
@@ -718,7 +753,7 @@ class GitHubClient:
         tree = self._repo.create_git_tree(elements, base_tree=parent.tree)
         return self._repo.create_git_commit(message, tree, [parent]).sha
 
-    @_guard("move branch {0}")
+    @_guard("move branch {0}", again=True)
     def set_branch(self, branch: str, sha: str, *, force: bool = False) -> None:
         """Create the branch at `sha`, or move it there (force: also when not a fast-forward)."""
         ref = self._ref(branch)

@@ -24,7 +24,7 @@ BOT = "github-actions[bot]"
 
 @dataclass
 class Fault:
-    kind: str  # "status", "rate_limit", "reset", "slow", "gate"
+    kind: str  # "status", "rate_limit", "reset", "truncate", "slow", "gate"
     method: str
     path: re.Pattern
     times: int
@@ -794,6 +794,10 @@ def _handler(fake: FakeGitHub):
             for key, value in {"Content-Type": ctype, "Content-Length": str(len(data)), **headers}.items():
                 self.send_header(key, value)
             self.end_headers()
+            if fault and fault.kind == "truncate":  # the connection drops halfway through the body
+                self.wfile.write(data[: len(data) // 2])
+                self.close_connection = True
+                return
             self.wfile.write(data)
 
         do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
