@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from bot.errors import BotError
-from bot.publish.github_api import Artifact, ArtifactTooLarge, GitHubClient, WorkflowRun
+from bot.publish.github_api import Artifact, ArtifactGone, ArtifactTooLarge, GitHubClient, WorkflowRun
 from bot.results.baseline import Baseline
 
 log = logging.getLogger(__name__)
@@ -82,6 +82,9 @@ def fetch_artifacts(
             continue
         try:
             found.append(Fetched(run, client.download(artifact, max_bytes=caps.archive)))
+        except ArtifactGone as exc:
+            log.warning("run %s: %s; passed over", run.id, exc)
+            continue
         except ArtifactTooLarge as exc:
             if not skip_oversized:
                 raise
@@ -260,16 +263,17 @@ def download_baseline(
     from bot.results.baseline import fold
     from bot.results.baseline_json import STATE_FILE, write_state
 
-    states, measurements = _sweep_artifacts(client, workflow, branch, (name, measurement), scan)
-    parts = [_read_state(client, run, artifact, caps) for run, artifact in states]
-    extra = _unheld_measurements(client, measurements, frozenset().union(*(part.runs for part, _ in parts)), caps)
-    if not parts and not extra:
+    listed_states, measurements = _sweep_artifacts(client, workflow, branch, (name, measurement), scan)
+    read = [(run, _read_state(client, run, artifact, caps)) for run, artifact in listed_states]
+    states = [(run, part, v1) for run, (part, v1) in read if part is not None]
+    extra = _unheld_measurements(client, measurements, frozenset().union(*(part.runs for _, part, _ in states)), caps)
+    if not states and not extra:
         return None
-    state = fold(*(part for part, _ in parts), *(part for _, part in extra), keep=keep)
+    state = fold(*(part for _, part, _ in states), *(part for _, part in extra), keep=keep)
     write_state(dest / STATE_FILE, state)
-    converted = tuple(run.id for (run, _), (_, v1) in zip(states, parts) if v1)
-    log.info("baseline: %d state(s), %d measurement(s) folded into %s", len(parts), len(extra), dest / STATE_FILE)
-    return MainState(state, tuple(run for run, _ in states), tuple(run for run, _ in extra), converted)
+    converted = tuple(run.id for run, _, v1 in states if v1)
+    log.info("baseline: %d state(s), %d measurement(s) folded into %s", len(states), len(extra), dest / STATE_FILE)
+    return MainState(state, tuple(run for run, _, _ in states), tuple(run for run, _ in extra), converted)
 
 
 def _sweep_artifacts(
@@ -305,12 +309,24 @@ def _unheld_measurements(
     return [(run, part) for run, part in read if part is not None]
 
 
-def _read_state(client: GitHubClient, run: WorkflowRun, artifact: Artifact, caps: Caps) -> tuple[Baseline, bool]:
+def _download(client: GitHubClient, run: WorkflowRun, artifact: Artifact, caps: Caps) -> bytes | None:
+    """The artifact's zip, or None (logged) when it expired or was deleted since it was listed."""
+    try:
+        return client.download(artifact, max_bytes=caps.archive)
+    except ArtifactGone as exc:
+        log.warning("run %s: %s; passed over", run.id, exc)
+        return None
+
+
+def _read_state(client: GitHubClient, run: WorkflowRun, artifact: Artifact, caps: Caps) -> tuple[Baseline | None, bool]:
     """A run's state artifact: baseline.json (version 2), or a version-1 folder of JUnit converted at the
-    run's commit as GitHub records it; True with a converted one. Any other version is refused."""
+    run's commit as GitHub records it; True with a converted one; None when it is gone. Any other
+    version is refused."""
     from bot.results.baseline_json import STATE_FILE, loads
 
-    data = client.download(artifact, max_bytes=caps.archive)
+    data = _download(client, run, artifact, caps)
+    if data is None:
+        return None, False
     raw = read_member(data, STATE_FILE, caps=caps)
     if raw is not None:
         return loads(_text(raw, run, STATE_FILE), where=f"{STATE_FILE} of run {run.id}"), False
@@ -342,7 +358,10 @@ def _read_measurement(client: GitHubClient, run: WorkflowRun, artifact: Artifact
     """A run's measurement, or None (logged) when it speaks for another run than the one GitHub says uploaded it."""
     from bot.results.baseline_json import MEASUREMENT_FILE, loads
 
-    raw = read_member(client.download(artifact, max_bytes=caps.archive), MEASUREMENT_FILE, caps=caps)
+    data = _download(client, run, artifact, caps)
+    if data is None:
+        return None
+    raw = read_member(data, MEASUREMENT_FILE, caps=caps)
     if raw is None:
         log.warning("run %s: its %s holds no %s; passed over", run.id, artifact.name, MEASUREMENT_FILE)
         return None

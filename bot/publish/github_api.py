@@ -45,6 +45,10 @@ class GitHubError(BotError):
         self.status = status
 
 
+class ArtifactGone(GitHubError):
+    """An artifact listed a moment ago expired or was deleted before its download: as if never listed."""
+
+
 # Set while a write that is not idempotent is in flight: urllib3 must then hand a 5xx or a lost
 # answer back instead of repeating the request, so the adapter can look for the effect first.
 _ONCE = threading.local()
@@ -451,10 +455,18 @@ class GitHubClient:
         return number, _comment(found)
 
     @_guard("react {2!r} to comment {1}")
-    def react(self, number: int, comment_id: int, content: str) -> None:
+    def react(self, number: int, comment_id: int, content: str) -> bool:
+        """False when the comment is gone (its author deleted it since the event named it)."""
         if content not in REACTIONS:
             raise ValueError(f"unknown reaction {content!r}")
-        self._repo.get_issue(number).get_comment(comment_id).create_reaction(content)
+        try:
+            self._repo.get_issue(number).get_comment(comment_id).create_reaction(content)
+        except GithubException as exc:
+            if exc.status == 404:
+                log.info("comment %s is gone: no %s reaction", comment_id, content)
+                return False
+            raise
+        return True
 
     # --- issues (the tracking issue of main's regressions) -----------------------------------
     @_guard("list the issues {0} opened", again=True)
@@ -704,7 +716,15 @@ class GitHubClient:
             )
         # PyGithub has no artifact download; its requester follows GitHub's 302 to the blob
         # store (dropping the token for another host) and keeps our retries.
-        _, _, chunks = self._gh.requester.getStream(artifact.download_url, chunk_size=1 << 16)
+        try:
+            _, _, chunks = self._gh.requester.getStream(artifact.download_url, chunk_size=1 << 16)
+        except requests.HTTPError as exc:
+            status = exc.response.status_code if exc.response is not None else None
+            if status in (404, 410):  # GitHub's words for an artifact expired or deleted since the listing
+                raise ArtifactGone(
+                    f"artifact {artifact.name} expired or was deleted after it was listed", status
+                ) from exc
+            raise
         data, total = [], 0
         for chunk in chunks:
             total += len(chunk)

@@ -50,8 +50,6 @@ class Target:
 def pulls_of_run(client: GitHubClient, event: RunEvent, report_sha: str | None, pr: int | None) -> Target:
     """The commit and PRs a finished run reported on: from the event (GitHub's record of the run), never
     from the report alone. A dispatched run's report states its pinned head, checked against the PR's."""
-    from bot.publish.trust import own_pulls
-
     run = event.as_run()
     if pr:
         return Target(event.head_sha or report_sha, (client.pull_request(pr),))
@@ -61,10 +59,22 @@ def pulls_of_run(client: GitHubClient, event: RunEvent, report_sha: str | None, 
         return Target(event.head_sha, tuple(client.pull_request(n) for n in event.pr_numbers))
     if run.event == "workflow_dispatch" and run.head_repo == client.repository and event.command_pr:
         return _dispatched_target(client, event.command_pr, report_sha)
-    found = own_pulls(run, _candidates(client, run, event), client.repository)
-    if not found:
-        raise BotError(f"no open pull request has head {run.head_sha} from {run.head_repo}; pass --pr")
-    return Target(run.head_sha, found)
+    return _run_target(client, run, event)
+
+
+def _run_target(client: GitHubClient, run: WorkflowRun, event: RunEvent) -> Target:
+    """The open PRs GitHub ties to `run`; none, said, when those it lists were closed or merged since it
+    started (no one reads its report there); an error when it has none at all."""
+    from bot.publish.trust import own_pulls
+
+    candidates = _candidates(client, run, event)
+    found = own_pulls(run, candidates, client.repository)
+    if found:
+        return Target(run.head_sha, found)
+    closed = [p for p in candidates if p.number in run.pull_requests and p.state != "open"]
+    if closed:
+        return Target(None, (), f"#{closed[0].number} is {closed[0].state}, so this run's report is not posted.")
+    raise BotError(f"no open pull request has head {run.head_sha} from {run.head_repo}; pass --pr")
 
 
 def _dispatched_target(client: GitHubClient, command_pr: int, report_sha: str | None) -> Target:

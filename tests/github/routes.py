@@ -119,6 +119,8 @@ def delete_comment(fake, query, body, comment_id):
 @route("POST", R + "/issues/comments/{comment_id}/reactions")
 def react(fake, query, body, comment_id):
     cid = int(comment_id)
+    if cid not in fake.state.comments:  # deleted since the event named it
+        return not_found()
     # One reaction of each kind per user: GitHub answers 200 with the one that exists.
     exists = body["content"] in fake.state.reactions.get(cid, [])
     if not exists:
@@ -453,6 +455,8 @@ def download_artifact(fake, query, body, artifact_id, archive_format):
     aid = int(artifact_id)
     if aid not in fake.state.artifacts or archive_format != "zip":
         return not_found()
+    if fake.state.artifacts[aid]["expired"]:  # expired since it was listed
+        return 410, {"message": "Artifact has expired", "documentation_url": "https://docs.github.com/rest"}
     # GitHub answers with a redirect to short-lived blob storage.
     return 302, None, {"Location": f"{fake.url}/_blobs/artifacts/{aid}.zip"}
 
