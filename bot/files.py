@@ -164,6 +164,7 @@ def write_files(texts: Mapping[Path, str], appends: Mapping[Path, str] | None = 
 
 def _stage(path: Path, data: bytes) -> Path:
     """`data` in a temporary file beside `path`, with the mode `path` has or the umask gives."""
+    _check_target(path)
     make_parent(path)
     temp, fd = _create_beside(path)
     try:
@@ -177,6 +178,60 @@ def _stage(path: Path, data: bytes) -> Path:
         temp.unlink(missing_ok=True)
         raise
     return temp
+
+
+def _check_target(path: Path) -> None:
+    """Refuse to write over what is not a regular file: the write replaces the path, so `/dev/null` or a
+    FIFO someone reads would itself be replaced by a file (for everyone, when run as root)."""
+    try:
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return  # a new file (make_parent names a file in the way of its folder)
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    if not stat.S_ISREG(mode):
+        raise NotAFile(f"{path}: not a regular file ({_kind(mode)}), which a write would replace; pass a file")
+
+
+def check_option_path(path: Path, *, file_okay: bool) -> None:
+    """Refuse, before a command starts, a path option's value that no reading or writing could use:
+
+    - a symbolic link to nothing: read, it would pass for a file not made yet (no baseline, no
+      base); written, the link would be replaced. Either way the setup is broken;
+    - a FIFO or a device where a folder is meant;
+    - where a file is meant, a FIFO no one reads or a device other than a terminal: reading one
+      would block or never end, writing over it would replace it. A pipe someone reads and a
+      terminal stay usable as an output (`--github-output /dev/stdout | …`).
+    """
+    if path.is_symlink() and not path.exists():
+        raise NotAFile(f"{path}: a symbolic link to {os.readlink(path)}, which does not exist; fix the link")
+    try:
+        status = path.stat()
+    except OSError:
+        return  # missing or unreadable: the command says so in its own words
+    if stat.S_ISREG(status.st_mode) or stat.S_ISDIR(status.st_mode):
+        return
+    if not file_okay:
+        raise NotAFile(f"{path}: not a folder ({_kind(status.st_mode)}); pass a folder")
+    if not _usable_stream(path, status):
+        raise NotAFile(f"{path}: not a regular file ({_kind(status.st_mode)}); pass a file")
+
+
+def _usable_stream(path: Path, status: os.stat_result) -> bool:
+    """A FIFO someone reads (it opens for writing at once), or the terminal this command writes to.
+
+    Other devices are never opened: opening some of them acts (a watchdog starts counting).
+    """
+    if stat.S_ISCHR(status.st_mode):
+        return any(os.isatty(fd) and os.fstat(fd).st_rdev == status.st_rdev for fd in (0, 1, 2))
+    if not stat.S_ISFIFO(status.st_mode):
+        return False
+    try:
+        fd = os.open(path, os.O_WRONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return False  # ENXIO: no one reads it
+    os.close(fd)
+    return True
 
 
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)

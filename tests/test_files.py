@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from bot.files import NotText, append_text, read_text, write_bytes, write_text
+from bot.files import NotAFile, NotText, append_text, read_text, write_bytes, write_text
 
 
 @pytest.fixture
@@ -116,3 +116,14 @@ def test_only_regular_files_are_read_and_at_most_the_limit(tmp_path):
     assert read_bytes(tmp_path / "big", limit=11) == b"x" * 11
     with pytest.raises(NotAFile, match="larger than 10 bytes"):
         read_bytes(tmp_path / "big", limit=10)
+
+
+def test_a_fifo_is_never_written_over(tmp_path):
+    """A write replaces its target: a FIFO (or `/dev/null`, not tried here: a regression would replace
+    it for everyone) given as an output is refused instead."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(NotAFile, match="not a regular file"):
+        write_text(fifo, "x")
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["fifo"]

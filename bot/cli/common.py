@@ -169,6 +169,7 @@ def handle_errors(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
+            _check_path_options()
             return fn(*args, **kwargs)
         except BotError as exc:
             click.echo(f"error: {exc}", err=True)
@@ -178,6 +179,19 @@ def handle_errors(fn: Callable) -> Callable:
             raise SystemExit(EXIT_USAGE) from None
 
     return wrapper
+
+
+def _check_path_options() -> None:
+    """Every path option of the running command, checked before it runs (bot/files.check_option_path)."""
+    from bot.files import check_option_path
+
+    ctx = click.get_current_context(silent=True)
+    for param in ctx.command.params if ctx is not None else ():
+        if not isinstance(param.type, click.Path):
+            continue
+        value = ctx.params.get(param.name)
+        for path in value if isinstance(value, (tuple, list)) else [value] if value is not None else []:
+            check_option_path(Path(path), file_okay=param.type.file_okay)
 
 
 checkout_option = click.option(
