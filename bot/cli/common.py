@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from bot import registry
+from bot.cli.paths import check_path_options
 from bot.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, BotError
 
 __all__ = ["EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "BotError", "handle_errors"]
@@ -169,7 +170,7 @@ def handle_errors(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
-            _check_path_options()
+            check_path_options(click.get_current_context(silent=True))
             return fn(*args, **kwargs)
         except BotError as exc:
             click.echo(f"error: {exc}", err=True)
@@ -179,19 +180,6 @@ def handle_errors(fn: Callable) -> Callable:
             raise SystemExit(EXIT_USAGE) from None
 
     return wrapper
-
-
-def _check_path_options() -> None:
-    """Every path option of the running command, checked before it runs (bot/files.check_option_path)."""
-    from bot.files import check_option_path
-
-    ctx = click.get_current_context(silent=True)
-    for param in ctx.command.params if ctx is not None else ():
-        if not isinstance(param.type, click.Path):
-            continue
-        value = ctx.params.get(param.name)
-        for path in value if isinstance(value, (tuple, list)) else [value] if value is not None else []:
-            check_option_path(Path(path), file_okay=param.type.file_okay)
 
 
 checkout_option = click.option(
