@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 from pathlib import Path
 
 import click
@@ -109,15 +108,6 @@ def test_every_command_with_a_path_option_has_a_good_invocation():
     assert {path for path, _ in OPTIONS} <= set(GOOD)
     named = {(*path, param.opts[-1]) for path, param in OPTIONS}
     assert OUTPUTS <= named, OUTPUTS - named
-
-
-@pytest.fixture(scope="module")
-def repo(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("repo")
-    (root / "README.md").write_text("a checkout\n", encoding="utf-8")
-    for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "one commit")):
-        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root, check=True)
-    return root
 
 
 @pytest.fixture
