@@ -78,11 +78,26 @@ def _comment(fake, gh, tmp_path):
     return result, len(fake.bot_comments(1)) == 1 and bool(fake.state.statuses.get(sha))
 
 
-JOBS = {"baseline": _baseline, "apply": _apply, "comment": _comment}
+def _reports(fake, gh, tmp_path):
+    main = fake.state.refs["heads/main"]
+    report = report_zip(make_report(head_sha=main))
+    fake.add_run("export-baseline.yml", head_sha=main, event="schedule", artifacts={"export-baseline": report})
+    out = tmp_path / "history"
+    result = gh("reports", "--count", "5", "--out", str(out), env={"GITHUB_RUN_ID": "0"})
+    return result, out.is_dir() and len(list(out.iterdir())) == 1
+
+
+JOBS = {"baseline": _baseline, "reports": _reports, "apply": _apply, "comment": _comment}
 
 # The reads each job makes, found by `test_the_reads_listed_are_every_read_the_job_makes`.
 READS = {
     "baseline": [
+        "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs",
+        "/repos/{owner}/{repo}/actions/artifacts",
+        "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}",
+        BLOBS,
+    ],
+    "reports": [
         "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs",
         "/repos/{owner}/{repo}/actions/artifacts",
         "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}",
