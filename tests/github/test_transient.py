@@ -87,7 +87,24 @@ def _reports(fake, gh, tmp_path):
     return result, out.is_dir() and len(list(out.iterdir())) == 1
 
 
-JOBS = {"baseline": _baseline, "reports": _reports, "apply": _apply, "comment": _comment}
+def _obsolete_skips(fake, gh, tmp_path):
+    """Three nights in which a skipped cell passes: the third opens the obsolete-skip PR."""
+    from tests.github.test_obsolete_skips import BRANCH, GDINO, _night
+
+    for _ in range(3):
+        _, result = _night(fake, gh, [GDINO])
+        if result.exit_code != 0:
+            break
+    return result, any(pr["head_ref"] == BRANCH for pr in fake.state.pulls.values())
+
+
+JOBS = {
+    "baseline": _baseline,
+    "reports": _reports,
+    "apply": _apply,
+    "comment": _comment,
+    "obsolete-skips": _obsolete_skips,
+}
 
 # The reads each job makes, found by `test_the_reads_listed_are_every_read_the_job_makes`.
 READS = {
@@ -113,6 +130,18 @@ READS = {
         "/repos/{owner}/{repo}/contents/{path}",
         "/repos/{owner}/{repo}/git/commits/{commit_sha}",
         "/repos/{owner}/{repo}/git/ref/{ref}",
+    ],
+    "obsolete-skips": [
+        "/repos/{owner}/{repo}/actions/runs/{run_id}",
+        "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts",
+        "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs",
+        "/repos/{owner}/{repo}/actions/artifacts",
+        "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}",
+        BLOBS,
+        "/repos/{owner}/{repo}/contents/{path}",
+        "/repos/{owner}/{repo}/git/commits/{commit_sha}",
+        "/repos/{owner}/{repo}/git/ref/{ref}",
+        "/repos/{owner}/{repo}/pulls",
     ],
     "comment": [
         "/repos/{owner}/{repo}/pulls/{pull_number}",
