@@ -433,13 +433,7 @@ class GitHubClient:
     @_guard("delete comment {1}")
     def delete_comment(self, number: int, comment_id: int) -> bool:
         """False when it was already gone (a concurrent run deleted it first)."""
-        try:
-            self._repo.get_issue(number).get_comment(comment_id).delete()
-        except GithubException as exc:
-            if exc.status == 404:
-                return False
-            raise
-        return True
+        return _unless_gone(self._repo.get_issue(number).get_comment(comment_id).delete)
 
     @_guard("read comment {0}", again=True)
     def issue_comment(self, comment_id: int) -> tuple[int, Comment] | None:
@@ -459,14 +453,10 @@ class GitHubClient:
         """False when the comment is gone (its author deleted it since the event named it)."""
         if content not in REACTIONS:
             raise ValueError(f"unknown reaction {content!r}")
-        try:
-            self._repo.get_issue(number).get_comment(comment_id).create_reaction(content)
-        except GithubException as exc:
-            if exc.status == 404:
-                log.info("comment %s is gone: no %s reaction", comment_id, content)
-                return False
-            raise
-        return True
+        done = _unless_gone(lambda: self._repo.get_issue(number).get_comment(comment_id).create_reaction(content))
+        if not done:
+            log.info("comment %s is gone: no %s reaction", comment_id, content)
+        return done
 
     # --- issues (the tracking issue of main's regressions) -----------------------------------
     @_guard("list the issues {0} opened", again=True)
@@ -740,13 +730,7 @@ class GitHubClient:
     def _ref(self, branch: str):
         """The branch's ref, fetched (its `url` then is GitHub's `/git/refs/…` one), or None."""
         ref = self._repo.get_git_ref(f"heads/{branch}")
-        try:
-            ref.complete()
-        except GithubException as exc:
-            if exc.status == 404:
-                return None
-            raise
-        return ref
+        return ref if _unless_gone(ref.complete) else None
 
     @_guard("read branch {0}", again=True)
     def branch_sha(self, branch: str) -> str | None:
@@ -809,6 +793,17 @@ class GitHubClient:
             # A retried DELETE whose first answer was lost meets 422: done if the branch is gone.
             if exc.status != 422 or self._ref(branch) is not None:
                 raise
+
+
+def _unless_gone(call: Callable[[], object]) -> bool:
+    """Make `call`: True when done, False when GitHub answers 404 (the object is gone, or never was)."""
+    try:
+        call()
+    except GithubException as exc:
+        if exc.status == 404:
+            return False
+        raise
+    return True
 
 
 def _check_api_url(url: str) -> None:
