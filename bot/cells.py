@@ -16,9 +16,10 @@ PATHS = ("forward", "generate")
 CACHES = ("dynamic", "static")
 TARGETS = registry.TARGETS  # ExecuTorch delegates (bot/registry.py)
 
-# The seed's test-function stem per backend: torch.export tests are `test_torch_export*`.
-_FN = {backend.name: backend.word for backend in registry.REGISTRY}
-_BACKEND_OF_FN = {fn: backend for backend, fn in _FN.items()}
+# The seed's test-function stem per backend: torch.export tests are `test_torch_export*`. Like every
+# table drawn from bot/registry.py, these follow the declarations, so a backend registered later is read too.
+_FN = registry.DerivedDict(lambda declared: {backend.name: backend.word for backend in declared})
+_BACKEND_OF_FN = registry.DerivedDict(lambda declared: {backend.word: backend.name for backend in declared})
 
 # `test_<word>_export[_generate]_<shape>[_<axis words>][_static_cache][_<target>]`: the seed's names, and
 # a newer export module's (`…_generate_dynamic_multi_token_static_cache_xnnpack`), whose extra axes come
@@ -36,7 +37,9 @@ _STATIC_CACHE = ["static", "cache"]
 # cell name gone wrong (`test_onnx_forward`), never such a test, so `Cell.parse` refuses it; only a
 # test the checkout itself collected (`lenient`) keeps such a name, so no collected test is dropped.
 _VERBATIM = re.compile(r"test_[a-z0-9]+(?:_[a-z0-9]+)*")
-_NOT_VERBATIM = re.compile(r"test_(?:" + "|".join(_FN.values()) + r")_|.*_export")
+_NOT_VERBATIM = registry.Derived(
+    lambda declared: re.compile(r"test_(?:" + "|".join(backend.word for backend in declared) + r")_|.*_export")
+)
 
 
 class CellIdError(BotError, ValueError):
@@ -137,10 +140,10 @@ class Cell:
             if not (lenient and verbatim):
                 raise
             return cls(model_class=classname, backend="", shape="", test=name)
-        if verbatim and (lenient or not _NOT_VERBATIM.match(name)):
+        if verbatim and (lenient or not _NOT_VERBATIM.current().match(name)):
             return cls(model_class=classname, backend="", shape="", test=name)
         raise CellIdError(
-            f"{name!r}: not a cell name; expected `test_<torch|onnx|openvino|executorch>_export"
+            f"{name!r}: not a cell name; expected `test_<{'|'.join(_FN.values())}>_export"
             f"[_generate]_<static|dynamic>[_<axes>][_static_cache][_<target>]`"
         )
 
@@ -155,7 +158,7 @@ def read_name(name: str) -> dict | None:
         return None
     fn, generate = match["fn"], bool(match["generate"])
     if fn in _BACKENDS_BY_NAME:  # `test_dynamo_export_…`: a backend named, but not by its test stem
-        raise CellIdError(f"{name!r}: unknown backend `{fn}` (expected one of torch, onnx, openvino, executorch)")
+        raise CellIdError(f"{name!r}: unknown backend `{fn}` (expected one of {', '.join(_FN.values())})")
     backend = _BACKEND_OF_FN.get(fn, fn)
     words = match["rest"].split("_") if match["rest"] else []
     target = None
@@ -182,7 +185,9 @@ def read_name(name: str) -> dict | None:
 
 
 # Backend names that are not test stems: `test_dynamo_export_static` is a typo, not a new backend.
-_BACKENDS_BY_NAME = frozenset(BACKENDS) - frozenset(_FN.values())
+_BACKENDS_BY_NAME = registry.DerivedTuple(
+    lambda declared: tuple(backend.name for backend in declared if backend.name not in {b.word for b in declared})
+)
 
 
 def _validate(cell: Cell) -> str | None:
@@ -256,7 +261,7 @@ def _placeable(name: str) -> bool:
 
 def unread(cell: Cell) -> bool:
     """A collected test kept by its name although it looks like an export cell: the grammar could not read it."""
-    return bool(cell.test) and bool(_NOT_VERBATIM.match(cell.test))
+    return bool(cell.test) and bool(_NOT_VERBATIM.current().match(cell.test))
 
 
 def placed(cell: Cell) -> bool:

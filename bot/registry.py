@@ -8,11 +8,23 @@ runner gates it as its tests' decorators do (`requires`, `torch_gated`) and runs
 module named `runner` (bot/run/backends/: the same backends seen from the run stage). Runs
 record the versions of `versioned` packages. Adding a backend is one declaration here and its
 runner module.
+
+Every stage reads the declarations when it uses them, never a copy taken at import: the tables
+below (`NAMES`, `BY_NAME`, …) are views that recompute themselves when the declarations change, and a
+module deriving its own table builds it with `DerivedTuple`, `DerivedDict` or `Derived`. So `register` (or, in a
+test, `registered`) adds a backend everywhere at once; tests/test_fake_backend.py shows it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -30,7 +42,7 @@ class Backend:
     colour: str = "#57606a"  # its line in the dashboard's pass-rate plot
 
 
-REGISTRY: tuple[Backend, ...] = (
+_declared: tuple[Backend, ...] = (
     Backend(
         "dynamo",
         word="torch",
@@ -79,12 +91,108 @@ REGISTRY: tuple[Backend, ...] = (
     ),
 )
 
-BY_NAME = {backend.name: backend for backend in REGISTRY}
-NAMES = tuple(backend.name for backend in REGISTRY)
-TARGETS = tuple(target for backend in REGISTRY for target, _ in backend.targets)
-LABELS = {backend.name: backend.label for backend in REGISTRY}
+
+def backends() -> tuple[Backend, ...]:
+    """The declared backends, in the matrix's order (the order of the grid's columns)."""
+    return _declared
+
+
+def register(backend: Backend) -> None:
+    """Add a backend after the declared ones; its name, test word and label must be new."""
+    global _declared
+    for field in ("name", "word", "label"):
+        taken = {getattr(known, field) for known in _declared}
+        if getattr(backend, field) in taken:
+            raise ValueError(f"a backend's {field} {getattr(backend, field)!r} is already declared")
+    _declared = (*_declared, backend)
+
+
+@contextmanager
+def registered(*extra: Backend) -> Iterator[None]:
+    """Backends added for the length of a `with` block (a test's), the declarations restored after it."""
+    global _declared
+    before = _declared
+    try:
+        for backend in extra:
+            register(backend)
+        yield
+    finally:
+        _declared = before
+
+
+class Derived(Generic[T]):
+    """A value computed from the declarations, recomputed when they change (each stage reads it at use)."""
+
+    def __init__(self, compute: Callable[[tuple[Backend, ...]], T]):
+        self._compute = compute
+        self._source: tuple[Backend, ...] | None = None
+        self._value: T | None = None
+
+    def current(self) -> T:
+        """The value for the backends declared now."""
+        if self._source is not _declared:
+            self._value, self._source = self._compute(_declared), _declared
+        return self._value  # type: ignore[return-value]
+
+
+class DerivedTuple(Derived[tuple[T, ...]], Sequence[T]):
+    """A tuple drawn from the backends, as `NAMES` is: index it, iterate it, test membership, as a tuple."""
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self.current()[index]
+
+    def __len__(self) -> int:
+        return len(self.current())
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self.current())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.current()
+
+    def index(self, value, start: int = 0, stop: int = 2**63) -> int:  # type: ignore[override]
+        return self.current().index(value, start, stop)
+
+    def __eq__(self, other: object) -> bool:
+        return self.current() == (tuple(other) if isinstance(other, DerivedTuple) else other)
+
+    def __hash__(self) -> int:
+        return hash(self.current())
+
+    def __repr__(self) -> str:
+        return repr(self.current())
+
+
+class DerivedDict(Derived[dict[K, V]], Mapping[K, V]):
+    """A table drawn from the backends, as `BY_NAME` is: read it as a dict."""
+
+    def __getitem__(self, key: K) -> V:
+        return self.current()[key]
+
+    def __len__(self) -> int:
+        return len(self.current())
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self.current())
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.current()
+
+    def __repr__(self) -> str:
+        return repr(self.current())
+
+
+REGISTRY: DerivedTuple[Backend] = DerivedTuple(lambda declared: declared)
+BY_NAME: DerivedDict[str, Backend] = DerivedDict(lambda declared: {backend.name: backend for backend in declared})
+NAMES: DerivedTuple[str] = DerivedTuple(lambda declared: tuple(backend.name for backend in declared))
+TARGETS: DerivedTuple[str] = DerivedTuple(
+    lambda declared: tuple(target for backend in declared for target, _ in backend.targets)
+)
+LABELS: DerivedDict[str, str] = DerivedDict(lambda declared: {backend.name: backend.label for backend in declared})
 # The packages whose versions a run records, in this order: transformers and torch, then each backend's.
-VERSIONED_PACKAGES = tuple(dict.fromkeys(("transformers", "torch", *(p for b in REGISTRY for p in b.versioned))))
+VERSIONED_PACKAGES: DerivedTuple[str] = DerivedTuple(
+    lambda declared: tuple(dict.fromkeys(("transformers", "torch", *(p for b in declared for p in b.versioned))))
+)
 
 
 def label(name: str) -> str:

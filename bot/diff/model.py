@@ -9,7 +9,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from bot.cells import BACKENDS, SHAPES, Cell, CellIdError, placed
+from bot import registry
+from bot.cells import SHAPES, Cell, CellIdError, placed
 from bot.diff.drift import FIGURES as DRIFT_FIGURES
 from bot.diff.drift import LINE_FIGURES, MAX_DRIFT, DriftLine
 from bot.diff.errors import ReportError
@@ -43,8 +44,11 @@ MAX_AGE_COUNT = 10_000_000  # cells or commits counted by `baseline_age`
 # `counts` keys: the matrix's backend/shape pairs; its statuses: the outcomes' (bot/outcomes.py).
 # The counts' keys: the matrix's, then `other/…` for cells on a backend the bot does not know (or on
 # none, `other/other`), so the reader keeps a fixed set of keys whatever a checkout's tests are called.
-COUNT_KEYS = tuple(f"{backend}/{shape}" for backend in BACKENDS for shape in SHAPES) + tuple(
-    f"other/{shape}" for shape in (*SHAPES, "other")
+COUNT_KEYS = registry.DerivedTuple(
+    lambda declared: (
+        tuple(f"{backend.name}/{shape}" for backend in declared for shape in SHAPES)
+        + tuple(f"other/{shape}" for shape in (*SHAPES, "other"))
+    )
 )
 
 

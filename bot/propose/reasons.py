@@ -11,7 +11,7 @@ from bot.cells import BACKENDS, Cell
 from bot.diff.groups import Group
 from bot.outcomes import CellResult
 
-EXPORTERS = {backend.name: backend.exporter for backend in registry.REGISTRY}
+EXPORTERS = registry.DerivedDict(lambda declared: {backend.name: backend.exporter for backend in declared})
 _VARIANTS = {
     "generate": "generate",
     "dynamic": "dynamic shapes",

@@ -26,10 +26,12 @@ class Gate:
 
 # The upstream tests carry `require_torch_greater_or_equal(MIN_EXPORT_TORCH_VERSION)` on the
 # torch.export, ONNX and ExecuTorch tests; the OpenVINO tests do not.
-TORCH_GATED_BACKENDS = frozenset(backend.name for backend in registry.REGISTRY if backend.torch_gated)
+TORCH_GATED_BACKENDS = registry.DerivedTuple(
+    lambda declared: tuple(backend.name for backend in declared if backend.torch_gated)
+)
 
 # The `require_<package>` decorators of each backend's tests, as transformers' availability checks.
-BACKEND_PACKAGES = {backend.name: backend.requires for backend in registry.REGISTRY}
+BACKEND_PACKAGES = registry.DerivedDict(lambda declared: {backend.name: backend.requires for backend in declared})
 
 
 def torch_gate(installed: str, minimum: str, backend: str | None = None) -> Gate | None:

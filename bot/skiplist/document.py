@@ -41,8 +41,12 @@ def format_names(model_class: str, names: tuple[str, ...]) -> str:
     return f"{tomlkit.key(model_class).as_string()} = {tomlkit.item(list(names)).as_string()}"
 
 
-_BACKEND_WORDS = {backend.name: backend.described for backend in registry.REGISTRY}
-_BACKEND_WORDS.update(target for backend in registry.REGISTRY for target in backend.targets)
+_BACKEND_WORDS = registry.DerivedDict(
+    lambda declared: {
+        **{backend.name: backend.described for backend in declared},
+        **{target: described for backend in declared for target, described in backend.targets},
+    }
+)
 _VARIANT_WORDS = {
     "generate": "generate path only",
     "dynamic": "dynamic-shape only",

@@ -10,7 +10,7 @@ from bot import registry
 # Each module defines `export(model, inputs, *, dynamic, target, optimize) -> program` (the raw
 # program `export_program` returns) and `run(program, inputs) -> outputs` (a `{name: tensor}`
 # dict, or a list for ExecuTorch, which compares counts only).
-MODULES = {backend.name: backend.runner for backend in registry.REGISTRY}  # bot/registry.py
+MODULES = registry.DerivedDict(lambda declared: {backend.name: backend.runner for backend in declared})
 
 
 class RuntimeLimit(Exception):
