@@ -20,11 +20,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from functools import lru_cache, wraps
+from typing import Generic, ParamSpec, TypeVar
 
 T = TypeVar("T")
 K = TypeVar("K")
 V = TypeVar("V")
+P = ParamSpec("P")
 
 
 @dataclass(frozen=True)
@@ -193,6 +195,25 @@ LABELS: DerivedDict[str, str] = DerivedDict(lambda declared: {backend.name: back
 VERSIONED_PACKAGES: DerivedTuple[str] = DerivedTuple(
     lambda declared: tuple(dict.fromkeys(("transformers", "torch", *(p for b in declared for p in b.versioned))))
 )
+
+
+def cached(maxsize: int) -> Callable[[Callable[P, T]], Callable[P, T]]:
+    """`functools.lru_cache` for a function whose answer depends on the backends: emptied when they change."""
+
+    def wrap(function: Callable[P, T]) -> Callable[P, T]:
+        remembered = lru_cache(maxsize=maxsize)(function)
+        source: list[tuple[Backend, ...]] = [_declared]
+
+        @wraps(function)
+        def call(*args: P.args, **kwargs: P.kwargs) -> T:
+            if source[0] is not _declared:
+                remembered.cache_clear()
+                source[0] = _declared
+            return remembered(*args, **kwargs)
+
+        return call
+
+    return wrap
 
 
 def label(name: str) -> str:

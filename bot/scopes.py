@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from functools import lru_cache
 from typing import Protocol
 
+from bot import registry
 from bot.cells import BACKENDS, TARGETS, Cell, cells_for, placed
 
 
@@ -150,7 +150,7 @@ def known_scopes() -> tuple[str, ...]:
     return walk.known if walk is not None else _seed_scopes()
 
 
-@lru_cache(maxsize=1)
+@registry.cached(maxsize=1)
 def _seed_scopes() -> tuple[str, ...]:
     """Every scope some cell's walk can reach, skip and exactness alike, broad to specific.
 

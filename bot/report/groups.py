@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
 
 from bot import registry
 from bot.cells import BACKENDS, Cell, CellIdError, placed
@@ -21,7 +20,7 @@ def extent(cell_ids: Iterable[str]) -> str:
     return _extent(tuple(cell_ids))
 
 
-@lru_cache(maxsize=1024)  # the comment tries several budgets, each naming every group's extent
+@registry.cached(maxsize=1024)  # the comment tries several budgets, each naming every group's extent
 def _extent(cell_ids: tuple[str, ...]) -> str:
     kinds: dict[str, set[tuple]] = {}
     for cell_id in cell_ids:

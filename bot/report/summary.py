@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from bot import registry
 from bot.cells import BACKENDS, Cell, CellIdError, placed
 from bot.diff.model import CATEGORIES, CellLine, Report
@@ -17,7 +15,7 @@ SUMMARY_LIMIT = 900_000
 LEGEND = (
     "✅ passed · ☑️ passed on a weak check (output names or count only) · ❌ failed · "
     "💥 crashed or timed out · ⚠️ flaky or harness error · ⏭️ skipped · 🚧 not buildable by this source · "
-    "🔓 skiplisted but passed in probe. Columns: torch = torch.export, ov = OpenVINO, et = ExecuTorch; "
+    "🔓 skiplisted but passed in probe. Columns: {backends}; "
     "st/dyn = static/dynamic shapes; gen = generate; sc = static cache; xnn = XNNPACK."
 )
 
@@ -144,7 +142,7 @@ def _grid(report: Report) -> tuple[list[str], list[str]]:
         )
     names = sorted({name for marks in table.values() for name in marks}, key=_column_key)
     labels = [_label(_variant(name)) for name in names]
-    head = ["## Grid", "", LEGEND, "", "| model class | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+    head = ["## Grid", "", legend(), "", "| model class | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
     body = [
         f"| {escape(cut(cls, 100))} | " + " | ".join(table[cls].get(name, "") for name in names) + " |"
         for cls in sorted(table)
@@ -152,7 +150,13 @@ def _grid(report: Report) -> tuple[list[str], list[str]]:
     return head, body
 
 
-@lru_cache(maxsize=4096)  # a report may name any test: the cache stays bounded
+def legend() -> str:
+    """LEGEND, naming each backend whose column label is not its name (`ov = OpenVINO`)."""
+    labels = (f"{b.label} = {b.described}" for b in registry.REGISTRY if b.label != b.name)
+    return LEGEND.format(backends=", ".join(labels))
+
+
+@registry.cached(maxsize=4096)  # a report may name any test: the cache stays bounded
 def _variant(name: str) -> Cell | None:
     try:
         return Cell.from_testcase("_", name, lenient=True)

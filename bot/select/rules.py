@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+from bot import registry
 from bot.cells import Cell, cells_for
 from bot.select.catalog import Catalog
 from bot.select.changes import Change
@@ -162,6 +163,6 @@ def _skiplist_reasons(skiplist_changes, catalog: Catalog, reasons: _Reasons, not
     return partial
 
 
-@lru_cache(maxsize=2)
+@registry.cached(maxsize=2)
 def _row_size(generative: bool) -> int:
     return sum(1 for _ in cells_for("_", generative=generative))
