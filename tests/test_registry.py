@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 
+import pytest
+
 from bot import registry
+from bot.cells import Cell, placed
+from bot.scopes import known_scopes
 from tests.conftest import ROOT
 
 BOT = ROOT / "bot"
@@ -48,3 +53,22 @@ def test_the_versioned_packages_are_transformers_torch_then_each_backends():
         "openvino",
         "executorch",
     )
+
+
+def test_a_registered_backend_is_read_everywhere_for_its_with_block_only():
+    fake = registry.Backend("fakert", word="fakert", label="fk", exporter="Fakert", described="Fakert", runner="fakert")
+    placed_before = placed(Cell("M", "fakert"))
+    with registry.registered(fake):
+        assert registry.NAMES[-1] == "fakert" and registry.label("fakert") == "fk"
+        assert placed(Cell("M", "fakert")) and "fakert.dynamic" in known_scopes()
+    assert "fakert" not in registry.NAMES and registry.label("fakert") == "fakert"
+    assert not placed_before and not placed(Cell("M", "fakert")) and "fakert.dynamic" not in known_scopes()
+
+
+@pytest.mark.parametrize("field", ["name", "word", "label"])
+def test_a_backend_is_refused_when_its_name_word_or_label_is_taken(field):
+    fake = registry.Backend("fakert", word="fakert", label="fk", exporter="Fakert", described="Fakert", runner="fakert")
+    taken = dataclasses.replace(fake, **{field: getattr(registry.BY_NAME["onnx"], field)})
+    with pytest.raises(ValueError, match=f"a backend's {field} 'onnx' is already declared"), registry.registered(taken):
+        pass
+    assert registry.NAMES == ("dynamo", "onnx", "openvino", "executorch")
