@@ -12,6 +12,7 @@ from bot import registry
 from bot.cells import Cell, cells_for
 from bot.cli import main
 from bot.diff.model import Report
+from bot.publish.command import help_text
 from bot.report import render_comment, render_summary
 from bot.site import Run, build_data
 from tests.conftest import SKIPLISTS
@@ -53,6 +54,7 @@ def test_the_grammar_reads_and_writes_its_test_names(fakert):
     assert Cell.parse(STATIC) == Cell("BertModel", "fakert", "static")
     assert Cell("BertModel", "fakert", "dynamic").id == DYNAMIC
     assert [cell.id for cell in cells_for("BertModel", generative=False, backends=["fakert"])] == [STATIC, DYNAMIC]
+    assert "--backend dynamo|onnx|openvino|executorch|fakert" in help_text()  # the `/export-check` commands
 
 
 def test_a_run_judges_its_cells_in_the_junit(head):

@@ -26,7 +26,10 @@ FAILING_CATEGORIES = ("newly_broken", "new_failing", "still_failing")
 MAX_FAILED = 100
 MAX_CELL_ID = 200  # the longest id of Transformers 5.23 is 122 characters (a 60-character class)
 
-HELP_TEXT = f"""\
+
+def help_text() -> str:
+    """The `/export-check help` reply, naming the backends declared now (bot/registry.py)."""
+    return f"""\
 **`/export-check` commands** (first line of a PR comment; write, maintain or admin permission needed)
 
 | command | does |
@@ -189,7 +192,7 @@ def _invalid(problems: list[_Problem], names: frozenset[str]) -> Invalid:
     more = len(problems) - len(shown)
     if more:
         listing += f"\n- … and {more} more problem{'s' if more > 1 else ''} ({len(problems)} in all)"
-    return Invalid(f"I could not read this command:\n\n{listing}\n\n{HELP_TEXT}", shown, len(problems))
+    return Invalid(f"I could not read this command:\n\n{listing}\n\n{help_text()}", shown, len(problems))
 
 
 def refusal(user: str, role: str) -> str:

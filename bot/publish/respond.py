@@ -16,12 +16,12 @@ from bot.errors import BotError
 from bot.publish.baseline import REPORT_ARTIFACT, ArtifactError, Caps, fetch_artifacts, read_json_member
 from bot.publish.command import (
     ALLOWED_PERMISSIONS,
-    HELP_TEXT,
     Invalid,
     Request,
     closed_refusal,
     failing_cells,
     fork_apply_reply,
+    help_text,
     left_out_reply,
     no_failing_reply,
     no_report_reply,
@@ -125,8 +125,9 @@ def _screen(client: GitHubClient, event: CommentEvent, parsed: Request | Invalid
             client, event, parsed.message, f"refused: {parsed.count} problem(s): " + "; ".join(parsed.problems)
         )
     if parsed.kind == "help":
-        _reply(client, event, HELP_TEXT)
-        return Outcome(False, "answered help", reply=HELP_TEXT)
+        reply = help_text()
+        _reply(client, event, reply)
+        return Outcome(False, "answered help", reply=reply)
     return None
 
 

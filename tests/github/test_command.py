@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bot.publish.command import HELP_TEXT, Request
+from bot.publish.command import Request, help_text
 from tests.github.conftest import MAINTAINER, READER, WRITER, make_report, outputs, report_zip
 from tests.github.payloads import issue_comment_event
 
@@ -81,7 +81,7 @@ def test_unknown_words_are_answered_with_the_help_text(fake, gh):
     assert gh("command", event=_event(fake, "/export-check BertModl --fast")).exit_code == 0
     [reply] = fake.bot_comments(1)
     assert "`BertModl` is not a model class" in reply["body"] and "BertModel" in reply["body"]
-    assert HELP_TEXT in reply["body"] and fake.state.dispatches == []
+    assert help_text() in reply["body"] and fake.state.dispatches == []
 
 
 @pytest.mark.parametrize("kw", [{"action": "edited"}, {"action": "deleted"}, {"on_pr": False}])
@@ -235,7 +235,7 @@ def test_a_reply_answered_502_after_it_took_effect_is_posted_once(fake, gh):
     result = gh("command", event=_event(fake, "/export-check help"))
     assert result.exit_code == 0, result.output
     [reply] = fake.bot_comments(1)
-    assert HELP_TEXT in reply["body"] and "<!-- export-bot:reply-to 500 -->" in reply["body"]
+    assert help_text() in reply["body"] and "<!-- export-bot:reply-to 500 -->" in reply["body"]
     assert sum(1 for m, p in fake.requests if m == "POST" and p.endswith("/issues/1/comments")) == 1
 
 

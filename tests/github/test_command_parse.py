@@ -6,7 +6,7 @@ import pytest
 
 from bot.models.index import installed_index
 from bot.publish import command
-from bot.publish.command import HELP_TEXT, MAX_SHOWN, Invalid, Request, code, fenced, fork_apply_reply, parse_command
+from bot.publish.command import MAX_SHOWN, Invalid, Request, code, fenced, fork_apply_reply, help_text, parse_command
 
 CLASSES = frozenset({"BertModel", "LlamaForCausalLM", "ViTModel"})
 TYPES = frozenset({"bert", "llama", "vit"})
@@ -72,7 +72,7 @@ def test_other_comments_are_not_commands(body):
 def test_unknown_words_get_the_help_text(body, problem):
     result = parse(body)
     assert isinstance(result, Invalid)
-    assert problem in result.message and HELP_TEXT in result.message
+    assert problem in result.message and help_text() in result.message
 
 
 def test_the_installed_transformers_names_are_accepted():
