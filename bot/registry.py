@@ -10,9 +10,10 @@ record the versions of `versioned` packages. Adding a backend is one declaration
 runner module.
 
 Every stage reads the declarations when it uses them, never a copy taken at import: the tables
-below (`NAMES`, `BY_NAME`, …) are views that recompute themselves when the declarations change, and a
-module deriving its own table builds it with `DerivedTuple`, `DerivedDict` or `Derived`. So `register` (or, in a
-test, `registered`) adds a backend everywhere at once; tests/test_fake_backend.py shows it.
+below (`NAMES`, `BY_NAME`, …) are views that recompute themselves when the declarations change; a
+module deriving its own table builds it with `DerivedTuple`, `DerivedDict` or `Derived`, and caches
+what depends on them with `cached`. So `register` (or, in a test, `registered`) adds a backend
+everywhere at once; tests/test_fake_backend.py shows it. A registration lives in its process only.
 """
 
 from __future__ import annotations
