@@ -18,7 +18,8 @@ PREFIX = "/export-check"
 # The kinds that start a run are the select stage's (one home: bot/select/request.py); `apply` and
 # `help` are answered here and never reach a run.
 KINDS = (*RUN_KINDS, "apply", "help")
-WORDS = ("full", "probe", "failed", "apply", "help")  # the kinds a command names by one word
+# The kinds a command names by one word: all but a bare `/export-check` (rerun) and a list of models.
+WORDS = tuple(kind for kind in KINDS if kind not in ("rerun", "models"))
 ALLOWED_PERMISSIONS = frozenset({"admin", "maintain", "write"})  # role names (and legacy permissions)
 # `/export-check failed`: the report categories whose cells it re-runs (docs/github.md says why
 # these), how many it dispatches at most, and the longest cell id it takes from a report.

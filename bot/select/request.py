@@ -10,6 +10,8 @@ from bot.errors import BotError
 from bot.models.index import ModelIndex
 from bot.select.catalog import Catalog
 
+# The kinds of request that start a run: their one list, which the `/export-check` parser extends with
+# the kinds it answers itself.
 RUN_KINDS = ("rerun", "models", "full", "probe", "failed")
 # The kinds whose selection covers the PR's own (the PR's selection again, or every cell): only
 # their verdict may stand as the required `export-conformance` status. `models`, `failed` and
@@ -29,7 +31,7 @@ class RequestError(BotError, ValueError):
 class RunRequest:
     """The parts of a parsed `/export-check` request that decide which cells run and how."""
 
-    kind: str = "rerun"  # rerun | models | full | probe | failed (apply and help never reach a run)
+    kind: str = "rerun"  # one of RUN_KINDS (apply and help never reach a run)
     models: tuple[str, ...] = ()
     backends: tuple[str, ...] = ()
     shapes: tuple[str, ...] = ()
