@@ -1,7 +1,7 @@
 """Layers: the pipeline reads off the packages (docs/README.md), and no import runs back up it.
 
 From the bottom: the shared root modules (cells, outcomes, scopes, errors, files, settings, toml,
-skiplist, setup_problems, data), then `bot.models` (catalogue, index, sources: what selection and the
+skiplist, setup_problems, profiles, registry, data), then `bot.models` (catalogue, index, sources: what selection and the
 runner both read), then the stages select → run → results → diff → report → propose → publish,
 then the dashboard (`bot.site`, a reader of reports). The command line (`bot.cli`, `bot.jobs`,
 `__main__`) sits on top and may import anything; inside it, `bot.jobs` composes the stages and never
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 from functools import cache
 from pathlib import Path
 
@@ -123,6 +124,16 @@ def test_every_name_the_layers_list_exists():
     present = {path.stem if path.suffix == ".py" else path.name for path in BOT.iterdir() if path.name != "__pycache__"}
     assert sorted(set(ROOT_MODULES + LAYERS + TOP) - {"root"} - present) == []
     assert sorted(present - set(ROOT_MODULES + LAYERS + TOP) - {"__init__"}) == []
+
+
+def test_every_module_this_file_names_exists():
+    """The docstring, the root list and the light readers name real modules: a renamed one must be renamed here."""
+    text = Path(__file__).read_text(encoding="utf-8")
+    named = set(re.findall(r"`(bot(?:\.[a-z_]+)+)`", text)) | {SOURCES}
+    assert sorted(name for name in named if name not in bot_modules()) == []
+    listed = re.search(r"shared root modules \(([^)]*)\)", __doc__).group(1).replace("\n", " ").split(", ")
+    assert sorted(listed) == sorted(ROOT_MODULES)
+    assert [path for path in LIGHT_READERS if not path.is_file()] == []
 
 
 def test_jobs_never_import_the_command_line():
