@@ -6,10 +6,17 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import handle_errors, resolve_skiplists, skiplists_option
+from bot.cli.common import handle_errors, resolve_skiplists
+from bot.cli.options import (
+    FILE,
+    github_output_option,
+    junit_paths_option,
+    run_id_option,
+    skiplists_option,
+    state_option,
+)
 
-_STATE = dict(type=click.Path(path_type=Path), metavar="DIR|FILE")
-_FILE = dict(type=click.Path(dir_okay=False, path_type=Path))
+_now_option = click.option("--now", "when", default=None, help="The time to judge at, ISO 8601 (default: now).")
 
 
 def _commas(ctx, param, values: tuple[str, ...]) -> tuple[str, ...]:
@@ -27,37 +34,26 @@ def baseline() -> None:
 
 
 @baseline.command()
-@click.option(
-    "--state",
-    "states",
-    multiple=True,
-    **_STATE,
-    help="A state to fold in: baseline.json, measurement.json, "
+@state_option(
+    "A state to fold in: baseline.json, measurement.json, "
     "a folder of them, or a version-1 folder of JUnit XML (repeat; none: start anew).",
-)
-@click.option("--junit", multiple=True, type=click.Path(path_type=Path), metavar="FILE|DIR", help="This run's JUnit.")
-@click.option(
-    "--rerun",
     multiple=True,
-    type=click.Path(path_type=Path),
-    metavar="FILE|DIR",
-    help="This run's confirming re-run: a cell it disagrees with is marked flipped.",
 )
+@junit_paths_option("--junit", "junit", "This run's JUnit.")
+@junit_paths_option("--rerun", "rerun", "This run's confirming re-run: a cell it disagrees with is marked flipped.")
 @click.option("--commit", default=None, help="The main commit the run measured (40 hex digits).")
 @click.option("--parent", default=None, help="The commit the push was pushed onto (the push event's `before`).")
 @click.option(
     "--commits", multiple=True, callback=_commas, help="The push's commits, oldest first, ending with --commit."
 )
 @click.option("--source", type=click.Choice(["push", "sweep", "bisect"]), default="push", show_default=True)
-@click.option(
-    "--run-id", type=click.IntRange(min=0), envvar="GITHUB_RUN_ID", default=0, help="The workflow run (GITHUB_RUN_ID)."
-)
+@run_id_option()
 @click.option("--time", default=None, help="When the run started, ISO 8601 (default: now).")
 @click.option("--full", is_flag=True, help="The run was a full sweep.")
 @click.option("--due", multiple=True, help="Why a full sweep is due since this push (repeat).")
-@click.option("--out", required=True, **_FILE, help="Where to write the folded state (baseline.json).")
+@click.option("--out", required=True, type=FILE, help="Where to write the folded state (baseline.json).")
 @click.option(
-    "--measurement", "measurement_out", default=None, **_FILE, help="Also write this run's measurement alone."
+    "--measurement", "measurement_out", default=None, type=FILE, help="Also write this run's measurement alone."
 )
 @handle_errors
 def merge(states, junit, rerun, commit, parent, commits, source, run_id, time, full, due, out, measurement_out) -> None:
@@ -70,9 +66,9 @@ def merge(states, junit, rerun, commit, parent, commits, source, run_id, time, f
 
 
 @baseline.command()
-@click.option("--state", "state", required=True, **_STATE, help="baseline.json, or a folder holding it.")
-@click.option("--now", "when", default=None, help="The time ages are measured at, ISO 8601 (default: now).")
-@skiplists_option
+@state_option("baseline.json, or a folder holding it.")
+@_now_option
+@skiplists_option()
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @handle_errors
 def show(state: Path, when: str | None, skiplists_dir: Path | None, as_json: bool) -> None:
@@ -86,16 +82,9 @@ def show(state: Path, when: str | None, skiplists_dir: Path | None, as_json: boo
 
 
 @baseline.command()
-@click.option(
-    "--state", "state", required=True, **_STATE, help="baseline.json, or a folder holding it (empty: none yet)."
-)
-@click.option("--now", "when", default=None, help="The time to judge at, ISO 8601 (default: now).")
-@click.option(
-    "--github-output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Append `sweep=true|false` here ($GITHUB_OUTPUT).",
-)
+@state_option("baseline.json, or a folder holding it (empty: none yet).")
+@_now_option
+@github_output_option("Append `sweep=true|false` here ($GITHUB_OUTPUT).")
 @handle_errors
 def due(state: Path, when: str | None, github_output: Path | None) -> None:
     """Print why a full sweep is due (`sweep=true|false` in the step outputs); exit 0 either way."""

@@ -8,29 +8,20 @@ from pathlib import Path
 import click
 
 from bot.cli.common import handle_errors
+from bot.cli.options import FILE, FOLDER, run_id_option, skiplists_option, state_option
 
 
 @click.command()
 @click.option(
     "--repo",
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=FOLDER,
     help="A clone of the repository with main's history (each step checks a commit out in a worktree of it).",
 )
-@click.option(
-    "--state",
-    "state_path",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Main's baseline.json; --out gets it with every finished step folded in (it may be the same file).",
+@state_option(
+    "Main's baseline.json; --out gets it with every finished step folded in (it may be the same file).", folder=False
 )
-@click.option(
-    "--skiplists",
-    "skiplists_dir",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="The default branch's skiplist folder: a skiplisted cell is not bisected.",
-)
+@skiplists_option("The default branch's skiplist folder: a skiplisted cell is not bisected.", required=True)
 @click.option("--max-steps", type=click.IntRange(0, 1000), default=8, show_default=True, help="Commits run at most.")
 @click.option(
     "--max-minutes", type=click.FloatRange(0, 24 * 60), default=60.0, show_default=True, help="Wall time at most."
@@ -40,18 +31,18 @@ from bot.cli.common import handle_errors
     default="",
     help='Added to each step\'s `export-bot run --cells … --probe --junit …` (e.g. "-n 0 --source transformers-tests:.").',
 )
-@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The new baseline.json.")
+@click.option("--out", required=True, type=FILE, help="The new baseline.json.")
 @click.option(
     "--work",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=FOLDER,
     default=None,
     help="Where the steps' worktrees and JUnit go (default: a temporary folder).",
 )
-@click.option("--run-id", type=int, envvar="GITHUB_RUN_ID", default=0, help="Stamps the measurements (GITHUB_RUN_ID).")
+@run_id_option("Stamps the measurements (GITHUB_RUN_ID).")
 @handle_errors
 def bisect(
     repo: Path,
-    state_path: Path,
+    state: Path,
     skiplists_dir: Path,
     max_steps: int,
     max_minutes: float,
@@ -68,7 +59,7 @@ def bisect(
     with tempfile.TemporaryDirectory(prefix="export-bot-bisect-") as scratch:
         given = BisectInputs(
             repo,
-            state_path,
+            state,
             skiplists_dir,
             out,
             work or Path(scratch),

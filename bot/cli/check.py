@@ -6,56 +6,34 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import (
-    EXIT_FAILURE,
-    EXIT_OK,
-    BotError,
-    cell_timeout_option,
-    checkout_option,
-    config_option,
-    handle_errors,
-    junit_paths_option,
-    matrix_options,
-    resolve_skiplists,
-    skiplists_option,
-    source_option,
-    verify_tested_transformers,
-    workers_option,
-)
+from bot.cli.common import BotError, handle_errors, resolve_skiplists, verdict_exit, verify_tested_transformers
+from bot.cli.options import FOLDER, config_option, junit_paths_option, models_options, run_options
 
 
 @click.command()
-@click.option("--models", multiple=True, help="Model classes (repeat or comma-separate) instead of the preset.")
-@click.option(
-    "--preset", default=None, help="A preset of the model source (default: smoke, unless --models or --base)."
-)
+@models_options(" instead of the preset", " (default: smoke, unless --models or --base)")
 @click.option("--base", "base_ref", default=None, help="Select the cells from the git diff BASE...HEAD of --repo.")
 @click.option("--head", "head_ref", default="HEAD", show_default=True, help="With --base: the head ref.")
 @click.option(
     "--repo",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=FOLDER,
     default=Path("."),
     show_default=True,
     help="With --base: the Transformers-layout git repository to select from. "
     "Its pyproject.toml holds the settings, unless --config names another.",
 )
-@config_option
+@config_option()
 @junit_paths_option(
     "--base-junit", "base_junit", "Main's JUnit to diff against (repeat); without it the skiplists alone judge the run."
 )
-@matrix_options
-@workers_option(default="2")
-@source_option
-@skiplists_option
-@cell_timeout_option
+@run_options(workers="2")
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=FOLDER,
     default=Path("export-bot-out"),
     show_default=True,
     help="Where report.json, the markdown, the patch and the JUnit go.",
 )
-@checkout_option
 @handle_errors
 def check(models, preset, base_ref, head_ref, repo, config, base_junit, skiplists_dir, checkout, **options) -> None:
     """Run the conformance check locally, as the PR workflow does, and print the verdict.
@@ -83,14 +61,18 @@ def check(models, preset, base_ref, head_ref, repo, config, base_junit, skiplist
         **matrix,
     )
     outcome = run_check(check_options, echo=lambda line: click.echo(line, err=True))
+    _echo_outcome(outcome, check_options.out / "report.json")
+    if outcome.nothing_built:
+        why = outcome.report.setup_headline or "every cell is a build error (see junit.xml)"
+        raise BotError(f"nothing could be built; {why}. Fix the checkout's test setup, then run again")
+    raise SystemExit(verdict_exit(outcome.report.verdict))
+
+
+def _echo_outcome(outcome, report_path: Path) -> None:
+    """The comment and the patch on stdout, as the PR would get them; the verdict and the files written on stderr."""
     click.echo(outcome.comment)
     if outcome.patch:
-        report_path = check_options.out / "report.json"
         click.echo(f"\nProposed skiplist patch (`export-bot propose --report {report_path} --apply` writes it):\n")
         click.echo(outcome.patch, nl=False)
     click.echo(f"\nverdict: {outcome.report.verdict}: {outcome.report.headline}", err=True)
     click.echo(f"wrote {', '.join(str(p) for p in outcome.written)}", err=True)
-    if outcome.nothing_built:
-        why = outcome.report.setup_headline or "every cell is a build error (see junit.xml)"
-        raise BotError(f"nothing could be built; {why}. Fix the checkout's test setup, then run again")
-    raise SystemExit(EXIT_FAILURE if outcome.report.verdict == "failure" else EXIT_OK)

@@ -1,15 +1,13 @@
-"""Options shared by several commands, defined once, and the mapping of bot errors to exit codes."""
+"""What every command shares besides its options: the skiplists it judges by, and bot errors mapped to exit codes."""
 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 from pathlib import Path
 
 import click
 
-from bot import registry
 from bot.cli.paths import check_path_options
 from bot.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, BotError
 
@@ -22,141 +20,10 @@ DEFAULT_SKIPLISTS = (
     _PACKAGED_SKIPLISTS if _PACKAGED_SKIPLISTS.is_dir() else Path(__file__).resolve().parents[2] / "skiplists"
 )
 
-skiplists_option = click.option(
-    "--skiplists",
-    "skiplists_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Folder holding export_skips.toml and onnx_disable_optimize.toml "
-    "(default: [tool.export-bot] skiplists, else the bot's own skiplists/).",
-)
 
-
-# The slice of the matrix `run` and `check` both take, spelled and explained once.
-_MATRIX_OPTIONS = (
-    click.option(
-        "--backends",
-        multiple=True,
-        help=f"{', '.join(registry.NAMES)} (repeat or comma-separate; default all).",
-    ),
-    click.option("--shapes", multiple=True, help="static, dynamic (repeat or comma-separate; default both)."),
-    click.option(
-        "--generate/--no-generate",
-        default=True,
-        show_default=True,
-        help="Include the generate path of generative classes.",
-    ),
-    click.option(
-        "--probe",
-        is_flag=True,
-        help="Also run skiplisted cells, recording probe=true and their real outcome "
-        "(finds skips that are no longer needed).",
-    ),
-)
-
-
-def matrix_options(fn: Callable) -> Callable:
-    """--backends, --shapes, --generate/--no-generate and --probe, in that order."""
-    for option in reversed(_MATRIX_OPTIONS):
-        fn = option(fn)
-    return fn
-
-
-def _workers(ctx, param, value: str) -> int | str:
-    if value == "auto":
-        return value
-    if value.isascii() and value.isdigit():  # `²` is a digit to isdigit(), not to int()
-        return int(value)
-    raise click.BadParameter(f"{value!r}: a number of workers (0 runs in-process, without crash isolation) or 'auto'")
-
-
-def workers_option(default: str) -> Callable:
-    """`-n`: pytest-xdist workers, a number or `auto`; `run` and `check` differ only in the default."""
-    return click.option(
-        "-n",
-        "workers",
-        default=default,
-        show_default=True,
-        callback=_workers,
-        help="pytest-xdist workers, or auto; 0 runs in-process (no crash isolation).",
-    )
-
-
-# Options several commands take, each spelled once.
-_junit_paths = dict(type=click.Path(path_type=Path), multiple=True, metavar="FILE|DIR")
-
-
-def junit_paths_option(flag: str, name: str, help: str) -> Callable:
-    """A repeatable JUnit file-or-folder option (`--base`, `--head`, `--rerun`, `--base-junit`)."""
-    return click.option(flag, name, **_junit_paths, help=help)
-
-
-recorded_walk_option = click.option(
-    "--recorded-walk",
-    "recorded_walk",
-    **_junit_paths,
-    help="JUnit of a run of the checkout's own export tests (repeat): its cells follow the scopes "
-    "the module really looked up, as recorded; any other cell the module's walk read from its text.",
-)
-
-
-def selection_file_option(help: str) -> Callable:
-    return click.option(
-        "--selection", "selection_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help=help
-    )
-
-
-def summary_option(help: str) -> Callable:
-    return click.option("--summary", "summary_out", type=click.Path(dir_okay=False, path_type=Path), help=help)
-
-
-config_option = click.option(
-    "--config",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="pyproject.toml holding [tool.export-bot] (default: REPO/pyproject.toml).",
-)
-
-cell_timeout_option = click.option(
-    "--cell-timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="Seconds before a cell is stopped as a timeout (default: [tool.export-bot] cell-timeout, 1000).",
-)
-
-source_option = click.option(
-    "--source", default=None, help="Model source: zoo or transformers-tests:PATH (default: [tool.export-bot] source)."
-)
-
-_SHA_OPTIONS = (
-    click.option("--base-sha", default=None, help="Base commit (default: the base JUnit's git sha)."),
-    click.option("--head-sha", default=None, help="Head commit (default: the head JUnit's git sha)."),
-    click.option("--run-url", default=None, help="Link to this workflow run, shown in the comment."),
-)
-
-
-def sha_options(fn: Callable) -> Callable:
-    """--base-sha, --head-sha and --run-url: what `diff` and `report` put in the report about the run."""
-    for option in reversed(_SHA_OPTIONS):
-        fn = option(fn)
-    return fn
-
-
-# A plain https address: no space, quote, parenthesis, query or fragment (the bot appends `#cell=…`).
-_DASHBOARD = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~%/-]*)?")
-
-
-def check_dashboard_url(value: str) -> str | None:
-    """`--dashboard-url`: None when empty; a usage error (exit 2) that says what it must look like otherwise."""
-    if not value:
-        return None
-    if len(value) > 500 or not _DASHBOARD.fullmatch(value):
-        raise click.BadParameter(
-            f"{value[:100]!r} is not a plain https:// address; give the dashboard's page, "
-            "such as https://OWNER.github.io/REPO/ (no query, fragment, space or quote)",
-            param_hint="--dashboard-url",
-        )
-    return value
+def verdict_exit(verdict: str) -> int:
+    """The exit code of a verdict: 1 for failure, 0 for success and neutral (said loudly where it is printed)."""
+    return EXIT_FAILURE if verdict == "failure" else EXIT_OK
 
 
 def handle_errors(fn: Callable) -> Callable:
@@ -180,16 +47,6 @@ def handle_errors(fn: Callable) -> Callable:
             raise SystemExit(EXIT_USAGE) from None
 
     return wrapper
-
-
-checkout_option = click.option(
-    "--checkout",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="The Transformers checkout under test: exit 2 unless `import transformers` loads its src/transformers "
-    "(default: the PATH of --source transformers-tests:PATH, or the repository whose pyproject.toml has "
-    "[tool.export-bot], when either holds src/transformers).",
-)
 
 
 def verify_tested_transformers(checkout: Path | None, spec: str, project: Path = Path(".")) -> None:

@@ -2,39 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from bot.cli.common import (
-    EXIT_FAILURE,
-    EXIT_OK,
-    handle_errors,
-    junit_paths_option,
-    resolve_skiplists,
-    selection_file_option,
-    sha_options,
-    skiplists_option,
-    summary_option,
-)
+from bot.cli.common import handle_errors, resolve_skiplists, verdict_exit
+from bot.cli.options import FILE, junit_paths_option, report_options
 
 
 @click.command()
 @junit_paths_option("--base", "base_files", "Main's JUnit files or folders (repeat); none: no baseline.")
 @junit_paths_option("--head", "head_files", "This run's JUnit files or folders (repeat).")
 @junit_paths_option("--rerun", "rerun_files", "JUnit of the re-run of newly broken cells (repeat).")
-@skiplists_option
 @click.option("--expect-shards", type=click.IntRange(min=1), default=None, help="Head must hold shards 1/N … N/N.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), help="Write report.json here.")
-@click.option(
-    "--markdown", "markdown_out", type=click.Path(dir_okay=False, path_type=Path), help="Write the PR comment here."
-)
-@summary_option("Write the job summary here (e.g. $GITHUB_STEP_SUMMARY; appended to).")
-@sha_options
-@selection_file_option(
-    "`export-bot select --json` output: its summary goes into the report; when it selected "
-    "nothing, no head results are needed and the comment says why."
-)
+@click.option("--json", "json_out", type=FILE, help="Write report.json here.")
+@click.option("--markdown", "markdown_out", type=FILE, help="Write the PR comment here.")
+@report_options
 @handle_errors
 def diff(
     base_files,
@@ -48,7 +29,7 @@ def diff(
     base_sha,
     head_sha,
     run_url,
-    selection_file,
+    selection,
 ) -> None:
     """Diff head results against main's and judge them: exit 0 success or neutral, 1 failure, 2 bad input."""
     from bot.jobs.report import ReportInputs, ReportOutputs, drift_rule, make_report, read_selected
@@ -61,7 +42,7 @@ def diff(
         source=settings.source,
         base=tuple(base_files),
         rerun=tuple(rerun_files),
-        selected=read_selected(selection_file),
+        selected=read_selected(selection),
         expect_shards=expect_shards,
         base_sha=base_sha,
         head_sha=head_sha,
@@ -80,4 +61,4 @@ def diff(
         click.echo(
             f"neutral: the results are incomplete ({len(report.problems)} problems); this is not a pass", err=True
         )
-    raise SystemExit(EXIT_FAILURE if report.verdict == "failure" else EXIT_OK)
+    raise SystemExit(verdict_exit(report.verdict))

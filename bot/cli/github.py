@@ -7,8 +7,18 @@ from pathlib import Path
 import click
 
 from bot.cli import github_main
-from bot.cli.common import check_dashboard_url
-from bot.cli.github_common import Context, actions, finish, github_errors
+from bot.cli.github_common import (
+    Context,
+    actions,
+    bot_login_option,
+    conformance_workflow_option,
+    dispatch_option,
+    finish,
+    github_errors,
+    server_url_option,
+    skiplists_path_option,
+)
+from bot.cli.options import FILE, check_dashboard_url, config_option, github_output_option, report_option, run_id_option
 
 
 @click.group()
@@ -20,12 +30,7 @@ from bot.cli.github_common import Context, actions, finish, github_errors
 @click.option(
     "--event", "event_path", envvar="GITHUB_EVENT_PATH", default=None, help="Event payload (GITHUB_EVENT_PATH)."
 )
-@click.option(
-    "--config",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="pyproject.toml with [tool.export-bot] (default: ./pyproject.toml).",
-)
+@config_option(default="./pyproject.toml")
 @click.pass_context
 def github(
     ctx: click.Context, repo: str | None, token: str | None, api_url: str, event_path: str | None, config: Path | None
@@ -35,20 +40,12 @@ def github(
 
 
 @github.command()
-@click.option("--report", "report_path", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@report_option("The report.json `export-bot report` wrote.", required=True)
 @click.option("--pr", type=int, default=None, help="PR number (default: from the workflow_run event).")
-@click.option(
-    "--run-id",
-    type=int,
-    envvar="GITHUB_RUN_ID",
-    default=0,
-    help="Orders reports when the event names no run: a direct pull_request run (GITHUB_RUN_ID).",
-)
-@click.option("--bot-login", envvar="EXPORT_BOT_LOGIN", default="github-actions[bot]", show_default=True)
-@click.option(
-    "--workflow", default="export-conformance.yml", show_default=True, help="The conformance workflow's file."
-)
-@click.option("--server-url", envvar="GITHUB_SERVER_URL", default="https://github.com", help="GITHUB_SERVER_URL.")
+@run_id_option("Orders reports when the event names no run: a direct pull_request run (GITHUB_RUN_ID).")
+@bot_login_option
+@conformance_workflow_option
+@server_url_option
 @click.option(
     "--dashboard-url",
     default="",
@@ -110,18 +107,16 @@ def pending(obj: Context) -> None:
 
 
 @github.command()
-@click.option("--dispatch", "workflow", default=None, help="Workflow file to dispatch with the request.")
+@dispatch_option("Workflow file to dispatch with the request.")
 @click.option(
     "--reports",
     default=None,
     help="Workflow whose report artifacts hold the proposals (a fork's apply gets the patch; default: --dispatch).",
 )
-@click.option(
-    "--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write the request JSON here."
-)
+@click.option("--out", type=FILE, default=None, help="Write the request JSON here.")
 @click.pass_obj
 @github_errors
-def command(obj: Context, workflow: str | None, reports: str | None, out: Path | None) -> None:
+def command(obj: Context, dispatch: str | None, reports: str | None, out: Path | None) -> None:
     """Answer an `/export-check` comment (issue_comment event): check, acknowledge, pin the head, dispatch."""
     from bot.publish.events import CommentEvent
     from bot.publish.jobs import command_job
@@ -130,7 +125,7 @@ def command(obj: Context, workflow: str | None, reports: str | None, out: Path |
         obj.client,
         CommentEvent.from_payload(obj.event()),
         index=lambda: _command_index(obj.config),
-        dispatch=workflow,
+        dispatch=dispatch,
         reports=reports,
         caps=obj.caps(),
     )
@@ -157,11 +152,9 @@ def _command_index(config: Path | None):
 
 
 @github.command()
-@click.option(
-    "--workflow", default="export-conformance.yml", show_default=True, help="Workflow whose report is applied."
-)
-@click.option("--dispatch", default=None, help="Workflow to dispatch on the new commit.")
-@click.option("--skiplists-path", default="skiplists", show_default=True, help="Skiplist folder in the repository.")
+@conformance_workflow_option
+@dispatch_option("Workflow to dispatch on the new commit.")
+@skiplists_path_option
 @click.pass_obj
 @github_errors
 def apply(obj: Context, workflow: str, dispatch: str | None, skiplists_path: str) -> None:
@@ -202,12 +195,7 @@ def verify_sha(obj: Context, pr: int, sha: str) -> None:
     callback=lambda ctx, param, value: _checked_ref(value, "--head", sha=True),
     help="The PR's head commit SHA.",
 )
-@click.option(
-    "--github-output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Append `sha=` here (default: $GITHUB_OUTPUT, when set).",
-)
+@github_output_option("Append `sha=` here (default: $GITHUB_OUTPUT, when set).")
 @click.pass_obj
 @github_errors
 def merge_base(obj: Context, base: str, head: str, github_output: Path | None) -> None:

@@ -10,6 +10,32 @@ from pathlib import Path
 import click
 
 from bot.cli.common import EXIT_FAILURE, EXIT_USAGE, BotError, handle_errors
+from bot.cli.options import stacked
+
+# Options several `github` commands take, each spelled once.
+server_url_option = click.option(
+    "--server-url", envvar="GITHUB_SERVER_URL", default="https://github.com", help="GITHUB_SERVER_URL."
+)
+bot_login_option = click.option(
+    "--bot-login", envvar="EXPORT_BOT_LOGIN", default="github-actions[bot]", show_default=True
+)
+conformance_workflow_option = click.option(
+    "--workflow", default="export-conformance.yml", show_default=True, help="The conformance workflow's file."
+)
+skiplists_path_option = click.option(
+    "--skiplists-path", default="skiplists", show_default=True, help="The skiplist folder's path in the repository."
+)
+# Where main's sweeps keep their states and reports: the baseline workflow's artifacts on the default branch.
+baseline_artifact_options = stacked(
+    click.option("--workflow", default="export-baseline.yml", show_default=True),
+    click.option("--artifact", default="export-baseline", show_default=True),
+    click.option("--branch", default="main", show_default=True, help="The default branch, whose own sweeps count."),
+)
+
+
+def dispatch_option(help: str):
+    """`--dispatch WORKFLOW`: the workflow file the command starts."""
+    return click.option("--dispatch", default=None, help=help)
 
 
 @dataclass(frozen=True)

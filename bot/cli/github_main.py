@@ -6,14 +6,22 @@ from pathlib import Path
 
 import click
 
-from bot.cli.github_common import Context, finish, github_errors
+from bot.cli.github_common import (
+    Context,
+    baseline_artifact_options,
+    bot_login_option,
+    dispatch_option,
+    finish,
+    github_errors,
+    server_url_option,
+    skiplists_path_option,
+)
+from bot.cli.options import FOLDER, min_passes_option, report_option, run_id_option, skiplists_option, state_option
 
 
 @click.command()
-@click.option("--workflow", default="export-baseline.yml", show_default=True)
-@click.option("--artifact", default="export-baseline", show_default=True)
-@click.option("--branch", default="main", show_default=True, help="The default branch, whose own sweeps count.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("base"), show_default=True)
+@baseline_artifact_options
+@click.option("--out", type=FOLDER, default=Path("base"), show_default=True)
 @click.option(
     "--scan", type=click.IntRange(min=1, max=1000), default=60, show_default=True, help="Runs looked at, newest first."
 )
@@ -29,14 +37,10 @@ def baseline(obj: Context, workflow: str, artifact: str, branch: str, out: Path,
 
 
 @click.command()
-@click.option("--workflow", default="export-baseline.yml", show_default=True)
-@click.option("--artifact", default="export-baseline", show_default=True)
-@click.option("--branch", default="main", show_default=True)
+@baseline_artifact_options
 @click.option("--count", type=click.IntRange(min=1), default=29, show_default=True, help="Earlier sweeps to fetch.")
-@click.option(
-    "--run-id", type=int, envvar="GITHUB_RUN_ID", default=0, help="This run, left out (default: GITHUB_RUN_ID)."
-)
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("history"), show_default=True)
+@run_id_option("This run, left out (default: GITHUB_RUN_ID).")
+@click.option("--out", type=FOLDER, default=Path("history"), show_default=True)
 @click.pass_obj
 @github_errors
 def reports(obj: Context, workflow: str, artifact: str, branch: str, count: int, run_id: int, out: Path) -> None:
@@ -51,35 +55,18 @@ def reports(obj: Context, workflow: str, artifact: str, branch: str, count: int,
 
 
 @click.command("obsolete-skips")
-@click.option("--workflow", default="export-baseline.yml", show_default=True)
-@click.option("--artifact", default="export-baseline", show_default=True)
-@click.option(
-    "--report",
-    "report_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="This sweep's report.json (default: the artifact of this run, GITHUB_RUN_ID).",
-)
-@click.option("--run-id", type=int, envvar="GITHUB_RUN_ID", default=0)
-@click.option("--min-passes", type=int, default=None, help="Consecutive passing probes (default: settings, 3).")
-@click.option("--branch", default="main", show_default=True)
-@click.option(
-    "--skiplists",
-    "skiplists_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("skiplists"),
-    show_default=True,
-    help="The checkout's skiplist folder the proposal starts from.",
-)
-@click.option("--skiplists-path", default="skiplists", show_default=True, help="That folder's path in the repository.")
+@baseline_artifact_options
+@report_option("This sweep's report.json (default: the artifact of this run, GITHUB_RUN_ID).")
+@run_id_option()
+@min_passes_option
+@skiplists_option("The checkout's skiplist folder the proposal starts from.", default=Path("skiplists"))
+@skiplists_path_option
 @click.option(
     "--run-url", default=None, help="This sweep's run page (default: built from --run-id, else the report's)."
 )
-@click.option("--server-url", envvar="GITHUB_SERVER_URL", default="https://github.com", help="GITHUB_SERVER_URL.")
-@click.option(
-    "--dispatch",
-    default=None,
-    help="The conformance workflow to start for the PR's new head (its pushes start none: they use the workflow token).",
+@server_url_option
+@dispatch_option(
+    "The conformance workflow to start for the PR's new head (its pushes start none: they use the workflow token)."
 )
 @click.pass_obj
 @github_errors
@@ -87,10 +74,10 @@ def obsolete_skips(
     obj: Context,
     workflow: str,
     artifact: str,
+    branch: str,
     report_path: Path | None,
     run_id: int,
     min_passes: int | None,
-    branch: str,
     skiplists_dir: Path,
     skiplists_path: str,
     run_url: str | None,
@@ -118,37 +105,19 @@ def obsolete_skips(
 
 
 @click.command()
-@click.option(
-    "--state",
-    "state_path",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Main's baseline.json (`export-bot github baseline`, `baseline merge`).",
-)
-@click.option(
-    "--skiplists",
-    "skiplists_dir",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="The default branch's skiplist folder: a skiplisted cell is no regression.",
-)
-@click.option(
-    "--report",
-    "report_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="This run's report.json: its failure groups (culprit lines, hints) describe the cells they hold.",
-)
-@click.option("--bot-login", envvar="EXPORT_BOT_LOGIN", default="github-actions[bot]", show_default=True)
-@click.option("--server-url", envvar="GITHUB_SERVER_URL", default="https://github.com", help="GITHUB_SERVER_URL.")
+@state_option("Main's baseline.json (`export-bot github baseline`, `baseline merge`).", folder=False)
+@skiplists_option("The default branch's skiplist folder: a skiplisted cell is no regression.", required=True)
+@report_option("This run's report.json: its failure groups (culprit lines, hints) describe the cells they hold.")
+@bot_login_option
+@server_url_option
 @click.pass_obj
 @github_errors
 def track(
-    obj: Context, state_path: Path, skiplists_dir: Path, report_path: Path | None, bot_login: str, server_url: str
+    obj: Context, state: Path, skiplists_dir: Path, report_path: Path | None, bot_login: str, server_url: str
 ) -> None:
     """Open, update in place or close the one tracking issue of main's regressions (docs/github.md)."""
     from bot.publish.track import TrackInputs, track_job
 
     repository_url = f"{server_url.rstrip('/')}/{obj.repository}" if obj.repository else None
-    given = TrackInputs(state_path, skiplists_dir, report_path, bot_login, repository_url)
+    given = TrackInputs(state, skiplists_dir, report_path, bot_login, repository_url)
     finish(track_job(obj.client(), given))

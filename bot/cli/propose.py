@@ -6,24 +6,12 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import (
-    EXIT_OK,
-    handle_errors,
-    recorded_walk_option,
-    resolve_skiplists,
-    skiplists_option,
-    source_option,
-)
+from bot.cli.common import EXIT_OK, handle_errors, resolve_skiplists
+from bot.cli.options import min_passes_option, recorded_walk_option, report_option, skiplists_option, source_option
 
 
 @click.command()
-@click.option(
-    "--report",
-    "report_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="The report.json `export-bot diff` wrote.",
-)
+@report_option("The report.json `export-bot diff` wrote.", required=True)
 @click.option(
     "--history",
     "history_paths",
@@ -32,14 +20,8 @@ from bot.cli.common import (
     metavar="FILE",
     help="Earlier probe runs, oldest first (report.json or JUnit; repeat). The report is the newest.",
 )
-@click.option(
-    "--min-passes",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Consecutive passing probe runs a removal needs when --history is given "
-    "(default: [tool.export-bot] min-passes, 3).",
-)
-@skiplists_option
+@min_passes_option
+@skiplists_option()
 @click.option("--apply", "apply_", is_flag=True, help="Write the proposed edits into the skiplist files.")
 @click.option("--write-report", is_flag=True, help="Store the proposal in the report's `proposal` slot.")
 @source_option

@@ -6,17 +6,8 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import (
-    EXIT_OK,
-    handle_errors,
-    junit_paths_option,
-    resolve_skiplists,
-    selection_file_option,
-    sha_options,
-    skiplists_option,
-    summary_option,
-    workers_option,
-)
+from bot.cli.common import EXIT_OK, handle_errors, resolve_skiplists
+from bot.cli.options import FOLDER, junit_paths_option, report_options, workers_option
 
 
 @click.command()
@@ -34,33 +25,27 @@ from bot.cli.common import (
     "at or before it. Empty: unknown, main's newest results are used.",
 )
 @junit_paths_option("--head", "head_paths", "The shards' JUnit files or folders (repeat).")
-@selection_file_option(
-    "`export-bot select --json` output; an empty selection needs no head and the comment says why "
-    "(none: a sweep, e.g. the nightly baseline)."
-)
 @click.option(
     "--expect-shards", type=click.IntRange(min=0), default=0, help="Head must hold shards 1/N … N/N (0: off)."
 )
-@sha_options
+@report_options
 @click.option(
     "--tested-sha", default=None, help="The commit the cells ran on, when not the head (the PR's test merge)."
 )
-@skiplists_option
 @workers_option("2")
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=FOLDER,
     default=Path("out"),
     show_default=True,
     help="Folder for report.json, comment.md, summary.md, rerun.xml and skiplists.patch.",
 )
-@summary_option("Also append the job summary here (e.g. $GITHUB_STEP_SUMMARY).")
 @handle_errors
 def report(
     base_paths,
     merge_base,
     head_paths,
-    selection_file,
+    selection,
     expect_shards,
     base_sha,
     head_sha,
@@ -86,7 +71,7 @@ def report(
         head=tuple(head_paths),
         skiplists=folder,
         base=tuple(base_paths),
-        selected=read_selected(selection_file),
+        selected=read_selected(selection),
         expect_shards=expect_shards or None,
         base_sha=base_sha,
         head_sha=head_sha,

@@ -6,36 +6,19 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import (
-    EXIT_OK,
-    cell_timeout_option,
-    checkout_option,
-    handle_errors,
-    matrix_options,
-    resolve_skiplists,
-    skiplists_option,
-    source_option,
-    verify_tested_transformers,
-    workers_option,
-)
+from bot.cli.common import EXIT_OK, handle_errors, resolve_skiplists, verify_tested_transformers
+from bot.cli.options import FILE, models_options, run_options, selection_file_option
 
 
 @click.command()
-@click.option("--models", multiple=True, help="Model classes (repeat or comma-separate); added to --preset.")
-@click.option(
-    "--preset", default=None, help="A preset of the model source: smoke, core, all (default: smoke when no --models)."
-)
-@click.option(
-    "--selection",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="The cells of `export-bot select --json FILE` instead of --models/--preset "
-    "(--backends, --shapes and --no-generate narrow them).",
+@models_options("; added to --preset", ": smoke, core, all (default: smoke when no --models)")
+@selection_file_option(
+    "The cells of `export-bot select --json FILE` instead of --models/--preset "
+    "(--backends, --shapes and --no-generate narrow them)."
 )
 @click.option(
     "--rerun-of",
-    "rerun_of",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FILE,
     default=None,
     help="A report.json: run its newly broken cells that still need their confirming re-run.",
 )
@@ -47,7 +30,6 @@ from bot.cli.common import (
     help="Exactly these cells, by id (`ModelClass::test_name`, docs/cells.md; repeat or comma-separate), "
     "instead of --models/--preset: how a failure group's repro names its cell.",
 )
-@matrix_options
 @click.option("--shard", default=None, metavar="I/N", help="Run only shard I of N (balanced, deterministic).")
 @click.option(
     "--durations",
@@ -57,18 +39,14 @@ from bot.cli.common import (
     help="An earlier run's JUnit (a file, or a folder of shard files): its testcase times balance --shard and "
     "order the cells (default: EXPORT_BOT_DURATIONS; cells it lacks cost their recorded time).",
 )
-@workers_option(default="auto")
-@source_option
 @click.option(
     "--junit",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FILE,
     default=Path("export-junit.xml"),
     show_default=True,
     help="Where to write the JUnit XML.",
 )
-@skiplists_option
-@cell_timeout_option
-@checkout_option
+@run_options(workers="auto")
 @handle_errors
 def run(selection, rerun_of, cell_ids, junit, workers, skiplists_dir, checkout, durations, **options) -> None:
     """Run the conformance cells and write JUnit; exits 0 when every cell ran (failures are data)."""

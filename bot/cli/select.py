@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import config_option, handle_errors
+from bot.cli.common import handle_errors
+from bot.cli.options import FILE, config_option, github_output_option
 
 
 @click.command()
@@ -42,11 +43,11 @@ from bot.cli.common import config_option, handle_errors
     help="An earlier run's JUnit (a file, or a folder of shard files) whose testcase times balance the shards "
     "(default: EXPORT_BOT_DURATIONS; cells it lacks cost their recorded time).",
 )
-@config_option
+@config_option()
 @click.option(
     "--json",
     "json_out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FILE,
     default=None,
     help="Also write the selection here: the file `export-bot run --selection FILE --shard I/N` reads.",
 )
@@ -57,11 +58,8 @@ from bot.cli.common import config_option, handle_errors
     help="A parsed `/export-check` request (JSON from `export-bot github command`): named models, "
     "`full` or `probe` instead of, or on top of, the git selection.",
 )
-@click.option(
-    "--github-output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Append `matrix=`, `count=`, `shards=`, `probe=`, `full=` and `due=` lines here ($GITHUB_OUTPUT).",
+@github_output_option(
+    "Append `matrix=`, `count=`, `shards=`, `probe=`, `full=` and `due=` lines here ($GITHUB_OUTPUT)."
 )
 @click.option(
     "--pin-file",

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import handle_errors, resolve_skiplists, skiplists_option
+from bot.cli.common import handle_errors, resolve_skiplists
+from bot.cli.options import FOLDER, skiplists_option
 
 
 @click.command()
@@ -20,10 +21,8 @@ from bot.cli.common import handle_errors, resolve_skiplists, skiplists_option
     metavar="FILE|DIR",
     help="report.json files, or folders searched for them (repeat; one report per nightly run).",
 )
-@click.option(
-    "--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Folder to write the site into."
-)
-@skiplists_option
+@click.option("--out", type=FOLDER, required=True, help="Folder to write the site into.")
+@skiplists_option()
 @click.option(
     "--repo-url", default=None, help="e.g. https://github.com/OWNER/REPO: links commits and the compare between runs."
 )

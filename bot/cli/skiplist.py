@@ -7,16 +7,8 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import (
-    EXIT_FAILURE,
-    EXIT_OK,
-    EXIT_USAGE,
-    handle_errors,
-    recorded_walk_option,
-    resolve_skiplists,
-    skiplists_option,
-    source_option,
-)
+from bot.cli.common import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, handle_errors, resolve_skiplists
+from bot.cli.options import recorded_walk_option, skiplists_option, source_option
 
 
 @click.group()
@@ -56,7 +48,7 @@ def lint(paths: tuple[Path, ...], strict: bool, source: str | None, recorded_wal
 
 @skiplist.command()
 @click.argument("cell_ids", nargs=-1, required=True, metavar="CELL_ID...")
-@skiplists_option
+@skiplists_option()
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per cell, in a list.")
 @source_option
 @recorded_walk_option

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from bot.cli.common import EXIT_FAILURE, EXIT_OK, BotError, handle_errors
+from bot.cli.options import FILE, summary_option
 
 
 @click.group()
@@ -20,19 +21,13 @@ def zoo() -> None:
 @click.option("--family", multiple=True, help="Check only classes of these families.")
 @click.option(
     "--results",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FILE,
     default=Path("zoo-coverage.jsonl"),
     show_default=True,
     help="One JSON line per class; an existing file is resumed, not redone.",
 )
-@click.option(
-    "--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Write the JSON summary here."
-)
-@click.option(
-    "--summary",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Append the table here (e.g. $GITHUB_STEP_SUMMARY).",
-)
+@click.option("--json", "json_path", type=FILE, help="Write the JSON summary here.")
+@summary_option("Append the table here (e.g. $GITHUB_STEP_SUMMARY).")
 @click.option("--chunk", type=click.IntRange(min=1), default=40, show_default=True, help="Classes per worker process.")
 @click.option("--generate", is_flag=True, help="Also run a 2-token eager generate for generative classes.")
 @click.option(
@@ -41,7 +36,7 @@ def zoo() -> None:
 @click.option("--write-catalog", is_flag=True, help="Record the not-buildable classes in bot/models/catalog.json.")
 @handle_errors
 def coverage(
-    only, family, results: Path, json_path, summary, chunk: int, generate: bool, min_percent, write_catalog: bool
+    only, family, results: Path, json_path, summary_out, chunk: int, generate: bool, min_percent, write_catalog: bool
 ) -> None:
     """Build every catalogued class tiny and run eager forward, in worker processes; print the table."""
     from bot.files import write_files
@@ -49,13 +44,7 @@ def coverage(
     from bot.models.sources.zoo import coverage as cov
 
     entries = catalog.generate().entries if write_catalog else catalog.load().entries
-    names = [n for n in entries if not family or entries[n].family in family]
-    wanted = {n.strip() for item in only for n in item.split(",") if n.strip()}
-    if wanted:
-        unknown = sorted(wanted - set(entries))
-        if unknown:
-            raise BotError(f"--classes: {', '.join(unknown)} not in any auto mapping (see bot/models/catalog.json)")
-        names = [n for n in names if n in wanted]
+    names = _chosen(entries, only, family)
 
     def progress(done: int, total: int) -> None:
         click.echo(f"{done}/{total} classes checked", err=True)
@@ -66,7 +55,7 @@ def coverage(
     table = cov.markdown(result, transformers_version=version)
     click.echo(table)
     texts = {json_path: json.dumps(cov.as_json(result, found, transformers_version=version), indent=1) + "\n"}
-    write_files({p: t for p, t in texts.items() if p}, {summary: table} if summary else None)
+    write_files({p: t for p, t in texts.items() if p}, {summary_out: table} if summary_out else None)
     if write_catalog:
         _write_catalog(found)
     if min_percent is not None and result.percent < min_percent:
@@ -94,6 +83,18 @@ def catalog_command(check: bool) -> None:
         raise SystemExit(EXIT_OK if same else EXIT_FAILURE)
     write_text(catalog.DATA, text)
     click.echo(f"{catalog.DATA}: {len(fresh.entries)} classes of transformers {fresh.transformers_version}")
+
+
+def _chosen(entries: dict, only: tuple[str, ...], family: tuple[str, ...]) -> list[str]:
+    """The classes --classes (a usage error when one is in no auto mapping) and --family leave of `entries`."""
+    names = [n for n in entries if not family or entries[n].family in family]
+    wanted = {n.strip() for item in only for n in item.split(",") if n.strip()}
+    if wanted:
+        unknown = sorted(wanted - set(entries))
+        if unknown:
+            raise BotError(f"--classes: {', '.join(unknown)} not in any auto mapping (see bot/models/catalog.json)")
+        names = [n for n in names if n in wanted]
+    return names
 
 
 def _write_catalog(found) -> None:

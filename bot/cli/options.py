@@ -1,0 +1,235 @@
+"""Options several commands take, each declared once here and reused by name."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from bot import registry
+
+# The two kinds of path an option takes: a file (never a folder) and a folder (never a file).
+FILE = click.Path(dir_okay=False, path_type=Path)
+FOLDER = click.Path(file_okay=False, path_type=Path)
+
+
+def skiplists_option(
+    help: str = "Folder holding export_skips.toml and onnx_disable_optimize.toml "
+    "(default: [tool.export-bot] skiplists, else the bot's own skiplists/).",
+    *,
+    required: bool = False,
+    default: Path | None = None,
+) -> Callable:
+    """`--skiplists DIR`, the skiplist folder: optional and resolved by `resolve_skiplists`, unless a command
+    that runs on main's behalf asks for it (`required`) or names its own `default`."""
+    return click.option(
+        "--skiplists",
+        "skiplists_dir",
+        type=FOLDER,
+        required=required,
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
+
+
+def state_option(help: str, *, folder: bool = True, multiple: bool = False) -> Callable:
+    """`--state`: main's baseline state, its baseline.json or (with `folder`) a folder holding it.
+
+    `multiple`: the states to fold into one (`baseline merge`), none meaning start anew; else one, required.
+    """
+    return click.option(
+        "--state",
+        "states" if multiple else "state",
+        required=not multiple,
+        multiple=multiple,
+        type=click.Path(dir_okay=folder, path_type=Path),
+        metavar="DIR|FILE" if folder else None,
+        help=help,
+    )
+
+
+def run_id_option(help: str = "This workflow run (GITHUB_RUN_ID).") -> Callable:
+    return click.option("--run-id", type=click.IntRange(min=0), envvar="GITHUB_RUN_ID", default=0, help=help)
+
+
+def github_output_option(help: str) -> Callable:
+    """`--github-output FILE`: where a step's outputs are appended, `name=value` lines ($GITHUB_OUTPUT)."""
+    return click.option("--github-output", type=FILE, default=None, help=help)
+
+
+def stacked(*options: Callable) -> Callable:
+    """Several options as one decorator; --help lists them in the order given."""
+
+    def decorate(fn: Callable) -> Callable:
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+
+    return decorate
+
+
+# The slice of the matrix `run` and `check` both take, spelled and explained once.
+_MATRIX_OPTIONS = (
+    click.option(
+        "--backends",
+        multiple=True,
+        help=f"{', '.join(registry.NAMES)} (repeat or comma-separate; default all).",
+    ),
+    click.option("--shapes", multiple=True, help="static, dynamic (repeat or comma-separate; default both)."),
+    click.option(
+        "--generate/--no-generate",
+        default=True,
+        show_default=True,
+        help="Include the generate path of generative classes.",
+    ),
+    click.option(
+        "--probe",
+        is_flag=True,
+        help="Also run skiplisted cells, recording probe=true and their real outcome "
+        "(finds skips that are no longer needed).",
+    ),
+)
+
+
+def _workers(ctx, param, value: str) -> int | str:
+    if value == "auto":
+        return value
+    if value.isascii() and value.isdigit():  # `²` is a digit to isdigit(), not to int()
+        return int(value)
+    raise click.BadParameter(f"{value!r}: a number of workers (0 runs in-process, without crash isolation) or 'auto'")
+
+
+def workers_option(default: str) -> Callable:
+    """`-n`: pytest-xdist workers, a number or `auto`; `run` and `check` differ only in the default."""
+    return click.option(
+        "-n",
+        "workers",
+        default=default,
+        show_default=True,
+        callback=_workers,
+        help="pytest-xdist workers, or auto; 0 runs in-process (no crash isolation).",
+    )
+
+
+# Options several commands take, each spelled once.
+_junit_paths = dict(type=click.Path(path_type=Path), multiple=True, metavar="FILE|DIR")
+
+
+def junit_paths_option(flag: str, name: str, help: str) -> Callable:
+    """A repeatable JUnit file-or-folder option (`--base`, `--head`, `--rerun`, `--base-junit`)."""
+    return click.option(flag, name, **_junit_paths, help=help)
+
+
+recorded_walk_option = click.option(
+    "--recorded-walk",
+    "recorded_walk",
+    **_junit_paths,
+    help="JUnit of a run of the checkout's own export tests (repeat): its cells follow the scopes "
+    "the module really looked up, as recorded; any other cell the module's walk read from its text.",
+)
+
+
+def selection_file_option(help: str) -> Callable:
+    return click.option("--selection", type=FILE, default=None, help=help)
+
+
+def summary_option(help: str) -> Callable:
+    return click.option("--summary", "summary_out", type=FILE, help=help)
+
+
+def report_option(help: str, *, required: bool = False) -> Callable:
+    """`--report FILE`: a report.json the diff wrote."""
+    return click.option("--report", "report_path", type=FILE, required=required, help=help)
+
+
+def config_option(default: str = "REPO/pyproject.toml") -> Callable:
+    return click.option(
+        "--config",
+        type=FILE,
+        default=None,
+        help=f"pyproject.toml holding [tool.export-bot] (default: {default}).",
+    )
+
+
+cell_timeout_option = click.option(
+    "--cell-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Seconds before a cell is stopped as a timeout (default: [tool.export-bot] cell-timeout, 1000).",
+)
+
+source_option = click.option(
+    "--source", default=None, help="Model source: zoo or transformers-tests:PATH (default: [tool.export-bot] source)."
+)
+
+# What `diff` and `report` both take besides the JUnit: the skiplists that judge, what the report says
+# about the run (its selection, commits and page), and where the job summary is appended.
+report_options = stacked(
+    skiplists_option(),
+    selection_file_option(
+        "`export-bot select --json` output: its summary goes into the report; when it selected nothing, "
+        "no head results are needed and the comment says why (none: a sweep, e.g. the nightly baseline)."
+    ),
+    click.option("--base-sha", default=None, help="Base commit (default: the base JUnit's git sha)."),
+    click.option("--head-sha", default=None, help="Head commit (default: the head JUnit's git sha)."),
+    click.option("--run-url", default=None, help="Link to this workflow run, shown in the comment."),
+    summary_option("Append the job summary here (e.g. $GITHUB_STEP_SUMMARY)."),
+)
+
+min_passes_option = click.option(
+    "--min-passes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Consecutive passing probe runs an obsolete skip's removal needs (default: [tool.export-bot] min-passes, 3).",
+)
+
+
+def models_options(models: str, preset: str) -> Callable:
+    """--models and --preset, the model classes to run; `run` and `check` combine them differently, said in the help."""
+    return stacked(
+        click.option("--models", multiple=True, help=f"Model classes (repeat or comma-separate){models}."),
+        click.option("--preset", default=None, help=f"A preset of the model source{preset}."),
+    )
+
+
+# A plain https address: no space, quote, parenthesis, query or fragment (the bot appends `#cell=…`).
+_DASHBOARD = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~%/-]*)?")
+
+
+def check_dashboard_url(value: str) -> str | None:
+    """`--dashboard-url`: None when empty; a usage error (exit 2) that says what it must look like otherwise."""
+    if not value:
+        return None
+    if len(value) > 500 or not _DASHBOARD.fullmatch(value):
+        raise click.BadParameter(
+            f"{value[:100]!r} is not a plain https:// address; give the dashboard's page, "
+            "such as https://OWNER.github.io/REPO/ (no query, fragment, space or quote)",
+            param_hint="--dashboard-url",
+        )
+    return value
+
+
+checkout_option = click.option(
+    "--checkout",
+    type=FOLDER,
+    default=None,
+    help="The Transformers checkout under test: exit 2 unless `import transformers` loads its src/transformers "
+    "(default: the PATH of --source transformers-tests:PATH, or the repository whose pyproject.toml has "
+    "[tool.export-bot], when either holds src/transformers).",
+)
+
+
+def run_options(workers: str) -> Callable:
+    """What `run` and `check` both take to run cells: the matrix (--backends, --shapes, --generate/--no-generate,
+    --probe), then -n, --source, --skiplists, --cell-timeout and --checkout; -n's default is `workers`."""
+    return stacked(
+        *_MATRIX_OPTIONS,
+        workers_option(workers),
+        source_option,
+        skiplists_option(),
+        cell_timeout_option,
+        checkout_option,
+    )
