@@ -112,6 +112,7 @@ def test_a_llama_pr_runs_every_llama_class_and_a_class_the_zoo_cannot_build_is_s
 def test_settings_come_from_one_pyproject_and_planning_uses_them(tmp_path, monkeypatch):
     from bot.jobs.check import CheckOptions, plan_check
     from bot.settings import Settings
+    from bot.skiplist.model import read_skiplists
 
     # The working folder's pyproject says 1000 s; the settings the command chose say 7 s.
     (tmp_path / "pyproject.toml").write_text("[tool.export-bot]\ncell-timeout = 1000\n")
@@ -123,7 +124,7 @@ def test_settings_come_from_one_pyproject_and_planning_uses_them(tmp_path, monke
         skiplists=ROOT / "skiplists",
         settings=Settings(cell_timeout=7.0),
     )
-    plan, _ = plan_check(options, tmp_path, echo=lambda line: None)
+    plan, _ = plan_check(options, read_skiplists(options.skiplists), tmp_path, echo=lambda line: None)
     assert plan.cell_timeout == 7.0 and plan.cells
 
 

@@ -34,11 +34,12 @@ def diff(
     """Diff head results against main's and judge them: exit 0 success or neutral, 1 failure, 2 bad input."""
     from bot.jobs.report import ReportInputs, ReportOutputs, drift_rule, make_report, read_selected
     from bot.settings import load_settings
+    from bot.skiplist.model import read_skiplists
 
     settings = load_settings()
+    skiplists = read_skiplists(resolve_skiplists(skiplists_dir, settings))
     inputs = ReportInputs(
         head=tuple(head_files),
-        skiplists=resolve_skiplists(skiplists_dir, settings),
         source=settings.source,
         base=tuple(base_files),
         rerun=tuple(rerun_files),
@@ -50,7 +51,7 @@ def diff(
         drift=drift_rule(settings),
     )
     outputs = ReportOutputs(report=json_out, comment=markdown_out, append_summary=summary_out)
-    report = make_report(inputs, outputs).report
+    report = make_report(inputs, outputs, skiplists).report
     counts = ", ".join(f"{name.replace('_', ' ')} {len(lines):,}" for name, lines in report.categories.items() if lines)
     click.echo(f"verdict: {report.verdict}: {report.headline}")
     if counts:

@@ -64,12 +64,12 @@ def report(
     from bot.jobs.report import ReportInputs, ReportOutputs, drift_rule, make_report, read_selected
     from bot.jobs.run import named_rerunner
     from bot.settings import load_settings
+    from bot.skiplist.model import read_skiplists
 
     settings = load_settings()
-    folder = resolve_skiplists(skiplists_dir, settings)
+    skiplists = read_skiplists(resolve_skiplists(skiplists_dir, settings))
     inputs = ReportInputs(
         head=tuple(head_paths),
-        skiplists=folder,
         base=tuple(base_paths),
         selected=read_selected(selection),
         expect_shards=expect_shards or None,
@@ -93,7 +93,7 @@ def report(
         rerun_junit=out / "rerun.xml",
     )
     echo = lambda line: click.echo(line, err=True)  # noqa: E731
-    outcome = make_report(inputs, outputs, rerun=named_rerunner(folder, settings, workers), echo=echo)
+    outcome = make_report(inputs, outputs, skiplists, rerun=named_rerunner(skiplists, settings, workers), echo=echo)
     click.echo(f"verdict: {outcome.report.verdict}: {outcome.report.headline}")
     raise SystemExit(EXIT_OK)
 

@@ -13,11 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from bot.diff.errors import ReportError
-from bot.skiplist.model import EXPORT_SKIPS, ONNX_DISABLE_OPTIMIZE
+from bot.skiplist.model import FILES  # the only files an entry may edit
 
 ADD, REMOVE, NARROW = "add", "remove", "narrow"
 ACTIONS = (ADD, REMOVE, NARROW)
-FILES = (EXPORT_SKIPS, ONNX_DISABLE_OPTIMIZE)  # the only files an entry may edit
 # Bounds far above what a full sweep proposes, so a forged report cannot make publish loop for hours.
 MAX_ENTRIES = 10_000
 MAX_CELLS = 10_000  # cell ids in one entry's evidence (or one uncoverable cell's would-skip list)

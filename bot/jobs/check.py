@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from bot.files import check_inputs
 from bot.jobs.report import ReportInputs, ReportOutcome, ReportOutputs, Selected, drift_rule, make_report
 from bot.jobs.run import rerunner, run_plan
+from bot.run.plan import RunPlan
+from bot.run.planning import build_plan
+from bot.select import select_cells, write_selection
 from bot.settings import Settings
+from bot.skiplist.model import LoadedSkiplists, read_skiplists
 
 
 @dataclass(frozen=True)
@@ -33,20 +38,16 @@ class CheckOptions:
 
 def run_check(options: CheckOptions, echo: Callable[[str], None]) -> ReportOutcome:
     """Run the check and write its files into `options.out`; `echo` receives the progress notes."""
-    from bot.files import check_inputs
-    from bot.jobs import stages
-
     check_inputs(options.base_junit)
     out = options.out
     out.mkdir(parents=True, exist_ok=True)
-    skiplists = stages.load_skiplists(options.skiplists)  # once: planning, the diff and the proposal share them
-    plan, selected = plan_check(options, out, echo, skiplists_checked=True)
+    skiplists = read_skiplists(options.skiplists)  # once: planning, the diff and the proposal share them
+    plan, selected = plan_check(options, skiplists, out, echo)
     head_junit = out / "junit.xml"
     echo(f"running {len(plan.cells)} cells from {plan.source} → {head_junit}")
     run_plan(plan, head_junit, options.workers)
     inputs = ReportInputs(
         head=(head_junit,),
-        skiplists=options.skiplists,
         base=options.base_junit,
         selected=selected,
         source=plan.source,
@@ -59,21 +60,17 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> ReportOutco
         patch=out / "skiplists.patch",
         rerun_junit=out / "rerun.xml",
     )
-    outcome = make_report(inputs, outputs, skiplists=skiplists, rerun=rerunner(plan, options.workers), echo=echo)
+    outcome = make_report(inputs, outputs, skiplists, rerun=rerunner(plan, options.workers), echo=echo)
     extra = (head_junit,) + ((outcome.rerun_junit,) if outcome.rerun_junit else ())
-    from dataclasses import replace
-
     return replace(outcome, written=outcome.written + extra)
 
 
-def plan_check(options: CheckOptions, out: Path, echo: Callable[[str], None], *, skiplists_checked: bool = False):
+def plan_check(
+    options: CheckOptions, skiplists: LoadedSkiplists, out: Path, echo: Callable[[str], None]
+) -> tuple[RunPlan, Selected]:
     """The run plan, and what selected its cells: the git diff's summary and changed lines with --base."""
-    from bot.run.planning import build_plan
-
     named = summary = changed_lines = None
     if options.base_ref:
-        from bot.select import select_cells, write_selection
-
         selection = select_cells(options.repo, options.base_ref, options.head_ref, options.settings)
         echo(selection.summary)
         write_selection(out / "selection.json", selection.cells)
@@ -87,10 +84,9 @@ def plan_check(options: CheckOptions, out: Path, echo: Callable[[str], None], *,
         generate=options.generate,
         probe=options.probe,
         source=options.source,
-        skiplists=options.skiplists,
+        skiplists=skiplists,
         cell_timeout=options.cell_timeout,
         settings=options.settings,
-        skiplists_checked=skiplists_checked,
     )
     # Main's baseline is a full sweep: seen through this run's cells, so the rest is not "not run".
     return plan, Selected(summary or None, set(plan.cells), changed_lines)

@@ -5,8 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.diff.model import load_report, write_report
 from bot.diff.proposal import Proposal
 from bot.errors import BotError
+from bot.files import read_bytes
+from bot.jobs.skiplist import followed_walk, recorded_results
+from bot.propose.proposal import propose, results_from_report
+from bot.propose.texts import write_texts
+from bot.results import read_results
+from bot.skiplist.model import read_skiplists
 
 
 @dataclass(frozen=True)
@@ -44,48 +51,20 @@ class ProposeOutcome:
 
 def make_proposal(inputs: ProposeInputs) -> ProposeOutcome:
     """Propose skiplist edits for the report: entries for new failures, removals of skips the history shows obsolete."""
-    from bot.diff.model import load_report, write_report
-    from bot.jobs.skiplist import followed_walk, recorded_results
-    from bot.propose.texts import read_texts, write_texts
-    from bot.scopes import following
-
     report = load_report(inputs.report)
     history = [_read_history(path) for path in inputs.history if not _same_file(path, inputs.report)]
-    folder = inputs.skiplists
-    texts = read_texts(folder)
     recorded = recorded_results(inputs.recorded_walk) if inputs.recorded_walk else None
     # Refuses (exit 2) when neither a record nor the checkout's walk can be had.
-    with following(followed_walk(inputs.source, recorded)):
-        proposal = _propose(report, history, texts, inputs)
-    written = write_texts(folder, proposal.files) if inputs.apply else []
+    skiplists = read_skiplists(inputs.skiplists, followed_walk(inputs.source, recorded))
+    proposal = propose(report, results_from_report(report), skiplists, history=history, min_passes=inputs.min_passes)
+    written = write_texts(skiplists.folder, proposal.files) if inputs.apply else []
     if inputs.write_report:
         write_report(report.with_proposal(proposal), inputs.report)
     return ProposeOutcome(proposal, tuple(written))
 
 
-def _propose(report, history, texts, inputs: ProposeInputs):
-    from bot.propose.proposal import propose, results_from_report
-    from bot.propose.texts import parse_texts
-
-    folder = inputs.skiplists
-    return propose(
-        report,
-        results_from_report(report),
-        parse_texts(texts, folder),
-        texts,
-        history=history,
-        min_passes=inputs.min_passes,
-        folder=folder.name,
-    )
-
-
 def _read_history(path: Path):
     """A report.json's cell results, else JUnit's (a file or a folder of shards)."""
-    from bot.diff.model import load_report
-    from bot.files import read_bytes
-    from bot.propose.proposal import results_from_report
-    from bot.results import read_results
-
     if not path.exists():
         raise BotError(f"{path}: history file not found; pass earlier report.json or JUnit files")
     # read_bytes refuses a FIFO or a device before opening it: it would block the command.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
@@ -9,11 +10,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bot.cells import Cell
+from bot.diff import diff
 from bot.diff.drift import DriftRule
 from bot.diff.model import Report
 from bot.errors import BotError
-from bot.jobs import stages
+from bot.files import write_files
+from bot.jobs.inputs import baseline_file, read_junit, read_main_baseline
+from bot.jobs.skiplist import followed_walk
+from bot.propose.proposal import propose
+from bot.report import render_comment, render_summary
+from bot.select.selection_file import changed_lines_of, read_selection_document
 from bot.settings import Settings
+from bot.setup_problems import nothing_built
+from bot.skiplist.model import LoadedSkiplists
 
 # Runs the given cells once more and writes their JUnit to the path (the only step that imports torch).
 Rerunner = Callable[[tuple[Cell, ...], Path], None]
@@ -31,7 +40,6 @@ class Selected:
 @dataclass(frozen=True)
 class ReportInputs:
     head: tuple[Path, ...]
-    skiplists: Path  # the folder: the diff judges by it and the proposal edits it
     base: tuple[Path, ...] = ()  # none: no baseline, the skiplists alone judge
     rerun: tuple[Path, ...] = ()  # a confirming re-run that already ran (`diff --rerun`)
     selected: Selected = Selected()
@@ -87,19 +95,17 @@ class ReportOutcome:
 def make_report(
     inputs: ReportInputs,
     outputs: ReportOutputs,
+    skiplists: LoadedSkiplists,
     *,
-    skiplists: stages.LoadedSkiplists | None = None,
     rerun: Rerunner | None = None,
     echo: Callable[[str], None] = lambda line: None,
 ) -> ReportOutcome:
     """Judge the head against the base, confirm newly broken cells once, propose, and write the files.
 
-    `skiplists` are the lists of `inputs.skiplists`, read once, when the caller has them already.
+    `skiplists` are the command's, read once at its edge: the diff judges by them and the proposal edits them.
     """
-    loaded = skiplists if skiplists is not None else stages.load_skiplists(inputs.skiplists)
-    skiplists = loaded.skiplists
     head, base, main = _read_inputs(inputs, echo)
-    rerun_results = stages.read_junit(_paths(inputs.rerun, inputs.skip_missing)) if inputs.rerun else None
+    rerun_results = read_junit(_paths(inputs.rerun, inputs.skip_missing)) if inputs.rerun else None
     context = dict(
         base_sha=inputs.base_sha,
         head_sha=inputs.head_sha,
@@ -109,7 +115,7 @@ def make_report(
         main=main,
         drift_rule=inputs.drift,
     )
-    report = stages.diff_results(base, head, skiplists, rerun_results, **context)
+    report = diff(base, head, skiplists.skiplists, rerun_results, **context)
     rerun_junit = None
     if report.needs_rerun and rerun is not None and outputs.rerun_junit is not None:
         # docs/diff.md: a newly broken cell is re-run once before it is reported; disagreement is flaky.
@@ -117,7 +123,7 @@ def make_report(
         cells = tuple(Cell.parse(cell_id) for cell_id in report.needs_rerun)
         echo(f"re-running {len(cells)} newly broken cells once to confirm them → {rerun_junit}")
         rerun(cells, rerun_junit)
-        report = stages.diff_results(base, head, skiplists, stages.read_junit([rerun_junit]), **context)
+        report = diff(base, head, skiplists.skiplists, read_junit([rerun_junit]), **context)
     report = replace(
         report.with_selection(inputs.selected.summary).with_created(created_now()),
         tested_sha=inputs.tested_sha,
@@ -125,12 +131,10 @@ def make_report(
     if inputs.selected.cells is not None and not inputs.selected.cells and inputs.selected.summary:
         # Nothing ran: the status says why ("no export-relevant changes"), not "no failing cells".
         report = replace(report, headline=inputs.selected.summary.splitlines()[0])
-    proposal = _propose(report, head, loaded, inputs.source, echo)
+    proposal = _propose(report, head, skiplists, inputs.source, echo)
     report = report.with_proposal(proposal)
     patch = proposal.patch if proposal is not None else ""
     written, comment = _write(report, patch, outputs)
-    from bot.setup_problems import nothing_built
-
     broken = nothing_built((r.status, r.kind) for r in head.results.values())
     return ReportOutcome(report, comment, patch, written, broken, rerun_junit)
 
@@ -145,7 +149,7 @@ def _read_inputs(inputs: ReportInputs, echo: Callable[[str], None]):
     elif not any(path.exists() for path in head_paths):
         missing = ", ".join(map(str, inputs.head)) or "none given"
         raise BotError(f"no head results ({missing}); pass the JUnit files `export-bot run` wrote with --head")
-    head = stages.read_junit(head_paths, expect_shards=expect or None)
+    head = read_junit(head_paths, expect_shards=expect or None)
     base, main = _read_base(inputs, echo)
     if base is not None and selected is not None:
         base = base.restricted_to(selected)  # main's sweep seen through this run's cells, the rest is not "not run"
@@ -155,12 +159,12 @@ def _read_inputs(inputs: ReportInputs, echo: Callable[[str], None]):
 def _read_base(inputs: ReportInputs, echo: Callable[[str], None]):
     """Main's per-commit baseline at the merge base when a base folder holds baseline.json, else its JUnit."""
     base_paths = _paths(inputs.base, inputs.skip_missing)
-    state = stages.baseline_file(base_paths)
+    state = baseline_file(base_paths)
     if state is None:
         if inputs.merge_base and base_paths:
             echo(f"--merge-base {inputs.merge_base[:12]}: the base holds JUnit only (no baseline.json): judged as is")
-        return (stages.read_junit(base_paths) if base_paths else None), None
-    base, main = stages.read_main_baseline(
+        return (read_junit(base_paths) if base_paths else None), None
+    base, main = read_main_baseline(
         state, inputs.merge_base, now=created_now(), stale_days=inputs.stale_days, flaky_window=inputs.flaky_window
     )
     echo(f"base: {state}, each cell's newest result at or before the merge base {inputs.merge_base or '(none given)'}")
@@ -171,29 +175,25 @@ def _paths(paths: tuple[Path, ...], skip_missing: bool) -> tuple[Path, ...]:
     return tuple(p for p in paths if p.exists()) if skip_missing else paths
 
 
-def _propose(report: Report, head, loaded: stages.LoadedSkiplists, source: str | None, echo: Callable[[str], None]):
+def _propose(report: Report, head, loaded: LoadedSkiplists, source: str | None, echo: Callable[[str], None]):
     """The proposal, in the scopes of the walk that judged: as the run recorded it, else as the module reads.
 
     None when neither can be had (the module's walk unreadable and nothing recorded). The report is
     still written: its verdict does not depend on the walk, only the proposal does.
     """
-    from bot.jobs.skiplist import followed_walk
-    from bot.scopes import following
-
     try:
         walk = followed_walk(source, head.results.values(), where="")
     except BotError as exc:
         echo(f"no skiplist proposal: {exc}")
         return None
-    with following(walk):
-        return stages.propose(report, head, loaded)
+    return propose(report, head.results, loaded.following(walk))
 
 
 def _write(report: Report, patch: str, outputs: ReportOutputs) -> tuple[tuple[Path, ...], str]:
     """Render everything first, then write every file or none."""
-    from bot.files import write_files
-
-    text, comment, summary = stages.render(report)
+    summary = render_summary(report)
+    text = json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n"
+    comment = render_comment(report)
     wanted = {outputs.report: text, outputs.comment: comment, outputs.summary: summary}
     if patch:
         wanted[outputs.patch] = patch
@@ -222,7 +222,5 @@ def read_selected(path: Path | None) -> Selected:
     """The selection file's summary, cells and changed lines; `Selected()` (a sweep) without one."""
     if path is None:
         return Selected()
-    from bot.select.selection_file import changed_lines_of, read_selection_document
-
     cells, document = read_selection_document(path)
     return Selected(str(document.get("summary") or "") or None, set(cells), changed_lines_of(document, path))

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bot.cells import Cell
+from bot.cells import Cell, CellIdError
+from bot.diff.model import load_report
 from bot.errors import EXIT_FAILURE, BotError
+from bot.files import make_parent, write_text
+from bot.jobs.inputs import read_durations
+from bot.models.sources import get_source
+from bot.results import read_results
 from bot.run.plan import RunPlan
+from bot.run.planning import build_plan
+from bot.run.selection import split_names
+from bot.run.session import COMPLETED, SessionOptions, run_session
+from bot.select.selection_file import read_selection
 from bot.settings import Settings
+from bot.setup_problems import headline, nothing_built, setup_causes
+from bot.skiplist.model import LoadedSkiplists, read_skiplists
 
 # A valid JUnit of no cells: an empty shard, or a report with nothing left to confirm.
 EMPTY_JUNIT = (
@@ -30,13 +41,9 @@ def run_plan(plan: RunPlan, junit: Path, workers: int | str) -> None:
     pytest's own output (dots, stack dumps of timed-out cells) goes to a log beside the JUnit:
     stdout carries the comment, so that `export-bot check > comment.md` is the comment alone.
     """
-    from bot.files import make_parent, write_text
-
     if not plan.cells:
         write_text(junit, EMPTY_JUNIT)  # no session: it would import torch and every backend for nothing
         return
-    from bot.run.session import COMPLETED, SessionOptions, run_session
-
     make_parent(junit)  # the log and the JUnit go beside each other, in a folder that may not exist yet
     log = junit.with_name(junit.stem + ".pytest.log")
     code = run_session(plan, SessionOptions(junit=junit, workers=workers, log=log))
@@ -46,9 +53,6 @@ def run_plan(plan: RunPlan, junit: Path, workers: int | str) -> None:
 
 def refuse_when_nothing_built(junit: Path) -> None:
     """Exit 2 when every attempted cell failed to build: a broken setup, not a result to diff."""
-    from bot.results import read_results
-    from bot.setup_problems import headline, nothing_built, setup_causes
-
     results = read_results([junit]).results.values()
     if not nothing_built((r.status, r.kind) for r in results):
         return
@@ -59,7 +63,6 @@ def refuse_when_nothing_built(junit: Path) -> None:
 
 def rerunner(plan: RunPlan, workers: int | str) -> Callable[[tuple[Cell, ...], Path], None]:
     """The confirming re-run of the report job: `cells` under `plan`'s source, skiplists and timeout, unsharded."""
-    from dataclasses import replace
 
     def rerun(cells: tuple[Cell, ...], junit: Path) -> None:
         run_plan(replace(plan, cells=cells, shard=None), junit, workers)
@@ -67,16 +70,13 @@ def rerunner(plan: RunPlan, workers: int | str) -> Callable[[tuple[Cell, ...], P
     return rerun
 
 
-def named_rerunner(skiplists: Path, settings: Settings, workers: int | str) -> Callable[[tuple[Cell, ...], Path], None]:
-    """The confirming re-run of `report`, planned only when needed from the settings' source.
-
-    The report job has loaded the skiplists by then, so planning does not read them again.
-    """
+def named_rerunner(
+    skiplists: LoadedSkiplists, settings: Settings, workers: int | str
+) -> Callable[[tuple[Cell, ...], Path], None]:
+    """The confirming re-run of `report`, planned only when needed from the settings' source, under its skiplists."""
 
     def rerun(cells: tuple[Cell, ...], junit: Path) -> None:
-        from bot.run.planning import build_plan
-
-        plan = build_plan(named=cells, skiplists=skiplists, settings=settings, skiplists_checked=True)
+        plan = build_plan(named=cells, skiplists=skiplists, settings=settings)
         run_plan(plan, junit, workers)
 
     return rerun
@@ -92,10 +92,7 @@ class NamedCells:
 
 
 def plan_from_options(*, settings: Settings, skiplists: Path, named: NamedCells = NamedCells(), **options) -> RunPlan:
-    """The plan `run` executes: the named cells read and checked, then `bot.run.planning.build_plan`."""
-    from bot.jobs.stages import read_durations
-    from bot.run.planning import build_plan
-
+    """The plan `run` executes: the skiplists read once, the named cells read and checked, then `build_plan`."""
     durations_file = options.pop("durations_file", None)
     if durations_file:
         options["durations"] = read_durations(durations_file)
@@ -103,7 +100,7 @@ def plan_from_options(*, settings: Settings, skiplists: Path, named: NamedCells 
     cells = exact
     if cells is None and (named.selection_file or named.rerun_of):
         cells = _named_cells(named.selection_file, named.rerun_of)
-    plan = build_plan(named=cells, skiplists=skiplists, settings=settings, **options)
+    plan = build_plan(named=cells, skiplists=read_skiplists(skiplists), settings=settings, **options)
     if exact is not None:
         _check_exact(exact, plan, shard=options.get("shard"))
     return plan
@@ -111,8 +108,6 @@ def plan_from_options(*, settings: Settings, skiplists: Path, named: NamedCells 
 
 def _check_exact(exact: Sequence[Cell], plan: RunPlan, shard: str | None) -> None:
     """`--cells` runs what it names: a cell the source lacks or the options leave out is an error, not a skip."""
-    from bot.models.sources import get_source
-
     known = {info.model_class for info in get_source(plan.source).classes()}
     unknown = next((cell for cell in exact if cell.model_class not in known), None)
     if unknown is not None:
@@ -133,9 +128,6 @@ def _check_exact(exact: Sequence[Cell], plan: RunPlan, shard: str | None) -> Non
 
 def _parse_cell_ids(named: NamedCells, options) -> list[Cell]:
     """The cells `--cells` names, in the order given, each id checked by the cell grammar (docs/cells.md)."""
-    from bot.cells import CellIdError
-    from bot.run.selection import split_names
-
     if named.selection_file or named.rerun_of:
         raise BotError("--cells, --selection and --rerun-of each name the cells to run; give only one")
     if options.get("models") or options.get("preset"):
@@ -154,9 +146,5 @@ def _parse_cell_ids(named: NamedCells, options) -> list[Cell]:
 def _named_cells(selection_file: Path | None, rerun_of: Path | None) -> list[Cell]:
     """The cells a selection file lists, or those a report says still need their confirming re-run."""
     if rerun_of:
-        from bot.diff.model import load_report
-
         return [Cell.parse(cell_id, lenient=True) for cell_id in load_report(rerun_of).needs_rerun]
-    from bot.select.selection_file import read_selection
-
     return read_selection(selection_file)

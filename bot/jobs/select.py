@@ -31,7 +31,7 @@ def select_job(
     On a push to main, `full_sweep_due` says why every cell must be re-measured: a shared path or
     a skiplist changed, or the caller workflow `pin_file` pins another export-bot (docs/workflows.md).
     """
-    from bot.jobs.stages import read_durations
+    from bot.jobs.inputs import read_durations
     from bot.run.shard import assign_shards, shard_count
     from bot.scopes import following
     from bot.select.changes import resolve

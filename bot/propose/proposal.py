@@ -19,9 +19,9 @@ from bot.outcomes import CellResult, Status
 from bot.propose.additions import addition_edits
 from bot.propose.obsolete import Run, obsolete_edits
 from bot.propose.texts import Texts
-from bot.scopes import describe_followed
+from bot.scopes import describe_followed, following
 from bot.skiplist.document import SkiplistDocument
-from bot.skiplist.model import Skiplists
+from bot.skiplist.model import LoadedSkiplists
 
 log = logging.getLogger(__name__)
 
@@ -29,22 +29,26 @@ log = logging.getLogger(__name__)
 def propose(
     report: Report,
     head: Run,
-    skiplists: Skiplists,
-    texts: Texts,
+    loaded: LoadedSkiplists,
     *,
     history: Sequence[Run] = (),
     min_passes: int = 3,
-    folder: str = "skiplists",
 ) -> Proposal:
     """Edits for the report's uncovered new failures and for skips its probes (and `history`) show obsolete.
 
     `head` holds the report's cell results: the reader's, or `results_from_report` for a report
-    read back from report.json. `skiplists` are the ones `texts` hold (parsed once by the caller,
-    who judged the diff with them). `history` holds earlier probe runs, oldest first; the head is
-    the newest. A single run (no history) decides alone, as on a PR's `/export-check probe`.
-    With history, an entry is removed only when its cells passed in `min_passes` consecutive runs
-    (docs/proposals.md, for main). `folder` names the skiplist folder in the patch's paths.
+    read back from report.json. `loaded` are the skiplists the caller read once (and judged the
+    diff with): their texts are edited, in the scopes of their walk, and the patch's paths name
+    their folder. `history` holds earlier probe runs, oldest first; the head is the newest. A
+    single run (no history) decides alone, as on a PR's `/export-check probe`. With history, an
+    entry is removed only when its cells passed in `min_passes` consecutive runs (docs/proposals.md, for main).
     """
+    # The scope functions the edit steps ask read the walk in force; it is the loaded one, never the caller's.
+    with following(loaded.walk):
+        return _propose(report, head, loaded, history, min_passes)
+
+
+def _propose(report: Report, head: Run, loaded: LoadedSkiplists, history: Sequence[Run], min_passes: int) -> Proposal:
     # A cell whose test module did not import says nothing about its export: a setup problem to
     # fix in the checkout, never a skip (docs/proposals.md).
     failures = [
@@ -54,15 +58,16 @@ def propose(
         if not line.setup_module
     ]
     causes = {cell_id: group for group in report.groups for cell_id in group.cells}
+    skiplists = loaded.skiplists
     added, uncoverable = addition_edits(head, failures, skiplists, causes)
     runs = [*history, head]
     k = max(1, min_passes) if history else 1
     obsolete = list(obsolete_edits(skiplists.skips, runs, k))
     edits = tuple(obsolete + added)
-    files = render(edits, texts)
+    files = render(edits, loaded.texts)
     return Proposal(
         entries=edits,
-        patch=unified_patch(files, folder),
+        patch=unified_patch(files, loaded.folder.name),
         files={name: new for name, (old, new) in files.items()},
         uncoverable=tuple(uncoverable),
         min_passes=k,

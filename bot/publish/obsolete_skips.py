@@ -232,14 +232,13 @@ def obsolete_files(report, history, skiplists_dir: Path, *, min_passes: int) -> 
     """
     from bot.diff.proposal import NARROW, REMOVE
     from bot.propose.proposal import propose, results_from_report
-    from bot.propose.texts import parse_texts, read_texts
+    from bot.skiplist.model import read_skiplists
 
     if min_passes > 1 and not history:
         # `propose` lets a lone run decide (a PR's `/export-check probe`); on main K passes are needed.
         log.info("no earlier sweeps: a skip needs %d passing probes in a row before it is removed", min_passes)
         return ()
-    texts = read_texts(skiplists_dir)
     runs = [results_from_report(item) for item in history]
-    skiplists = parse_texts(texts, skiplists_dir)
-    full = propose(report, results_from_report(report), skiplists, texts, history=runs, min_passes=min_passes)
+    skiplists = read_skiplists(skiplists_dir)
+    full = propose(report, results_from_report(report), skiplists, history=runs, min_passes=min_passes)
     return tuple(e for e in full.entries if e.action in (REMOVE, NARROW))

@@ -316,8 +316,7 @@ def skiplist_changes(
     the files at the pinned head, so a report cannot smuggle arbitrary content into a commit.
     """
     from bot.propose.proposal import apply_edits
-    from bot.propose.texts import parse_texts
-    from bot.skiplist.model import SkiplistError
+    from bot.skiplist.model import SkiplistError, parse_texts
 
     folder = skiplists_path.strip("/")
     before = {name: text for name, text in client.read_folder(head_sha, folder).items() if _SKIPLIST_NAME.match(name)}

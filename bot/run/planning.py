@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 
 from bot.cells import BACKENDS, SHAPES, Cell, kept_by
 from bot.run.plan import PlanError, RunPlan
+from bot.skiplist.model import LoadedSkiplists
 
 
 def build_plan(
@@ -23,26 +23,22 @@ def build_plan(
     durations_file=None,
     durations=None,
     source=None,
-    skiplists: Path,
+    skiplists: LoadedSkiplists,
     cell_timeout=None,
     settings=None,
-    skiplists_checked: bool = False,
 ) -> RunPlan:
     """Every usage problem is a `BotError` naming the option, raised before anything runs.
 
     `named` are cells chosen elsewhere (a selection file, a report's re-runs); --backends,
     --shapes and --no-generate narrow them, and --models/--preset cannot be added to them.
-    `skiplists_checked`: the caller loaded `skiplists` already, so they are not read again.
+    `skiplists` are the command's, read (and so checked) once at its edge; the plan names their folder.
     """
     from bot.models.sources import get_source
     from bot.run.selection import Selection, split_names
-    from bot.run.shard import parse_shard, read_durations, select_shard
+    from bot.run.shard import parse_shard, select_shard
     from bot.settings import load_settings
-    from bot.skiplist.model import load_skiplists
 
     settings = settings or load_settings()
-    if not skiplists_checked:
-        load_skiplists(skiplists)  # fail on a broken skiplist here, not once per cell
     model_source = get_source(source or settings.source)
     shard_spec = parse_shard(shard) if shard else None
     chosen = Selection(
@@ -55,20 +51,28 @@ def build_plan(
     if named is not None and (models or preset):
         raise PlanError("--selection and --rerun-of already name the cells; leave out --models and --preset")
     cells = narrow(named, chosen) if named is not None else _from_source(chosen, model_source)
-    # `durations`: seconds per cell id read by the caller (main's baseline.json is read above this layer).
-    times = dict(durations) if durations is not None else read_durations(durations_file) if durations_file else {}
+    times = _times(durations, durations_file)
     if shard_spec:
         cells = select_shard(cells, shard_spec, times)
     return RunPlan(
         cells=tuple(cells),
         source=model_source.spec,
-        skiplists=str(Path(skiplists).resolve()),
+        skiplists=str(skiplists.folder.resolve()),
         probe=probe,
         shard=shard,
         cell_timeout=cell_timeout or settings.cell_timeout,
         rules=settings.rules,
         durations=times,
     )
+
+
+def _times(durations, durations_file) -> dict[str, float]:
+    """`durations`: seconds per cell id read by the caller (main's baseline.json is read above this layer)."""
+    from bot.run.shard import read_durations
+
+    if durations is not None:
+        return dict(durations)
+    return read_durations(durations_file) if durations_file else {}
 
 
 def _from_source(chosen, model_source) -> list[Cell]:

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bot import toml as tomllib
 from bot.cells import Cell
 from bot.errors import BotError
 from bot.files import read_text
-from bot.scopes import exactness_scopes, gate_scopes, onnx_optimize_scopes, skip_scopes
+from bot.scopes import ScopeWalk, exactness_scopes, gate_scopes, onnx_optimize_scopes, skip_scopes
 
 # The two files docs/skiplists.md names: skips (with their exactness scopes) and the ONNX optimize toggle.
 EXPORT_SKIPS = "export_skips.toml"
 ONNX_DISABLE_OPTIMIZE = "onnx_disable_optimize.toml"
+FILES = (EXPORT_SKIPS, ONNX_DISABLE_OPTIMIZE)  # the only files a skiplist folder holds, and a proposal edits
+
+Texts = Mapping[str, str]  # skiplist file name (`export_skips.toml`) → its text
 
 
 # A reason that starts `Same … as `X`` points at another entry's explanation (docs/skiplists.md).
@@ -195,8 +198,51 @@ def load_skiplist(path: Path, *, names: bool = False) -> Skiplist:
     return Skiplist(path.name, scopes_from_toml(data, str(path), names=names))
 
 
+def read_texts(folder: Path | str) -> dict[str, str]:
+    """The skiplist files of `folder` that exist, as the editor reads them (CRLF kept): the one reader of a folder."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise SkiplistError(f"{folder}: no such skiplist folder; pass --skiplists DIR")
+    return {name: read_text(folder / name) for name in FILES if (folder / name).is_file()}
+
+
+def parse_texts(texts: Texts, folder: Path | str = "skiplists") -> Skiplists:
+    """The skiplists the texts hold, as a folder's files read; a missing file is empty."""
+    loaded = []
+    for name in FILES:
+        where = Path(folder) / name
+        try:
+            data = tomllib.loads(texts.get(name, ""))
+        except tomllib.TOMLDecodeError as exc:
+            raise SkiplistError(f"{where}: {exc}; run `export-bot skiplist lint {where}` for details") from exc
+        loaded.append(Skiplist(name, scopes_from_toml(data, str(where))))
+    return Skiplists(*loaded)
+
+
 def load_skiplists(directory: Path | str) -> Skiplists:
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise SkiplistError(f"{directory}: no such skiplist folder; pass --skiplists DIR")
-    return Skiplists(load_skiplist(directory / EXPORT_SKIPS), load_skiplist(directory / ONNX_DISABLE_OPTIMIZE))
+    """The judgement alone, for a command that never edits the files (read once, by `read_texts`)."""
+    return parse_texts(read_texts(directory), directory)
+
+
+@dataclass(frozen=True)
+class LoadedSkiplists:
+    """A command's skiplists, read once at its edge and passed to every stage that needs them.
+
+    The diff and the runner judge by `skiplists`, the proposal edits `texts`, and `walk` is the
+    scope walk that applies: a checkout's own (recorded or read from its module), None for the bot's.
+    """
+
+    folder: Path
+    texts: Texts
+    skiplists: Skiplists
+    walk: ScopeWalk | None = None
+
+    def following(self, walk: ScopeWalk | None) -> LoadedSkiplists:
+        """The same files under another walk (known only once the run's results are read)."""
+        return replace(self, walk=walk)
+
+
+def read_skiplists(folder: Path | str, walk: ScopeWalk | None = None) -> LoadedSkiplists:
+    """The folder's files read and parsed, once."""
+    texts = read_texts(folder)
+    return LoadedSkiplists(Path(folder), texts, parse_texts(texts, folder), walk)

@@ -10,7 +10,8 @@ from bot.diff.model import CellLine, Report
 from bot.diff.proposal import Proposal
 from bot.outcomes import CellResult, Status
 from bot.propose.proposal import apply_edits, propose, results_from_report
-from bot.propose.texts import parse_texts, read_texts, write_texts
+from bot.propose.texts import write_texts
+from bot.skiplist.model import read_skiplists, read_texts
 
 BACKENDS4 = ("dynamo", "onnx", "openvino", "executorch")
 
@@ -67,12 +68,11 @@ def skiplists_dir(tmp_path: Path, skips: str = "", optimize: str = "") -> Path:
     return folder
 
 
-def propose_at(report_: Report, folder: Path, *, history=(), min_passes: int = 3) -> Proposal:
-    """`propose` as the CLI calls it: the folder's texts read once, the report's (and history's) lines as results."""
-    texts = read_texts(folder)
+def propose_at(report_: Report, folder: Path, *, history=(), min_passes: int = 3, walk=None) -> Proposal:
+    """`propose` as the CLI calls it: the folder read once (under `walk`), the report's (and history's) lines as results."""
     runs = [results_from_report(h) if isinstance(h, Report) else h for h in history]
     head = results_from_report(report_)
-    return propose(report_, head, parse_texts(texts, folder), texts, history=runs, min_passes=min_passes)
+    return propose(report_, head, read_skiplists(folder, walk), history=runs, min_passes=min_passes)
 
 
 def apply_at(proposal: Proposal, folder: Path) -> list[Path]:

@@ -8,10 +8,10 @@ from bot.cells import Cell
 from bot.diff.proposal import ADD
 from bot.outcomes import Status
 from bot.propose.proposal import propose
-from bot.propose.texts import parse_texts, read_texts
 from bot.results.recorded_walk import recorded_walk
-from bot.scopes import following, skip_scopes
+from bot.scopes import skip_scopes
 from bot.skiplist.checkout_walk import read_walk
+from bot.skiplist.model import read_skiplists
 from tests.propose.helpers import report, result, skiplists_dir
 from tests.run.test_checkout_judge import FIXTURES
 
@@ -41,9 +41,7 @@ def test_the_proposal_takes_the_scope_of_the_recorded_walk_and_says_so(tmp_path)
     folder = skiplists_dir(tmp_path)
     results = _results()
     recorded = recorded_walk(results.values(), None)
-    texts = read_texts(folder)
-    with following(recorded):
-        proposal = propose(report(results), results, parse_texts(texts, folder), texts)
+    proposal = propose(report(results), results, read_skiplists(folder, recorded))
     (edit,) = proposal.entries
     # Only the checkout's walk has a scope for the merged decode on one backend.
     assert (edit.action, edit.scope, edit.model_class) == (ADD, "dynamo.generate.multi_token", "LlamaForCausalLM")

@@ -40,21 +40,20 @@ def masked(comment: str, head_sha: str) -> str:
 
 def recorded_report() -> Report:
     from bot.propose.proposal import propose
-    from bot.propose.texts import parse_texts, read_texts
+    from bot.skiplist.model import read_skiplists
 
     head = read_results([JUNIT])
     _, document = read_selection_document(SELECTION)
-    texts = read_texts(SKIPLISTS)
-    skiplists = parse_texts(texts, SKIPLISTS)
+    loaded = read_skiplists(SKIPLISTS)
     report = diff(
         None,
         head,
-        skiplists,
+        loaded.skiplists,
         changed_lines=changed_lines_of(document, SELECTION),
         repository_url=f"https://github.com/{REPOSITORY}",
     )
     report = report.with_selection(document["summary"])  # as `export-bot diff --selection` does
-    return report.with_proposal(propose(report, head.results, skiplists, texts, folder=SKIPLISTS.name))
+    return report.with_proposal(propose(report, head.results, loaded))
 
 
 def test_the_recorded_run_renders_the_golden_comment():

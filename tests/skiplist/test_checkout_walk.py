@@ -221,8 +221,7 @@ def test_proposals_use_only_the_scopes_the_checkout_walks(next_version, tmp_path
     seed = propose_at(report(results), folder)
     assert [e.scope for e in seed.entries] == ["static"]
     walk = read_walk(next_version)
-    with following(walk):
-        proposal = propose_at(report(results), folder)
+    proposal = propose_at(report(results), folder, walk=walk)
     assert sorted(e.scope for e in proposal.entries) == ["dynamo.static", "onnx.static"]
     assert all(e.scope in walk.known for e in proposal.entries)
     # The command does the same from the configured source, and refuses when the walk is unreadable.
@@ -237,6 +236,7 @@ def test_proposals_use_only_the_scopes_the_checkout_walks(next_version, tmp_path
 
 def test_the_report_job_proposes_in_the_checkouts_scopes_and_keeps_its_report_when_it_cannot(next_version, tmp_path):
     from bot.jobs.report import ReportInputs, ReportOutputs, make_report
+    from bot.skiplist.model import read_skiplists
     from tests.results.factory import Case, junit
 
     cases = [
@@ -248,15 +248,17 @@ def test_the_report_job_proposes_in_the_checkouts_scopes_and_keeps_its_report_wh
     head.write_text(junit(cases), encoding="utf-8")
     folder = skiplists_dir(tmp_path)
     outcome = make_report(
-        ReportInputs(head=(head,), skiplists=folder, source=f"transformers-tests:{next_version}"),
+        ReportInputs(head=(head,), source=f"transformers-tests:{next_version}"),
         ReportOutputs(report=tmp_path / "out" / "report.json"),
+        read_skiplists(folder),
     )
     assert sorted(e.scope for e in outcome.report.proposal.entries) == ["dynamo.static", "onnx.static"]
     broken = checkout(tmp_path / "broken", "def _export_scopes(self):\n    return SCOPES\n")
     notes: list[str] = []
     kept = make_report(
-        ReportInputs(head=(head,), skiplists=folder, source=f"transformers-tests:{broken}"),
+        ReportInputs(head=(head,), source=f"transformers-tests:{broken}"),
         ReportOutputs(report=tmp_path / "kept" / "report.json"),
+        read_skiplists(folder),
         echo=notes.append,
     )
     assert kept.report.verdict == "failure" and kept.report.proposal is None and kept.patch == ""

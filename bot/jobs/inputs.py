@@ -1,18 +1,14 @@
-"""The one seam between the jobs and the stages they compose: each stage is called from here only."""
+"""The results a job reads: JUnit files, main's per-commit baseline, and the durations that balance shards."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.diff.model import Report
-from bot.diff.proposal import Proposal
 from bot.errors import BotError
 from bot.results import ResultSet
-from bot.skiplist.model import Skiplists
 
 if TYPE_CHECKING:
     from bot.diff.compare import MainHistory
@@ -45,22 +41,6 @@ def read_durations(path: Path) -> dict[str, float]:
     if not path.is_dir() and path.suffix == ".json":
         return durations(read_state(path))
     return junit_durations(path)
-
-
-@dataclass(frozen=True)
-class LoadedSkiplists:
-    """The skiplist files read once: the diff judges by `skiplists`, the proposal edits `texts`."""
-
-    folder: Path
-    texts: Mapping[str, str]
-    skiplists: Skiplists
-
-
-def load_skiplists(folder: Path) -> LoadedSkiplists:
-    from bot.propose.texts import parse_texts, read_texts
-
-    texts = read_texts(folder)
-    return LoadedSkiplists(Path(folder), texts, parse_texts(texts, folder))
 
 
 BASELINE_FILE = "baseline.json"  # main's per-commit baseline in a base folder (docs/diff.md)
@@ -108,28 +88,3 @@ def read_main_baseline(
     )
     history = MainHistory(baseline.newest_said(state), baseline.flips(state, flaky_window), told)
     return replace(base, files=(str(path),)), history
-
-
-def diff_results(
-    base: ResultSet | None, head: ResultSet, skiplists: Skiplists, rerun: ResultSet | None, **context
-) -> Report:
-    """Categories and verdict (docs/diff.md); `context` is the shas, run link, changed lines, repository URL
-    and main's history (`main`, from a per-commit baseline)."""
-    from bot.diff import diff
-
-    return diff(base, head, skiplists, rerun, **context)
-
-
-def propose(report: Report, head: ResultSet, loaded: LoadedSkiplists) -> Proposal:
-    """The skiplist edits for the report, with their unified patch (docs/proposals.md)."""
-    from bot.propose.proposal import propose
-
-    return propose(report, head.results, loaded.skiplists, loaded.texts, folder=loaded.folder.name)
-
-
-def render(report: Report) -> tuple[str, str, str]:
-    """report.json's text, the PR comment and the job summary."""
-    from bot.report import render_comment, render_summary
-
-    text = json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n"
-    return text, render_comment(report), render_summary(report)
