@@ -73,17 +73,22 @@ def next_commit(span: Range, tried: frozenset[tuple[str, Cell]]) -> str | None:
 def plan(spans: Sequence[Range], tried: frozenset[tuple[str, Cell]], *, steps_left: int, seconds_left: float) -> Plan:
     """What to do next over all open ranges: one commit to run, holding every range that wants it."""
     found = tuple(s for s in spans if s.found)
-    open_ = [s for s in spans if not s.found]
-    wanted = {id(s): next_commit(s, tried) for s in open_}
-    stuck = tuple(s for s in open_ if wanted[id(s)] is None)
-    left = tuple(s for s in open_ if wanted[id(s)] is not None)
+    stuck, left = _open_ranges(spans, tried)
+    spans_left = tuple(s for s, _ in left)
     if not left:
         return Plan(None, found, stuck, ())
     if steps_left <= 0 or seconds_left <= 0:
-        return Plan(None, found, stuck, left, out_of_budget=True)
-    commit = wanted[id(left[0])]  # the range of the most cells first
-    cells = sorted({cell for s in left if wanted[id(s)] == commit for cell in s.cells})
-    return Plan(Step(commit, tuple(cells)), found, stuck, left)
+        return Plan(None, found, stuck, spans_left, out_of_budget=True)
+    commit = left[0][1]  # the range of the most cells first
+    cells = sorted({cell for s, wants in left if wants == commit for cell in s.cells})
+    return Plan(Step(commit, tuple(cells)), found, stuck, spans_left)
+
+
+def _open_ranges(spans: Sequence[Range], tried: frozenset[tuple[str, Cell]]):
+    """The open ranges no commit is left to try in, and the others with the commit each wants next."""
+    wanted = [(s, next_commit(s, tried)) for s in spans if not s.found]
+    stuck = tuple(s for s, commit in wanted if commit is None)
+    return stuck, tuple((s, commit) for s, commit in wanted if commit is not None)
 
 
 def describe(outcome: Plan) -> list[str]:

@@ -212,18 +212,7 @@ def _inline_walk(tree: ast.Module) -> ast.FunctionDef | None:
     statement that reads anything else (`EXPORT_SKIPS`, `next(...)`) ends it.
     """
     function = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == INLINE_FUNCTION), None)
-    if function is None:
-        return None
-    known = {a.arg for a in function.args.args}
-    body: list[ast.stmt] = []
-    for statement in function.body:
-        starts = isinstance(statement, ast.Assign) and _assigns(statement) == WALK_LIST
-        if not body and not starts:
-            continue
-        if not _walk_statement(statement, known | {WALK_LIST}):
-            break
-        body.append(statement)
-        known |= {t.id for t in ast.walk(statement) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+    body = _walk_body(function) if function is not None else []
     if not body:
         return None
     fields = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}  # Python 3.12+
@@ -236,6 +225,21 @@ def _inline_walk(tree: ast.Module) -> ast.FunctionDef | None:
         **fields,
     )
     return ast.fix_missing_locations(walk)
+
+
+def _walk_body(function: ast.FunctionDef) -> list[ast.stmt]:
+    """The statements from `scopes = [...]` on while each is a walk statement (`_walk_statement`)."""
+    known = {a.arg for a in function.args.args}
+    body: list[ast.stmt] = []
+    for statement in function.body:
+        starts = isinstance(statement, ast.Assign) and _assigns(statement) == WALK_LIST
+        if not body and not starts:
+            continue
+        if not _walk_statement(statement, known | {WALK_LIST}):
+            break
+        body.append(statement)
+        known |= {t.id for t in ast.walk(statement) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+    return body
 
 
 def _assigns(statement: ast.Assign) -> str | None:
@@ -344,25 +348,42 @@ class _Interpreter:
 
     def statement(self, node: ast.stmt) -> None:
         self._step(node)
-        if isinstance(node, ast.Return):
-            raise _Return(self.expr(node.value) if node.value else None)
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            return  # a docstring
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            self._method_call(node.value)
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            self.env[node.targets[0].id] = self.expr(node.value)
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
-            total = self._name(node.target) + self.expr(node.value)  # type: ignore[operator]
-            self.env[node.target.id] = _bounded(node, total)
-        elif isinstance(node, ast.If):
-            self.block(node.body if self.expr(node.test) else node.orelse)
-        elif isinstance(node, ast.For) and isinstance(node.target, ast.Name) and not node.orelse:
-            for value in self._iterable(node.iter):
-                self.env[node.target.id] = value
-                self.block(node.body)
-        elif not isinstance(node, ast.Pass):
+        handler = _STATEMENTS.get(type(node))
+        if handler is None or not handler(self, node):
             raise _Unsupported(node, f"a `{type(node).__name__}` statement")
+
+    def _return(self, node: ast.Return) -> bool:
+        raise _Return(self.expr(node.value) if node.value else None)
+
+    def _expression_statement(self, node: ast.Expr) -> bool:
+        if isinstance(node.value, ast.Call):
+            self._method_call(node.value)
+        return isinstance(node.value, (ast.Constant, ast.Call))  # a constant: a docstring
+
+    def _assign(self, node: ast.Assign) -> bool:
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+            return False
+        self.env[node.targets[0].id] = self.expr(node.value)
+        return True
+
+    def _augmented(self, node: ast.AugAssign) -> bool:
+        if not (isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add)):
+            return False
+        total = self._name(node.target) + self.expr(node.value)  # type: ignore[operator]
+        self.env[node.target.id] = _bounded(node, total)
+        return True
+
+    def _if(self, node: ast.If) -> bool:
+        self.block(node.body if self.expr(node.test) else node.orelse)
+        return True
+
+    def _for(self, node: ast.For) -> bool:
+        if not isinstance(node.target, ast.Name) or node.orelse:
+            return False
+        for value in self._iterable(node.iter):
+            self.env[node.target.id] = value
+            self.block(node.body)
+        return True
 
     def _method_call(self, call: ast.Call) -> None:
         func = call.func
@@ -390,30 +411,37 @@ class _Interpreter:
 
     def expr(self, node: ast.expr) -> object:
         self._step(node)
-        if isinstance(node, ast.Constant):
-            return node.value
-        if isinstance(node, ast.Name):
-            return self._name(node)
-        if isinstance(node, ast.JoinedStr):
-            return _bounded(node, "".join(self._formatted(value) for value in node.values))
-        if isinstance(node, (ast.List, ast.Tuple)):
-            items = [self.expr(e) for e in node.elts]
-            return items if isinstance(node, ast.List) else tuple(items)
-        if isinstance(node, ast.IfExp):
-            return self.expr(node.body) if self.expr(node.test) else self.expr(node.orelse)
-        if isinstance(node, ast.BoolOp):
-            return self._boolean(node)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            return not self.expr(node.operand)
-        if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
-            return _COMPARE[type(node.ops[0])](self.expr(node.left), self.expr(node.comparators[0]))
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            left, right = self.expr(node.left), self.expr(node.right)
-            if type(left) is type(right) and isinstance(left, (str, list, tuple)):
-                return _bounded(node, left + right)  # type: ignore[operator]
-        if isinstance(node, ast.ListComp) and len(node.generators) == 1:
-            return self._comprehension(node)
-        raise _Unsupported(node, f"a `{type(node).__name__}` expression")
+        handler = _EXPRESSIONS.get(type(node))
+        value = _UNREADABLE if handler is None else handler(self, node)
+        if value is _UNREADABLE:
+            raise _Unsupported(node, f"a `{type(node).__name__}` expression")
+        return value
+
+    def _sequence(self, node: ast.List | ast.Tuple) -> object:
+        items = [self.expr(e) for e in node.elts]
+        return items if isinstance(node, ast.List) else tuple(items)
+
+    def _choice(self, node: ast.IfExp) -> object:
+        return self.expr(node.body) if self.expr(node.test) else self.expr(node.orelse)
+
+    def _not(self, node: ast.UnaryOp) -> object:
+        return not self.expr(node.operand) if isinstance(node.op, ast.Not) else _UNREADABLE
+
+    def _compare(self, node: ast.Compare) -> object:
+        if len(node.ops) != 1 or type(node.ops[0]) not in _COMPARE:
+            return _UNREADABLE
+        return _COMPARE[type(node.ops[0])](self.expr(node.left), self.expr(node.comparators[0]))
+
+    def _concatenation(self, node: ast.BinOp) -> object:
+        if not isinstance(node.op, ast.Add):
+            return _UNREADABLE
+        left, right = self.expr(node.left), self.expr(node.right)
+        if type(left) is type(right) and isinstance(left, (str, list, tuple)):
+            return _bounded(node, left + right)  # type: ignore[operator]
+        return _UNREADABLE
+
+    def _joined(self, node: ast.JoinedStr) -> object:
+        return _bounded(node, "".join(self._formatted(value) for value in node.values))
 
     def _formatted(self, node: ast.expr) -> str:
         if isinstance(node, ast.Constant):
@@ -430,7 +458,9 @@ class _Interpreter:
                 return value
         return value
 
-    def _comprehension(self, node: ast.ListComp) -> list:
+    def _comprehension(self, node: ast.ListComp) -> object:
+        if len(node.generators) != 1:
+            return _UNREADABLE
         generator = node.generators[0]
         if not isinstance(generator.target, ast.Name) or generator.is_async:
             raise _Unsupported(node, "a comprehension with more than one name")
@@ -441,3 +471,30 @@ class _Interpreter:
                 out.append(self.expr(node.elt))
         self.env = saved
         return out
+
+
+_UNREADABLE = object()  # what an expression handler returns for a shape the walk does not allow
+
+# Node type → its handler; a type not listed, or a handler that declines, is `_Unsupported`.
+_STATEMENTS = {
+    ast.Return: _Interpreter._return,
+    ast.Expr: _Interpreter._expression_statement,
+    ast.Assign: _Interpreter._assign,
+    ast.AugAssign: _Interpreter._augmented,
+    ast.If: _Interpreter._if,
+    ast.For: _Interpreter._for,
+    ast.Pass: lambda interpreter, node: True,
+}
+_EXPRESSIONS = {
+    ast.Constant: lambda interpreter, node: node.value,
+    ast.Name: _Interpreter._name,
+    ast.JoinedStr: _Interpreter._joined,
+    ast.List: _Interpreter._sequence,
+    ast.Tuple: _Interpreter._sequence,
+    ast.IfExp: _Interpreter._choice,
+    ast.BoolOp: _Interpreter._boolean,
+    ast.UnaryOp: _Interpreter._not,
+    ast.Compare: _Interpreter._compare,
+    ast.BinOp: _Interpreter._concatenation,
+    ast.ListComp: _Interpreter._comprehension,
+}
