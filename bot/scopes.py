@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Protocol
 
 from bot import registry
@@ -27,31 +24,39 @@ class ScopeWalk(Protocol):
     def rank(self, scope: str) -> tuple[int, str]: ...
 
 
-# The walk the skiplist commands follow instead of the seed's, while a checkout's own tests judge.
-# A context variable rather than a parameter threaded through explain, lint and every proposal
-# step: they all ask the functions below, so one `with following(walk)` at the command's edge
-# makes each of them follow the checkout, and nothing can mix the two walks within one command.
-_FOLLOWED: ContextVar[ScopeWalk | None] = ContextVar("followed_walk", default=None)
+class BotWalk:
+    """The bot's own walk (the seed's, docs/skiplists.md) as a `ScopeWalk`, for code that asks a walk object."""
+
+    name = "bot"
+    describe = "the bot's own (docs/skiplists.md)"
+
+    @property
+    def known(self) -> tuple[str, ...]:
+        return _seed_scopes()
+
+    def skip(self, cell: Cell) -> list[str]:
+        return _seed_skip_scopes(cell)
+
+    def exactness(self, cell: Cell) -> list[str] | None:
+        return _seed_exactness_scopes(cell)
+
+    def gate(self, cell: Cell) -> list[str]:
+        return []
+
+    def rank(self, scope: str) -> tuple[int, str]:
+        return walk_rank(scope)
 
 
-@contextmanager
-def following(walk: ScopeWalk | None) -> Iterator[None]:
-    """Within the block, the scope functions below follow `walk` (None: the seed's walk, as for the zoo)."""
-    token = _FOLLOWED.set(walk)
-    try:
-        yield
-    finally:
-        _FOLLOWED.reset(token)
+BOT_WALK = BotWalk()
 
 
-def followed() -> ScopeWalk | None:
-    """The walk followed now; None for the seed's own."""
-    return _FOLLOWED.get()
+def walk_of(walk: ScopeWalk | None) -> ScopeWalk:
+    """The walk that applies: `walk`, else the bot's own (None stands for it everywhere else)."""
+    return BOT_WALK if walk is None else walk
 
 
-def describe_followed(cell: Cell | None = None) -> str:
-    """Which walk is followed now (for `cell`, when the walk differs per cell), in one phrase: none guesses."""
-    walk = _FOLLOWED.get()
+def describe_walk(walk: ScopeWalk | None, cell: Cell | None = None) -> str:
+    """Which walk `walk` is (for `cell`, when the walk differs per cell), in one phrase: none guesses."""
     if walk is None:
         return "the bot's own (docs/skiplists.md)"
     per_cell = getattr(walk, "describe_for", None)  # a recorded walk: the record, or its fallback
@@ -82,22 +87,20 @@ def _walk(cell: Cell, backend: str | None) -> list[str]:
     return export_scopes(generate=cell.generate, dynamic=cell.dynamic, backend=backend, static_cache=cell.static_cache)
 
 
-def skip_scopes(cell: Cell) -> list[str]:
-    """Scopes whose entries skip `cell`, in the order the first match is reported.
+def skip_scopes(cell: Cell, walk: ScopeWalk | None = None) -> list[str]:
+    """Scopes whose entries skip `cell` under `walk` (None: the seed's), in the order the first match is reported.
 
     ExecuTorch cells walk `executorch` and then their target (the seed's
     `any(_should_skip(..., backend=scope) for scope in ("executorch", backend))`).
     """
-    walk = _FOLLOWED.get()
     return walk.skip(cell) if walk is not None else _seed_skip_scopes(cell)
 
 
-def gate_scopes(cell: Cell) -> list[str]:
+def gate_scopes(cell: Cell, walk: ScopeWalk | None = None) -> list[str]:
     """Scopes whose entries gate only part of `cell` (its generate drive: the export still runs), in walk order.
 
     The seed has none; a checkout's module may (upstream's `generate.runtime…`).
     """
-    walk = _FOLLOWED.get()
     return walk.gate(cell) if walk is not None else []
 
 
@@ -110,7 +113,7 @@ def _seed_skip_scopes(cell: Cell) -> list[str]:
     return _walk(cell, cell.backend)
 
 
-def exactness_scopes(cell: Cell) -> list[str] | None:
+def exactness_scopes(cell: Cell, walk: ScopeWalk | None = None) -> list[str] | None:
     """Scopes whose entries drop the eager comparison of `cell`; None when the cell never compares values.
 
     Follows the seed's quirks exactly: forward torch.export calls `_should_skip_exactness`
@@ -118,7 +121,6 @@ def exactness_scopes(cell: Cell) -> list[str] | None:
     OpenVINO pass their backend; generate ONNX/OpenVINO compare output names only and
     ExecuTorch compares output counts only, so no exactness scope concerns them.
     """
-    walk = _FOLLOWED.get()
     return walk.exactness(cell) if walk is not None else _seed_exactness_scopes(cell)
 
 
@@ -144,9 +146,8 @@ def onnx_optimize_scopes(cell: Cell) -> list[str] | None:
     return ["all"] + (["dynamic"] if cell.dynamic else [])
 
 
-def known_scopes() -> tuple[str, ...]:
-    """Every scope the followed walk can reach (the seed's by default), broad to specific."""
-    walk = _FOLLOWED.get()
+def known_scopes(walk: ScopeWalk | None = None) -> tuple[str, ...]:
+    """Every scope `walk` can reach (None: the seed's), broad to specific."""
     return walk.known if walk is not None else _seed_scopes()
 
 
@@ -175,9 +176,8 @@ def _variants(prefix: str | None) -> list[str]:
     return [prefix] + [f"{prefix}.{v}" for v in ("generate", "dynamic", "static", "static-cache")]
 
 
-def walk_rank(scope: str) -> tuple[int, str]:
-    """Sort key that places a scope where it falls in the walk (unknown scopes last)."""
-    walk = _FOLLOWED.get()
+def walk_rank(scope: str, walk: ScopeWalk | None = None) -> tuple[int, str]:
+    """Sort key that places a scope where it falls in `walk` (None: the seed's; unknown scopes last)."""
     if walk is not None:
         return walk.rank(scope)
     order = _seed_scopes()

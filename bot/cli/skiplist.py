@@ -30,12 +30,11 @@ def lint(paths: tuple[Path, ...], strict: bool, source: str | None, recorded_wal
     recorded it (`--recorded-walk`), and as its text reads.
     """
     from bot.jobs.skiplist import lint_files
-    from bot.scopes import following
     from bot.settings import load_settings
 
     settings = load_settings()
-    with following(_walk(source or settings.source, recorded_walk)):
-        results = lint_files(paths or (resolve_skiplists(None, settings),))
+    walk = _walk(source or settings.source, recorded_walk)
+    results = lint_files(paths or (resolve_skiplists(None, settings),), walk)
     for result in results:
         for finding in result.findings:
             click.echo(str(finding))
@@ -67,14 +66,13 @@ def explain(
     """
     from bot.cells import Cell, placed
     from bot.errors import BotError
-    from bot.scopes import following
     from bot.settings import load_settings
     from bot.skiplist.explain import render_explanation
-    from bot.skiplist.model import load_skiplists
+    from bot.skiplist.model import read_skiplists
 
     settings = load_settings()
     cells = [Cell.parse(cell_id) for cell_id in cell_ids]
-    skiplists = load_skiplists(resolve_skiplists(skiplists_dir, settings))
+    loaded = read_skiplists(resolve_skiplists(skiplists_dir, settings))
     walk = _walk(source or settings.source, recorded_walk)
     unplaced = [cell for cell in cells if not placed(cell)]
     if walk is None and unplaced:  # the bot's walk has no scope for it: say so rather than guess
@@ -83,12 +81,12 @@ def explain(
             f"{unplaced[0].id}: the bot's own walk has no scope for {what}; "
             "pass --source transformers-tests:PATH, whose export module's own walk can tell"
         )
-    with following(walk):
-        explanations = [skiplists.explain(cell) for cell in cells]
-        if as_json:
-            click.echo(json.dumps([e.to_json() for e in explanations], indent=2, ensure_ascii=False))
-            return
-        click.echo("\n\n".join(render_explanation(e, skiplists) for e in explanations))
+    skiplists = loaded.with_walk(walk).skiplists
+    explanations = [skiplists.explain(cell) for cell in cells]
+    if as_json:
+        click.echo(json.dumps([e.to_json() for e in explanations], indent=2, ensure_ascii=False))
+        return
+    click.echo("\n\n".join(render_explanation(e, skiplists) for e in explanations))
 
 
 def _walk(source: str | None, recorded: tuple[Path, ...]):

@@ -186,7 +186,7 @@ def _propose(report: Report, head, loaded: LoadedSkiplists, source: str | None, 
     except BotError as exc:
         echo(f"no skiplist proposal: {exc}")
         return None
-    return propose(report, head.results, loaded.following(walk))
+    return propose(report, head.results, loaded.with_walk(walk))
 
 
 def _write(report: Report, patch: str, outputs: ReportOutputs) -> tuple[tuple[Path, ...], str]:

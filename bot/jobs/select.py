@@ -33,14 +33,12 @@ def select_job(
     """
     from bot.jobs.inputs import read_durations
     from bot.run.shard import assign_shards, shard_count
-    from bot.scopes import following
     from bot.select.changes import resolve
     from bot.select.request import parse_request
 
     request = parse_request(request_json)
     base_sha, head_sha = resolve(repo, base), resolve(repo, head)
-    with following(_walk(settings)):
-        cells, described = _cells(request, repo, base_sha, head_sha, settings)
+    cells, described = _cells(request, repo, base_sha, head_sha, settings)
     due = _sweep_due(repo, base_sha, head_sha, settings, pin_file) if request.uses_git else ()
     times = read_durations(durations) if durations else None
     # Sized by the selection's cost: a one-model PR gets one shard, `full` as many as its budget needs.
@@ -99,7 +97,7 @@ def _cells(request, repo: Path, base_sha: str, head_sha: str, settings: Settings
     from bot.select import select_cells
 
     if request.uses_git:
-        selection = select_cells(repo, base_sha, head_sha, settings)
+        selection = select_cells(repo, base_sha, head_sha, settings, walk=_walk(settings))
         if settings.backends:
             # The repository gates on some backends only ([tool.export-bot] backends).
             from bot.cells import SHAPES, kept_by

@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import BotError
+from bot.scopes import ScopeWalk
 
 
-def lint_files(paths: Iterable[Path]) -> list:
-    """One `LintResult` per file (a folder stands for its *.toml); a file that cannot be read is an error finding."""
+def lint_files(paths: Iterable[Path], walk: ScopeWalk | None = None) -> list:
+    """One `LintResult` per file (a folder stands for its *.toml), each read once and checked against `walk`
+    (None: the bot's own); a file that cannot be read is an error finding."""
     from bot.files import NotText, read_text
     from bot.models.index import installed_index
     from bot.skiplist.lint import ERROR, Finding, LintResult, lint_text
@@ -25,7 +27,7 @@ def lint_files(paths: Iterable[Path]) -> list:
             reason = exc.strerror if isinstance(exc, OSError) else str(exc).partition(": ")[2]
             results.append(LintResult(str(path), (Finding(str(path), 1, 1, ERROR, f"cannot read: {reason}"),)))
             continue
-        results.append(lint_text(text, str(path), known_classes=classes))
+        results.append(lint_text(text, str(path), known_classes=classes, walk=walk))
     return results
 
 

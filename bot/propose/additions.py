@@ -10,7 +10,7 @@ from bot.diff.proposal import ADD, ProposedEdit, Uncoverable
 from bot.outcomes import CellResult, Status
 from bot.propose.minimize import minimal_scopes
 from bot.propose.reasons import draft_reason, representative, same_as_reason, signature
-from bot.scopes import exactness_scopes, skip_scopes, walk_rank
+from bot.scopes import ScopeWalk, walk_of
 from bot.skiplist.model import EXPORT_SKIPS, Skiplists
 
 Run = Mapping[Cell, CellResult]
@@ -52,7 +52,7 @@ def addition_edits(
         found, lost = _cover_class(model_class, must, rows[model_class], skiplists)
         drafts += found
         uncoverable += lost
-    return _write_reasons(drafts, causes or {}), uncoverable
+    return _write_reasons(drafts, causes or {}, walk_of(skiplists.walk)), uncoverable
 
 
 def _cover_class(model_class: str, must: list[Cell], row: Run, skiplists: Skiplists):
@@ -62,33 +62,36 @@ def _cover_class(model_class: str, must: list[Cell], row: Run, skiplists: Skipli
     running without the comparison (`onnx.exactness`) than skipped, so that a real export
     break still shows. Where no exactness scope can take such a cell alone, it is skipped.
     """
+    walk = walk_of(skiplists.walk)
     unknown = _unrun(model_class, row)
     forbid = [c for c, r in row.items() if r.status.passing or skiplists.explain(c).skipped]
-    compared = _compared(row, skiplists)
-    exact_only = _exact_only(must, row, compared)
+    compared = _compared(row, skiplists, walk)
+    exact_only = _exact_only(must, row, compared, walk)
     broken = [c for c in must if c not in exact_only]
-    skips = minimal_scopes(broken, forbid, unknown=unknown)  # drifting cells may be swallowed: don't care
-    left = [c for c in exact_only if not any(s in skip_scopes(c) for s in skips.scopes)]
-    exact = minimal_scopes(left, compared, unknown=unknown, walk=exactness_scopes)
+    skips = minimal_scopes(
+        broken, forbid, unknown=unknown, walk=walk.skip, rank=walk.rank
+    )  # drifting cells may be swallowed: don't care
+    left = [c for c in exact_only if not any(s in walk.skip(c) for s in skips.scopes)]
+    exact = minimal_scopes(left, compared, unknown=unknown, walk=walk.exactness, rank=walk.rank)
     drafts = [
         (scope, model_class, [row[c] for c in cover.cells(scope)]) for cover in (skips, exact) for scope in cover.scopes
     ]
-    return drafts, [_uncoverable(cell, forbid) for cell in skips.uncoverable]
+    return drafts, [_uncoverable(cell, forbid, walk) for cell in skips.uncoverable]
 
 
-def _compared(row: Run, skiplists: Skiplists) -> list[Cell]:
+def _compared(row: Run, skiplists: Skiplists, walk: ScopeWalk) -> list[Cell]:
     """Cells a new exactness scope must leave alone: those that passed the comparison, or an exactness entry takes."""
     return [
         c
         for c, r in row.items()
-        if exactness_scopes(c) is not None and (r.status is Status.PASSED or skiplists.explain(c).exactness_scope)
+        if walk.exactness(c) is not None and (r.status is Status.PASSED or skiplists.explain(c).exactness_scope)
     ]
 
 
-def _exact_only(must: list[Cell], row: Run, compared: list[Cell]) -> set[Cell]:
+def _exact_only(must: list[Cell], row: Run, compared: list[Cell], walk: ScopeWalk) -> set[Cell]:
     """The failing cells that only miss the comparison and that exactness scopes can take without a compared cell."""
-    drift = [c for c in must if row[c].stage == "compare" and exactness_scopes(c) is not None]
-    return set(drift) - set(minimal_scopes(drift, compared, walk=exactness_scopes).uncoverable)
+    drift = [c for c in must if row[c].stage == "compare" and walk.exactness(c) is not None]
+    return set(drift) - set(minimal_scopes(drift, compared, walk=walk.exactness, rank=walk.rank).uncoverable)
 
 
 def _unrun(model_class: str, row: Run) -> list[Cell]:
@@ -99,19 +102,21 @@ def _unrun(model_class: str, row: Run) -> list[Cell]:
     return [c for c in full if c not in row]
 
 
-def _uncoverable(cell: Cell, forbid: list[Cell]) -> Uncoverable:
-    finest = skip_scopes(cell)[-1]
-    return Uncoverable(cell.id, finest, tuple(c.id for c in sorted(forbid) if finest in skip_scopes(c)))
+def _uncoverable(cell: Cell, forbid: list[Cell], walk: ScopeWalk) -> Uncoverable:
+    finest = walk.skip(cell)[-1]
+    return Uncoverable(cell.id, finest, tuple(c.id for c in sorted(forbid) if finest in walk.skip(c)))
 
 
-def _write_reasons(drafts: list[tuple[str, str, list[CellResult]]], causes: Mapping[str, Group]) -> list[ProposedEdit]:
+def _write_reasons(
+    drafts: list[tuple[str, str, list[CellResult]]], causes: Mapping[str, Group], walk: ScopeWalk
+) -> list[ProposedEdit]:
     """The first class of each cause gets the full draft, the others `Same … as` it.
 
     A cause is the report's failure group of the entry's representative cell, across scopes;
     without one (a report from before groups), the (scope, error signature) pair.
     """
     chains: dict[tuple, list[tuple[str, str, list[CellResult]]]] = {}
-    for scope, model_class, evidence in sorted(drafts, key=lambda d: (walk_rank(d[0]), d[1])):
+    for scope, model_class, evidence in sorted(drafts, key=lambda d: (walk.rank(d[0]), d[1])):
         first = representative(evidence)
         group = causes.get(first.cell.id)
         key = ("group", group.stage, group.signature) if group is not None else (scope, signature(first))

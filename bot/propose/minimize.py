@@ -35,23 +35,24 @@ def minimal_scopes(
     unknown: Iterable[Cell] = (),
     walk: Walk = skip_scopes,
     allowed: Callable[[str], bool] | None = None,
+    rank: Callable[[str], tuple[int, str]] = walk_rank,
 ) -> Cover:
     """The fewest scopes covering every `must` cell and no `forbid` cell.
 
     A scope covers a cell iff it is in `walk(cell)`. Cells in neither set (still failing,
     not run) may be covered. Ties go to the cover that reaches fewer `unknown` cells (cells
     that did not run, so a proposal does not guess about them), then to broader scopes (earlier
-    in the walk). A `must` cell every candidate scope of which also covers a `forbid` cell
+    in the walk, by `rank`). A `must` cell every candidate scope of which also covers a `forbid` cell
     cannot be addressed alone by the walk: it is left out and returned as uncoverable, because
     skipping a passing cell is never proposed.
     """
     must = sorted(set(must))
     candidates = _candidates(must, set(forbid), walk, allowed)
-    key = _tie_keys(candidates, set(unknown), walk)
+    key = _tie_keys(candidates, set(unknown), walk, rank)
     candidates = _drop_dominated(candidates, key)
     coverable = frozenset().union(*candidates.values()) if candidates else frozenset()
     chosen = _exact_cover(coverable, candidates, key)
-    ordered = tuple(sorted(chosen, key=walk_rank))
+    ordered = tuple(sorted(chosen, key=rank))
     return Cover(
         scopes=ordered,
         covered=tuple((scope, tuple(sorted(candidates[scope]))) for scope in ordered),
@@ -73,11 +74,11 @@ def _candidates(
     return candidates
 
 
-def _tie_keys(candidates: dict[str, frozenset[Cell]], unknown: set[Cell], walk: Walk) -> dict[str, tuple]:
+def _tie_keys(
+    candidates: dict[str, frozenset[Cell]], unknown: set[Cell], walk: Walk, rank: Callable[[str], tuple[int, str]]
+) -> dict[str, tuple]:
     """Each candidate's tie-break: how many `unknown` cells it reaches, then its place in the walk (broader first)."""
-    return {
-        scope: (sum(1 for cell in unknown if scope in (walk(cell) or ())), walk_rank(scope)) for scope in candidates
-    }
+    return {scope: (sum(1 for cell in unknown if scope in (walk(cell) or ())), rank(scope)) for scope in candidates}
 
 
 def _drop_dominated(candidates: dict[str, frozenset[Cell]], key: dict) -> dict[str, frozenset[Cell]]:

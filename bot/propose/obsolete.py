@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from bot.cells import Cell
 from bot.diff.proposal import NARROW, REMOVE, ProposedEdit
 from bot.outcomes import RAN_NOTHING, CellResult, Status
 from bot.propose.minimize import Walk, minimal_scopes, template_coverage, within
-from bot.scopes import exactness_scopes, known_scopes, skip_scopes, walk_rank
+from bot.scopes import ScopeWalk, walk_of
 from bot.skiplist.model import Entry, Skiplist
 
 log = logging.getLogger(__name__)
@@ -21,9 +21,9 @@ def is_exactness_scope(scope: str) -> bool:
     return scope == "exactness" or scope.endswith(".exactness")
 
 
-def walk_for(scope: str) -> Walk:
-    """Skip entries follow the skip walk; `.exactness` entries the exactness walk."""
-    return exactness_scopes if is_exactness_scope(scope) else skip_scopes
+def walk_for(scope: str, walk: ScopeWalk | None = None) -> Walk:
+    """Skip entries follow the skip walk of `walk` (None: the bot's); `.exactness` entries its exactness walk."""
+    return walk_of(walk).exactness if is_exactness_scope(scope) else walk_of(walk).skip
 
 
 def evidence(result: CellResult | None, exactness: bool) -> bool | None:
@@ -62,7 +62,9 @@ def pass_streak(cell: Cell, runs: Sequence[Run], exactness: bool) -> int | None:
     return streak if seen else None
 
 
-def obsolete_edits(skiplist: Skiplist, runs: Sequence[Run], min_passes: int) -> Iterator[ProposedEdit]:
+def obsolete_edits(
+    skiplist: Skiplist, runs: Sequence[Run], min_passes: int, walk: ScopeWalk | None = None
+) -> Iterator[ProposedEdit]:
     """Remove entries whose every observed cell passed `min_passes` times in a row; narrow partial ones."""
     if not runs:
         return
@@ -71,23 +73,26 @@ def obsolete_edits(skiplist: Skiplist, runs: Sequence[Run], min_passes: int) -> 
         for cell in run:
             by_class.setdefault(cell.model_class, set()).add(cell)
     listed = {(e.scope, e.model_class) for e in skiplist.entries()}
+    scope_walk = walk_of(walk)
     for entry in skiplist.entries():
-        if entry.scope not in known_scopes():
+        if entry.scope not in scope_walk.known:
             continue  # an open-ended scope the walk does not reach: no cell can vouch for it
-        edit = _judge(entry, by_class.get(entry.model_class, set()), runs, min_passes, listed)
+        edit = _judge(entry, by_class.get(entry.model_class, set()), runs, min_passes, listed, scope_walk)
         if edit is not None:
             yield edit
 
 
-def _judge(entry: Entry, cells: set[Cell], runs: Sequence[Run], k: int, listed: set) -> ProposedEdit | None:
-    walk = walk_for(entry.scope)
+def _judge(
+    entry: Entry, cells: set[Cell], runs: Sequence[Run], k: int, listed: set, scope_walk: ScopeWalk
+) -> ProposedEdit | None:
+    walk = walk_for(entry.scope, scope_walk)
     passed, still = _by_streak(entry.scope, cells, runs, k, walk)
     if not passed:
         return None
     ids = tuple(c.id for c in passed)
     if not still:
         return ProposedEdit(REMOVE, entry.file, entry.scope, entry.model_class, evidence=ids)
-    scopes = _narrower(entry.scope, still, passed, walk)
+    scopes = _narrower(entry.scope, still, passed, walk, scope_walk.rank)
     if entry.scope in scopes or _same_cells(scopes, entry.scope, walk):
         log.info(
             "%s in %s: %d cells pass, but no narrower scope keeps the failing ones",
@@ -96,7 +101,7 @@ def _judge(entry: Entry, cells: set[Cell], runs: Sequence[Run], k: int, listed: 
             len(passed),
         )
         return None
-    new_scopes = tuple(sorted((s for s in scopes if (s, entry.model_class) not in listed), key=walk_rank))
+    new_scopes = tuple(sorted((s for s in scopes if (s, entry.model_class) not in listed), key=scope_walk.rank))
     if not new_scopes:
         # Every narrower scope already lists the class: this broad entry only repeats them.
         return ProposedEdit(REMOVE, entry.file, entry.scope, entry.model_class, evidence=ids)
@@ -120,10 +125,12 @@ def _by_streak(scope: str, cells: set[Cell], runs: Sequence[Run], k: int, walk: 
     return [c for c in observed if streaks[c] >= k], [c for c in observed if streaks[c] < k]
 
 
-def _narrower(scope: str, still: list[Cell], passed: list[Cell], walk: Walk) -> set[str]:
+def _narrower(
+    scope: str, still: list[Cell], passed: list[Cell], walk: Walk, rank: Callable[[str], tuple[int, str]]
+) -> set[str]:
     """Scopes within `scope` that keep the still-failing cells skipped and leave as few passing ones as they can."""
     allowed = within(scope, walk)
-    cover = minimal_scopes(still, passed, walk=walk, allowed=allowed)
+    cover = minimal_scopes(still, passed, walk=walk, allowed=allowed, rank=rank)
     scopes = set(cover.scopes)
     # A still-failing cell no narrower scope can take alone keeps the finest scope that holds it:
     # narrowing may leave a passing cell skipped, never unskip a failing one.

@@ -19,7 +19,7 @@ from bot.outcomes import CellResult, Status
 from bot.propose.additions import addition_edits
 from bot.propose.obsolete import Run, obsolete_edits
 from bot.propose.texts import Texts
-from bot.scopes import describe_followed, following
+from bot.scopes import ScopeWalk, describe_walk
 from bot.skiplist.document import SkiplistDocument
 from bot.skiplist.model import LoadedSkiplists
 
@@ -43,12 +43,6 @@ def propose(
     single run (no history) decides alone, as on a PR's `/export-check probe`. With history, an
     entry is removed only when its cells passed in `min_passes` consecutive runs (docs/proposals.md, for main).
     """
-    # The scope functions the edit steps ask read the walk in force; it is the loaded one, never the caller's.
-    with following(loaded.walk):
-        return _propose(report, head, loaded, history, min_passes)
-
-
-def _propose(report: Report, head: Run, loaded: LoadedSkiplists, history: Sequence[Run], min_passes: int) -> Proposal:
     # A cell whose test module did not import says nothing about its export: a setup problem to
     # fix in the checkout, never a skip (docs/proposals.md).
     failures = [
@@ -62,9 +56,9 @@ def _propose(report: Report, head: Run, loaded: LoadedSkiplists, history: Sequen
     added, uncoverable = addition_edits(head, failures, skiplists, causes)
     runs = [*history, head]
     k = max(1, min_passes) if history else 1
-    obsolete = list(obsolete_edits(skiplists.skips, runs, k))
+    obsolete = list(obsolete_edits(skiplists.skips, runs, k, skiplists.walk))
     edits = tuple(obsolete + added)
-    files = render(edits, loaded.texts)
+    files = render(edits, loaded.texts, skiplists.walk)
     return Proposal(
         entries=edits,
         patch=unified_patch(files, loaded.folder.name),
@@ -72,7 +66,7 @@ def _propose(report: Report, head: Run, loaded: LoadedSkiplists, history: Sequen
         uncoverable=tuple(uncoverable),
         min_passes=k,
         runs=len(runs),
-        walk=describe_followed(),
+        walk=describe_walk(skiplists.walk),
     )
 
 
@@ -105,14 +99,15 @@ def results_from_report(report: Report) -> dict[Cell, CellResult]:
     return results
 
 
-def render(edits: Sequence[ProposedEdit], texts: Texts) -> dict[str, tuple[str, str]]:
-    """File name → (old text, new text) for every file the edits change, via the style-preserving editor."""
+def render(edits: Sequence[ProposedEdit], texts: Texts, walk: ScopeWalk | None = None) -> dict[str, tuple[str, str]]:
+    """File name → (old text, new text) for every file the edits change, via the style-preserving editor;
+    a new scope table goes where it falls in `walk` (None: the bot's own)."""
     documents: dict[str, tuple[str, SkiplistDocument]] = {}
     for run in _runs(edits):
         file = run[0].file
         if file not in documents:
             old = texts.get(file, "")
-            documents[file] = (old, SkiplistDocument.parse(old, file))
+            documents[file] = (old, SkiplistDocument.parse(old, file, walk))
         if run[0].action == ADD:
             # One re-read for a run of additions: each edit re-reading the file made a proposal of
             # thousands of cells quadratic (a full sweep's JUnit took minutes).

@@ -15,16 +15,7 @@ from functools import cached_property
 
 from bot.cells import Cell
 from bot.outcomes import CellResult
-from bot.scopes import (
-    ScopeWalk,
-    describe_followed,
-    exactness_scopes,
-    following,
-    gate_scopes,
-    known_scopes,
-    skip_scopes,
-    walk_rank,
-)
+from bot.scopes import ScopeWalk, describe_walk, exactness_scopes, gate_scopes, known_scopes, skip_scopes, walk_rank
 
 WALK, GATE_WALK = "walk", "walk_gate"  # the testcase properties bot/run/junit.py writes
 
@@ -39,8 +30,7 @@ class RecordedWalk:
 
     @property
     def describe(self) -> str:
-        with following(self.fallback):
-            fallback = describe_followed()
+        fallback = describe_walk(self.fallback)
         return (
             f"the checkout's own, as the run recorded it for {len(self.records):,} cells "
             f"(bot/run/observed_walk.py); any other cell: {fallback}"
@@ -50,30 +40,24 @@ class RecordedWalk:
         """Which walk this cell follows: its own record, or the fallback."""
         if cell in self.records:
             return "the checkout's own, as the run recorded it for this cell (bot/run/observed_walk.py)"
-        with following(self.fallback):
-            return f"{describe_followed()} (the run recorded no walk for this cell)"
-
-    def _followed(self, ask, cell: Cell):
-        with following(self.fallback):
-            return ask(cell)
+        return f"{describe_walk(self.fallback)} (the run recorded no walk for this cell)"
 
     def skip(self, cell: Cell) -> list[str]:
         record = self.records.get(cell)
-        return list(record[0]) if record else self._followed(skip_scopes, cell)
+        return list(record[0]) if record else skip_scopes(cell, self.fallback)
 
     def gate(self, cell: Cell) -> list[str]:
         record = self.records.get(cell)
-        return list(record[1]) if record else self._followed(gate_scopes, cell)
+        return list(record[1]) if record else gate_scopes(cell, self.fallback)
 
     def exactness(self, cell: Cell) -> list[str] | None:
         if cell in self.records:
             return None  # the checkout's test compares as it compares: no exactness scope of the bot's
-        return self._followed(exactness_scopes, cell)
+        return exactness_scopes(cell, self.fallback)
 
     @cached_property
     def _fallback_known(self) -> tuple[str, ...]:
-        with following(self.fallback):
-            return known_scopes()
+        return known_scopes(self.fallback)
 
     @cached_property
     def known(self) -> tuple[str, ...]:
@@ -82,8 +66,7 @@ class RecordedWalk:
 
     def rank(self, scope: str) -> tuple[int, str]:
         if scope in self._fallback_known:
-            with following(self.fallback):
-                return walk_rank(scope)
+            return walk_rank(scope, self.fallback)
         order = self.known
         return (order.index(scope), "") if scope in order else (len(order), scope)
 

@@ -7,6 +7,7 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
+from bot.scopes import ScopeWalk
 from bot.select import changes as git
 from bot.select.catalog import Catalog, load_catalog
 from bot.select.rules import classify, decide, model_type_of
@@ -32,8 +33,12 @@ def select_cells(
     settings: Settings | None = None,
     catalog: Catalog | None = None,
     models_dir: str = MODELS_DIR,
+    walk: ScopeWalk | None = None,
 ) -> Selection:
-    """The cells a pull request from `base` to `head` must run, with the reason for each model class."""
+    """The cells a pull request from `base` to `head` must run, with the reason for each model class.
+
+    `walk` maps a changed skiplist entry to cells: the checkout's own scope walk, None for the bot's.
+    """
     settings = settings or Settings()
     catalog = catalog or load_catalog(settings)
     changed = git.changed_files(repo, base, head)
@@ -48,7 +53,7 @@ def select_cells(
     base_tree = tree_at(repo, base, models_dir) if gone else ModelTree({})
 
     entries, notes = _skiplist_changes(repo, base, head, changed, kinds)
-    selection = decide(changed, head_tree, base_tree, settings, catalog, entries, notes, models_dir)
+    selection = decide(changed, head_tree, base_tree, settings, catalog, entries, notes, models_dir, walk)
     hunks = git.changed_lines(repo, base, head)
     return replace(selection, changed_lines={path: tuple(ranges) for path, ranges in hunks.items()})
 

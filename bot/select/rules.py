@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from bot import registry
 from bot.cells import Cell, cells_for
+from bot.scopes import ScopeWalk
 from bot.select.catalog import Catalog
 from bot.select.changes import Change
 from bot.select.selection import KINDS, Reason, Selection
@@ -71,8 +72,12 @@ def decide(
     skiplist_changes: Sequence[EntryChange] = (),
     notes: Sequence[str] = (),
     models_dir: str = MODELS_DIR,
+    walk: ScopeWalk | None = None,
 ) -> Selection:
-    """Apply the rules; every decision is recorded as a Reason, every file no rule concerns as ignored."""
+    """Apply the rules; every decision is recorded as a Reason, every file no rule concerns as ignored.
+
+    `walk` maps a changed skiplist entry to the cells it covers: the checkout's own, None for the bot's.
+    """
     reasons = _Reasons()
     notes = list(notes) + list(catalog.notes)
     changed, shared, ignored = _sort_paths(changes, settings, models_dir)
@@ -82,7 +87,7 @@ def decide(
         detail = shared[0] + (f" and {len(shared) - 1} more shared files" if len(shared) > 1 else "")
         for model_class in catalog.core:
             reasons.add(model_class, Reason("core", detail))
-    partial = _skiplist_reasons(skiplist_changes, catalog, reasons, notes)
+    partial = _skiplist_reasons(skiplist_changes, catalog, reasons, notes, walk)
     selected: set[Cell] = set()
     for model_class, rs in reasons.items():
         if any(r.kind != "skiplist" for r in rs):
@@ -150,11 +155,13 @@ def _related_types(changed, head: ModelTree, settings: Settings, reasons: _Reaso
     return descendants
 
 
-def _skiplist_reasons(skiplist_changes, catalog: Catalog, reasons: _Reasons, notes: list[str]) -> dict[str, set[Cell]]:
+def _skiplist_reasons(
+    skiplist_changes, catalog: Catalog, reasons: _Reasons, notes: list[str], walk: ScopeWalk | None
+) -> dict[str, set[Cell]]:
     """A changed skiplist entry selects only the cells its scope covers: class → those cells."""
     partial: dict[str, set[Cell]] = {}
     for entry in skiplist_changes:
-        cells = covered_cells(entry, catalog.is_generative)
+        cells = covered_cells(entry, catalog.is_generative, walk)
         if not cells:
             notes.append(f"{entry.describe}: the scope covers no cell")
             continue

@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 
 from bot import toml as tomllib
 from bot.cells import Cell, cells_for
-from bot.scopes import exactness_scopes, onnx_optimize_scopes, skip_scopes
+from bot.scopes import ScopeWalk, exactness_scopes, onnx_optimize_scopes, skip_scopes
 from bot.skiplist.model import ONNX_DISABLE_OPTIMIZE, SkiplistError, scopes_from_toml
 
 
@@ -49,12 +49,14 @@ def entry_changes(name: str, base_text: str | None, head_text: str | None) -> li
     ]
 
 
-def covered_cells(change: EntryChange, generative: Callable[[str], bool]) -> list[Cell]:
-    """The cells whose walk consults the entry's scope: skip and exactness walks, or the ONNX optimize toggle."""
+def covered_cells(change: EntryChange, generative: Callable[[str], bool], walk: ScopeWalk | None = None) -> list[Cell]:
+    """The cells whose walk (`walk`; None: the bot's) consults the entry's scope: skip and exactness walks,
+    or the ONNX optimize toggle."""
     toggle = PurePosixPath(change.file).name == ONNX_DISABLE_OPTIMIZE
     covered = []
     for cell in cells_for(change.model_class, generative=generative(change.model_class)):
-        walks = (onnx_optimize_scopes(cell) or []) if toggle else skip_scopes(cell) + (exactness_scopes(cell) or [])
+        walked = skip_scopes(cell, walk) + (exactness_scopes(cell, walk) or [])
+        walks = (onnx_optimize_scopes(cell) or []) if toggle else walked
         if change.scope in walks:
             covered.append(cell)
     return covered

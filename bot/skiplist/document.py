@@ -19,7 +19,7 @@ import tomlkit
 from bot import registry
 from bot import toml as tomllib
 from bot.files import read_text, write_bytes
-from bot.scopes import walk_rank
+from bot.scopes import ScopeWalk, walk_rank
 from bot.skiplist.layout import EntrySpan, Layout, TableSpan, scan
 from bot.skiplist.model import SkiplistError, referenced_class, retarget_reference, scopes_from_toml
 
@@ -79,8 +79,9 @@ def describe_scope(scope: str) -> str:
 class SkiplistDocument:
     """One skiplist file as text, with edits that touch only the lines of the entries they change."""
 
-    def __init__(self, text: str, name: str) -> None:
+    def __init__(self, text: str, name: str, walk: ScopeWalk | None = None) -> None:
         self.name = name
+        self._walk = walk  # places a new table where it falls in the walk that applies (None: the bot's own)
         self._text, self._scopes, self._layout = text, *_read(text, name)
 
     @classmethod
@@ -89,8 +90,8 @@ class SkiplistDocument:
         return cls(read_text(path), str(path))
 
     @classmethod
-    def parse(cls, text: str, name: str) -> SkiplistDocument:
-        return cls(text, name)
+    def parse(cls, text: str, name: str, walk: ScopeWalk | None = None) -> SkiplistDocument:
+        return cls(text, name, walk)
 
     def text(self) -> str:
         return self._text
@@ -235,8 +236,8 @@ class SkiplistDocument:
 
     def _insert_table(self, scope: str) -> None:
         """A new `[scope]` table before the first table that comes later in the walk, else at the end."""
-        rank = walk_rank(scope)
-        later = next((t for t in self._layout.tables if walk_rank(t.scope) > rank), None)
+        rank = walk_rank(scope, self._walk)
+        later = next((t for t in self._layout.tables if walk_rank(t.scope, self._walk) > rank), None)
         block = [f"# {describe_scope(scope)}", format_header(scope)]
         if later is not None:
             self._splice(later.comments_start, later.comments_start, [*block, ""])

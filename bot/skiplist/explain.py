@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from bot.scopes import describe_followed, exactness_scopes, followed, gate_scopes, onnx_optimize_scopes, skip_scopes
+from bot.scopes import describe_walk, exactness_scopes, gate_scopes, onnx_optimize_scopes, skip_scopes
 from bot.skiplist.model import Explanation, Skiplists
 
 
 def render_explanation(explanation: Explanation, skiplists: Skiplists) -> str:
-    cell = explanation.cell
-    lines = [cell.id, f"  walk: {describe_followed(cell)}", f"  skip scopes walked: {' → '.join(skip_scopes(cell))}"]
-    gates = gate_scopes(cell)
+    """The explanation as `skiplist explain` prints it, in the scopes of the skiplists' walk."""
+    cell, walk = explanation.cell, skiplists.walk
+    lines = [
+        cell.id,
+        f"  walk: {describe_walk(walk, cell)}",
+        f"  skip scopes walked: {' → '.join(skip_scopes(cell, walk))}",
+    ]
+    gates = gate_scopes(cell, walk)
     if gates:
         lines.append(f"  gate scopes walked (the export runs; they gate only the generate drive): {' → '.join(gates)}")
     if explanation.skipped:
@@ -28,8 +33,8 @@ def render_explanation(explanation: Explanation, skiplists: Skiplists) -> str:
         )
         lines += _referenced(skiplists, explanation.gate_scope, explanation.gate_reason)
     else:
-        lines.append(f"  runs: no skiplist entry applies; {_comparison(cell)}")
-    walked = exactness_scopes(cell)
+        lines.append(f"  runs: no skiplist entry applies; {_comparison(cell, walk is None)}")
+    walked = exactness_scopes(cell, walk)
     if walked is not None:
         lines.append(f"  exactness scopes walked: {' → '.join(walked)}")
     if onnx_optimize_scopes(cell) is not None:
@@ -45,7 +50,7 @@ def render_explanation(explanation: Explanation, skiplists: Skiplists) -> str:
         lines.append(
             f"  static cache: the runner also skips this cell as unsupported by the environment when "
             f"`{cell.model_class}._can_compile_fullgraph` is False (checked at run time, not in a skiplist)"
-            + ("; `static-cache` scopes apply only to this variant" if followed() is None else "")
+            + ("; `static-cache` scopes apply only to this variant" if walk is None else "")
         )
     return "\n".join(lines)
 
@@ -57,8 +62,8 @@ def _referenced(skiplists: Skiplists, scope: str | None, reason: str | None) -> 
     return [f"    `{entry.model_class}` in `{entry.scope}`: {entry.reason}"]
 
 
-def _comparison(cell) -> str:
-    if followed() is not None:
+def _comparison(cell, seed_walk: bool) -> str:
+    if not seed_walk:
         return "the checkout's own test decides how it compares with eager"
     if cell.backend == "executorch":
         return "compares output counts with eager"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from bot.cells import BACKENDS, TARGETS, cells_for
-from bot.scopes import ScopeWalk, exactness_scopes, followed, known_scopes, onnx_optimize_scopes, skip_scopes, walk_rank
+from bot.scopes import ScopeWalk, exactness_scopes, known_scopes, onnx_optimize_scopes, skip_scopes, walk_rank
 from bot.skiplist.layout import EntrySpan, LayoutError, TableSpan, check_syntax, scan
 from bot.skiplist.model import EXPORT_SKIPS, ONNX_DISABLE_OPTIMIZE, referenced_class
 
@@ -60,9 +60,17 @@ def is_toggle_file(name: str) -> bool:
 
 
 def lint_text(
-    text: str, name: str, *, known_classes: Collection[str] | None = None, toggles: bool | None = None
+    text: str,
+    name: str,
+    *,
+    known_classes: Collection[str] | None = None,
+    toggles: bool | None = None,
+    walk: ScopeWalk | None = None,
 ) -> LintResult:
-    """Every finding for one file. `known_classes=None` skips the installed-Transformers check."""
+    """Every finding for one file, its scopes checked against `walk` (None: the bot's own).
+
+    `known_classes=None` skips the installed-Transformers check.
+    """
     toggles = is_toggle_file(name) if toggles is None else toggles
     try:
         layout = scan(text)
@@ -106,7 +114,7 @@ def lint_text(
         error = check_syntax(text)
         if error:
             report(error.line, error.column, ERROR, f"TOML syntax error: {error.message}")
-    _warnings(scopes, headers, toggles, known_classes, report)
+    _warnings(scopes, headers, toggles, known_classes, walk, report)
     findings.sort(key=lambda f: (f.line, f.column))
     return LintResult(name, tuple(findings), sum(len(e) for e in scopes.values()), len(scopes))
 
@@ -137,23 +145,15 @@ def _entries(table: TableSpan, report, *, names: bool = False) -> dict[str, Entr
     return entries
 
 
-def _warnings(scopes, headers, toggles: bool, known_classes, report) -> None:
-    walk = followed()
+def _warnings(scopes, headers, toggles: bool, known_classes, walk: ScopeWalk | None, report) -> None:
     known = _toggle_coverage() if toggles else _coverage(walk)
     for scope, line in headers.items():
         if scope not in known:
-            where = (
-                "the ONNX optimize toggle walks only `all` and `dynamic`"
-                if toggles
-                else f"the walk of {walk.name.removeprefix('checkout:')} never visits it"
-                if walk is not None
-                else "no cell's walk reaches it"
-            )
-            report(line, 2, WARNING, f"unknown scope `{scope}`: {where}; check the spelling")
+            report(line, 2, WARNING, f"unknown scope `{scope}`: {_unreached(toggles, walk)}; check the spelling")
     in_file = {c for entries in scopes.values() for c in entries}
     for scope, entries in scopes.items():
         for model_class, entry in entries.items():
-            broader = _covering_scope(scope, model_class, scopes, known)
+            broader = _covering_scope(scope, model_class, scopes, known, walk)
             if broader:
                 report(
                     entry.line,
@@ -162,25 +162,37 @@ def _warnings(scopes, headers, toggles: bool, known_classes, report) -> None:
                     f"`{model_class}` in `{scope}` is redundant: "
                     f"`{broader}` (line {scopes[broader][model_class].line}) already covers all its cells",
                 )
-            target = referenced_class(entry.value) if isinstance(entry.value, str) else None
-            if target and target not in in_file:
-                report(
-                    entry.line,
-                    entry.value_column,
-                    WARNING,
-                    f"the reason of `{model_class}` refers to "
-                    f"`{target}`, which is in no scope of this file; inline its explanation",
-                )
-            if known_classes is not None and model_class not in known_classes:
-                report(
-                    entry.line,
-                    entry.key_column,
-                    WARNING,
-                    f"`{model_class}` is not a model class of the installed Transformers (no modeling module exports it)",
-                )
+            _reference_and_class_warnings(model_class, entry, in_file, known_classes, report)
 
 
-def _covering_scope(scope: str, model_class: str, scopes, coverage) -> str | None:
+def _unreached(toggles: bool, walk: ScopeWalk | None) -> str:
+    if toggles:
+        return "the ONNX optimize toggle walks only `all` and `dynamic`"
+    if walk is not None:
+        return f"the walk of {walk.name.removeprefix('checkout:')} never visits it"
+    return "no cell's walk reaches it"
+
+
+def _reference_and_class_warnings(model_class: str, entry: EntrySpan, in_file, known_classes, report) -> None:
+    target = referenced_class(entry.value) if isinstance(entry.value, str) else None
+    if target and target not in in_file:
+        report(
+            entry.line,
+            entry.value_column,
+            WARNING,
+            f"the reason of `{model_class}` refers to "
+            f"`{target}`, which is in no scope of this file; inline its explanation",
+        )
+    if known_classes is not None and model_class not in known_classes:
+        report(
+            entry.line,
+            entry.key_column,
+            WARNING,
+            f"`{model_class}` is not a model class of the installed Transformers (no modeling module exports it)",
+        )
+
+
+def _covering_scope(scope: str, model_class: str, scopes, coverage, walk: ScopeWalk | None) -> str | None:
     if scope not in coverage:
         return None
     cells = coverage[scope]
@@ -190,7 +202,7 @@ def _covering_scope(scope: str, model_class: str, scopes, coverage) -> str | Non
         if _is_exactness(other) and not _is_exactness(scope):
             continue  # an exactness entry never skips, so it covers no skip entry
         wider = coverage[other]
-        if cells <= wider and (cells != wider or walk_rank(other) < walk_rank(scope)):
+        if cells <= wider and (cells != wider or walk_rank(other, walk) < walk_rank(scope, walk)):
             return other
     return None
 
@@ -207,11 +219,11 @@ def _all_cells():
 def _coverage(walk: ScopeWalk | None) -> dict[str, frozenset]:
     """scope → the cells (of a class with every path) whose skip or exactness walk reaches it.
 
-    `walk` is the walk followed (bot/scopes.py) and keys the cache: the checkout's, or None for the seed's.
+    `walk` is the walk that applies (bot/scopes.py) and keys the cache: the checkout's, or None for the seed's.
     """
-    covered: dict[str, set] = {scope: set() for scope in known_scopes()}
+    covered: dict[str, set] = {scope: set() for scope in known_scopes(walk)}
     for cell in _all_cells():
-        for scope in [*skip_scopes(cell), *(exactness_scopes(cell) or ())]:
+        for scope in [*skip_scopes(cell, walk), *(exactness_scopes(cell, walk) or ())]:
             covered.setdefault(scope, set()).add(cell)
     return {scope: frozenset(cells) for scope, cells in covered.items()}
 

@@ -121,21 +121,22 @@ class Explanation:
 
 @dataclass(frozen=True)
 class Skiplists:
-    """The skip file and the optimize toggle together, as the runner consults them."""
+    """The skip file and the optimize toggle together, as the runner consults them, by the scope walk that applies."""
 
     skips: Skiplist
     disable_optimize: Skiplist
+    walk: ScopeWalk | None = None  # a checkout's own walk (recorded, or read from its module); None: the bot's
 
     def skipped(self, cell: Cell) -> bool:
         """`explain(cell).skipped` without the rest: a skip scope of the cell's walk lists its class."""
-        return self.skips.first_match(cell.model_class, skip_scopes(cell)) is not None
+        return self.skips.first_match(cell.model_class, skip_scopes(cell, self.walk)) is not None
 
     def explain(self, cell: Cell) -> Explanation:
-        skip = self.skips.first_match(cell.model_class, skip_scopes(cell))
-        exact = self.skips.first_match(cell.model_class, exactness_scopes(cell))
+        skip = self.skips.first_match(cell.model_class, skip_scopes(cell, self.walk))
+        exact = self.skips.first_match(cell.model_class, exactness_scopes(cell, self.walk))
         toggles = onnx_optimize_scopes(cell)
         toggle = self.disable_optimize.first_match(cell.model_class, toggles)
-        gate = None if skip else self.skips.first_match(cell.model_class, gate_scopes(cell))
+        gate = None if skip else self.skips.first_match(cell.model_class, gate_scopes(cell, self.walk))
         return Explanation(
             cell,
             scope=skip and skip[0],
@@ -206,8 +207,8 @@ def read_texts(folder: Path | str) -> dict[str, str]:
     return {name: read_text(folder / name) for name in FILES if (folder / name).is_file()}
 
 
-def parse_texts(texts: Texts, folder: Path | str = "skiplists") -> Skiplists:
-    """The skiplists the texts hold, as a folder's files read; a missing file is empty."""
+def parse_texts(texts: Texts, folder: Path | str = "skiplists", walk: ScopeWalk | None = None) -> Skiplists:
+    """The skiplists the texts hold, as a folder's files read, judged by `walk`; a missing file is empty."""
     loaded = []
     for name in FILES:
         where = Path(folder) / name
@@ -216,7 +217,7 @@ def parse_texts(texts: Texts, folder: Path | str = "skiplists") -> Skiplists:
         except tomllib.TOMLDecodeError as exc:
             raise SkiplistError(f"{where}: {exc}; run `export-bot skiplist lint {where}` for details") from exc
         loaded.append(Skiplist(name, scopes_from_toml(data, str(where))))
-    return Skiplists(*loaded)
+    return Skiplists(*loaded, walk)
 
 
 def load_skiplists(directory: Path | str) -> Skiplists:
@@ -228,21 +229,24 @@ def load_skiplists(directory: Path | str) -> Skiplists:
 class LoadedSkiplists:
     """A command's skiplists, read once at its edge and passed to every stage that needs them.
 
-    The diff and the runner judge by `skiplists`, the proposal edits `texts`, and `walk` is the
-    scope walk that applies: a checkout's own (recorded or read from its module), None for the bot's.
+    The diff and the runner judge by `skiplists` (the entries, and the scope walk that applies:
+    a checkout's own, recorded or read from its module, else the bot's); the proposal edits `texts`.
     """
 
     folder: Path
     texts: Texts
     skiplists: Skiplists
-    walk: ScopeWalk | None = None
 
-    def following(self, walk: ScopeWalk | None) -> LoadedSkiplists:
+    @property
+    def walk(self) -> ScopeWalk | None:
+        return self.skiplists.walk
+
+    def with_walk(self, walk: ScopeWalk | None) -> LoadedSkiplists:
         """The same files under another walk (known only once the run's results are read)."""
-        return replace(self, walk=walk)
+        return replace(self, skiplists=replace(self.skiplists, walk=walk))
 
 
 def read_skiplists(folder: Path | str, walk: ScopeWalk | None = None) -> LoadedSkiplists:
-    """The folder's files read and parsed, once."""
+    """The folder's files read and parsed, once, judged by `walk` (None: the bot's own)."""
     texts = read_texts(folder)
-    return LoadedSkiplists(Path(folder), texts, parse_texts(texts, folder), walk)
+    return LoadedSkiplists(Path(folder), texts, parse_texts(texts, folder, walk))

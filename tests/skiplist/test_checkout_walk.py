@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from bot.cells import Cell
 from bot.cli import main
 from bot.diff.model import write_report
-from bot.scopes import exactness_scopes, following, known_scopes, skip_scopes
+from bot.scopes import BOT_WALK, exactness_scopes, known_scopes, skip_scopes
 from bot.skiplist.checkout_walk import WalkUnreadable, read_walk
 from tests.propose.helpers import outcomes, propose_at, report, row, skiplists_dir
 
@@ -105,13 +105,14 @@ def test_upstreams_newest_walk_is_read_with_its_exactness_twins_and_new_axis(tmp
     assert walk.skip(forward) == skip_scopes(forward)
 
 
-def test_the_scope_functions_follow_the_checkout_only_inside_the_block(next_version):
+def test_the_scope_functions_follow_the_walk_they_are_given_and_the_seeds_without_one(next_version):
     cell = Cell.parse("BertModel::test_onnx_export_dynamic")
     seed = (skip_scopes(cell), exactness_scopes(cell), known_scopes())
-    with following(read_walk(next_version)):
-        assert skip_scopes(cell) == ["onnx", "onnx.dynamic"] and exactness_scopes(cell) is None
-        assert "all" not in known_scopes()
+    walk = read_walk(next_version)
+    assert skip_scopes(cell, walk) == ["onnx", "onnx.dynamic"] and exactness_scopes(cell, walk) is None
+    assert "all" not in known_scopes(walk)
     assert (skip_scopes(cell), exactness_scopes(cell), known_scopes()) == seed
+    assert seed == (skip_scopes(cell, BOT_WALK), exactness_scopes(cell, BOT_WALK), known_scopes(BOT_WALK))
 
 
 @pytest.mark.parametrize(
