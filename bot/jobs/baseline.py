@@ -10,7 +10,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bot.errors import BotError
+from bot.files import append_text, check_inputs, write_files
+from bot.results import ResultSet, read_results
+from bot.results.baseline import Segment, at, chain, flips, fold, measured, regressions, sweep_due, utc
+from bot.results.baseline_json import dumps, read_state
 from bot.settings import Settings
+from bot.skiplist.model import load_skiplists
 
 _SHA = re.compile(r"[0-9a-f]{40}")
 
@@ -40,8 +45,6 @@ def _sha(value: str, option: str) -> str:
 
 
 def _when(text: str, option: str) -> str:
-    from bot.results.baseline import utc
-
     try:
         return utc(text)
     except ValueError:
@@ -85,10 +88,6 @@ def merge_job(
     nothing): said in a line, and folded as nothing. Folding makes that safe: a state left out here
     is still folded by the next merge, which reads the newest three.
     """
-    from bot.files import check_inputs, write_files
-    from bot.results.baseline import fold
-    from bot.results.baseline_json import dumps, read_state
-
     run = _checked(run, bool(junit))
     if measurement_out is not None and run.commit is None:
         raise BotError("--measurement needs --commit: there is no measurement to write")
@@ -111,9 +110,6 @@ def merge_job(
 
 def _measure(run: Run, junit: Sequence[Path], rerun: Sequence[Path]):
     """This run's results as a measurement (a push or sweep records its segment, a bisect step none), and what to say."""
-    from bot.results import ResultSet, read_results
-    from bot.results.baseline import Segment, measured
-
     results = read_results(list(junit)) if junit else ResultSet()
     again = read_results(list(rerun)) if rerun else None
     segment = None if run.source == "bisect" else Segment(run.parent, run.commits or (run.commit,), run.run_id)
@@ -137,10 +133,6 @@ def _measure(run: Run, junit: Sequence[Path], rerun: Sequence[Path]):
 
 def show_job(state_path: Path, skiplists_dir: Path, settings: Settings, *, when: str, as_json: bool) -> list[str]:
     """The state in figures: chain, cells, old cells, flaky cells, regressions and whether a sweep is due."""
-    from bot.results.baseline import at, chain, flips, regressions, sweep_due
-    from bot.results.baseline_json import read_state
-    from bot.skiplist.model import load_skiplists
-
     when = _when(when, "--now")
     state = read_state(state_path)
     skiplists = load_skiplists(skiplists_dir)
@@ -192,10 +184,6 @@ def _show_lines(document: dict, settings: Settings) -> list[str]:
 
 def due_job(state_path: Path, settings: Settings, *, when: str, github_output: Path | None) -> list[str]:
     """The reasons a full sweep is due (none: not due); `sweep=true|false` for the workflow."""
-    from bot.files import append_text
-    from bot.results.baseline import sweep_due
-    from bot.results.baseline_json import read_state
-
     when = _when(when, "--now")
     if not state_path.exists():
         # `github baseline` found none (found=false) and wrote nothing: the first sweep is due.

@@ -17,9 +17,12 @@ from pathlib import Path
 
 import bot
 from bot.errors import BotError
+from bot.files import make_parent, read_text, write_text
 from bot.jobs import bisect_plan
 from bot.results.baseline import fold, measured, regressions
 from bot.results.baseline_json import dumps, loads
+from bot.results.merge import read_results
+from bot.skiplist.model import load_skiplists
 
 log = logging.getLogger(__name__)
 _SHA = re.compile(r"[0-9a-f]{40}")
@@ -59,9 +62,6 @@ class _Session:
 
 def bisect(given: BisectInputs, *, clock: Callable[[], float] = time.monotonic) -> BisectOutcome:
     """Run steps until every range has its culprit, is undecided, or the budget is spent; write the state once."""
-    from bot.files import read_text, write_text
-    from bot.skiplist.model import load_skiplists
-
     _check(given)
     # Absolute: git runs in --repo (`-C`) and the step in the checkout, and a relative `-w…` would
     # otherwise resolve against each differently, or read as an option.
@@ -93,15 +93,12 @@ def _check(given: BisectInputs) -> None:
         raise BotError("--max-steps and --max-minutes must be 0 or more")
     if not given.repo.is_dir() or not _git(given.repo, "rev-parse", "--git-dir", quiet=True):
         raise BotError(f"--repo {given.repo}: not a git checkout; pass a clone of the repository with main's history")
-    from bot.files import make_parent
 
     make_parent(given.out)  # an --out that cannot be written is said now, not after an hour of steps
 
 
 def _run_step(given: BisectInputs, session: _Session, step: bisect_plan.Step, seconds: float) -> None:
     """Check the commit out in its own worktree, run the cells there, fold what they gave into the state."""
-    from bot.results.merge import read_results
-
     session.steps += 1
     session.tried.update((step.commit, cell) for cell in step.cells)
     if not _SHA.fullmatch(step.commit):  # the state's reader checks every SHA: this is the last guard before git

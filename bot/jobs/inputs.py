@@ -5,22 +5,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from bot.diff.compare import MainHistory
+from bot.diff.model import MAX_BYTES, BaselineAge
 from bot.errors import BotError
-from bot.results import ResultSet
-
-if TYPE_CHECKING:
-    from bot.diff.compare import MainHistory
+from bot.files import read_text
+from bot.results import ResultSet, baseline, baseline_json, read_results
+from bot.results.baseline import fold, newest
+from bot.results.baseline_json import STATE_FILE, durations, read_state
+from bot.run.shard import read_durations as junit_durations
 
 
 def read_junit(paths: Sequence[Path], expect_shards: int | None = None) -> ResultSet:
     """JUnit files or folders; a base given as main's state (a folder holding baseline.json, which
     `github baseline` writes) reads as each cell's newest result on main (docs/baseline.md)."""
-    from bot.results import read_results
-    from bot.results.baseline import fold, newest
-    from bot.results.baseline_json import STATE_FILE, read_state
-
     paths = list(paths)
     # exists(), not is_file(): a baseline.json that is a FIFO or a folder is refused by the reader,
     # never passed over for "no base" (which would judge every cell as new).
@@ -32,9 +30,6 @@ def read_junit(paths: Sequence[Path], expect_shards: int | None = None) -> Resul
 def read_durations(path: Path) -> dict[str, float]:
     """Seconds per cell id for shard balancing (`--durations`, EXPORT_BOT_DURATIONS): main's baseline.json
     (the file, or a folder holding it: each cell's newest measured duration), else an earlier run's JUnit."""
-    from bot.results.baseline_json import STATE_FILE, durations, read_state
-    from bot.run.shard import read_durations as junit_durations
-
     path = Path(path)
     if path.is_dir() and _present(path / STATE_FILE):
         return durations(read_state(path / STATE_FILE))
@@ -69,11 +64,6 @@ def read_main_baseline(
     path: Path, merge_base: str | None, *, now: str, stale_days: float, flaky_window: int
 ) -> tuple[ResultSet, MainHistory]:
     """Each cell's base result at the merge base, and what main's history says beyond it (docs/diff.md)."""
-    from bot.diff.compare import MainHistory
-    from bot.diff.model import MAX_BYTES, BaselineAge
-    from bot.files import read_text
-    from bot.results import baseline, baseline_json
-
     # The file itself, not read_state: a folder in its place is an error here, never an empty state.
     state = baseline_json.loads(read_text(path, limit=MAX_BYTES), where=str(path))
     base, age = baseline.at(state, merge_base, now=now, stale_days=stale_days)

@@ -7,6 +7,18 @@ import json
 import logging
 from pathlib import Path
 
+from bot.cells import SHAPES, kept_by
+from bot.errors import BotError
+from bot.files import append_text
+from bot.jobs.inputs import read_durations
+from bot.jobs.skiplist import walk_for_source
+from bot.models.index import installed_index
+from bot.run.shard import assign_shards, shard_count
+from bot.select import select_cells, write_selection
+from bot.select.catalog import load_catalog
+from bot.select.changes import changed_files, read_files, resolve
+from bot.select.due import sweep_reasons
+from bot.select.request import parse_request, request_cells
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -31,11 +43,6 @@ def select_job(
     On a push to main, `full_sweep_due` says why every cell must be re-measured: a shared path or
     a skiplist changed, or the caller workflow `pin_file` pins another export-bot (docs/workflows.md).
     """
-    from bot.jobs.inputs import read_durations
-    from bot.run.shard import assign_shards, shard_count
-    from bot.select.changes import resolve
-    from bot.select.request import parse_request
-
     request = parse_request(request_json)
     base_sha, head_sha = resolve(repo, base), resolve(repo, head)
     cells, described = _cells(request, repo, base_sha, head_sha, settings)
@@ -70,9 +77,6 @@ def _walk(settings: Settings):
     select no cell. A walk the bot cannot read falls back to its own, said in the log: a selection
     that refused would leave the PR without its required status.
     """
-    from bot.errors import BotError
-    from bot.jobs.skiplist import walk_for_source
-
     try:
         return walk_for_source(settings.source)
     except BotError as exc:
@@ -81,9 +85,6 @@ def _walk(settings: Settings):
 
 
 def _sweep_due(repo: Path, base_sha: str, head_sha: str, settings: Settings, pin_file: str | None) -> tuple[str, ...]:
-    from bot.select.changes import changed_files, read_files
-    from bot.select.due import sweep_reasons
-
     paths = [p for change in changed_files(repo, base_sha, head_sha) for p in change.paths]
     pins = {}
     if pin_file and pin_file in paths:
@@ -94,21 +95,13 @@ def _sweep_due(repo: Path, base_sha: str, head_sha: str, settings: Settings, pin
 
 def _cells(request, repo: Path, base_sha: str, head_sha: str, settings: Settings):
     """The cells and how they were chosen: the git diff's rules, or the cells a request names."""
-    from bot.select import select_cells
-
     if request.uses_git:
         selection = select_cells(repo, base_sha, head_sha, settings, walk=_walk(settings))
         if settings.backends:
             # The repository gates on some backends only ([tool.export-bot] backends).
-            from bot.cells import SHAPES, kept_by
-
             kept = tuple(c for c in selection.cells if kept_by(c, settings.backends, SHAPES))
             selection = dataclasses.replace(selection, cells=kept)
         return list(selection.cells), selection.to_json()
-    from bot.models.index import installed_index
-    from bot.select.catalog import load_catalog
-    from bot.select.request import request_cells
-
     cells = request_cells(request, load_catalog(settings), installed_index())
     described = {
         "summary": f"{len(cells)} cells named by `/export-check {request.kind}`",
@@ -119,9 +112,6 @@ def _cells(request, repo: Path, base_sha: str, head_sha: str, settings: Settings
 
 
 def _write(document: dict, cells, json_out: Path | None, github_output: Path | None) -> None:
-    from bot.files import append_text
-    from bot.select import write_selection
-
     if json_out:
         write_selection(json_out, cells, **{k: v for k, v in document.items() if k != "cells"})
     if github_output:

@@ -6,17 +6,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot import toml
 from bot.errors import BotError
+from bot.files import NotText, read_text
+from bot.models.index import installed_index
+from bot.results import read_results
+from bot.results.recorded_walk import recorded_walk
 from bot.scopes import ScopeWalk
+from bot.skiplist.checkout_walk import read_walk
+from bot.skiplist.document import SkiplistDocument
+from bot.skiplist.importer import ImportedTable, read_skip_dict, read_tables, table_comments, to_toml
+from bot.skiplist.lint import ERROR, Finding, LintResult, lint_text
 
 
 def lint_files(paths: Iterable[Path], walk: ScopeWalk | None = None) -> list:
     """One `LintResult` per file (a folder stands for its *.toml), each read once and checked against `walk`
     (None: the bot's own); a file that cannot be read is an error finding."""
-    from bot.files import NotText, read_text
-    from bot.models.index import installed_index
-    from bot.skiplist.lint import ERROR, Finding, LintResult, lint_text
-
     files = _toml_files(paths)
     classes = installed_index().classes or None  # no Transformers installed: skip that check
     results = []
@@ -52,9 +57,6 @@ def import_file(file: Path, name: str) -> tuple[str, int, int]:
     The importer refuses what the TOML could not hold (a duplicate key, a non-string) at its
     line in `file`, so the generated text is checked under the file's name before anything is written.
     """
-    from bot.files import read_text
-    from bot.skiplist.importer import ImportedTable, read_skip_dict, table_comments, to_toml
-
     source = read_text(file)
     table = ImportedTable(name, 0, tuple(read_skip_dict(source, name, str(file))), table_comments(source, name))
     text = to_toml(table.scopes, table.comments)
@@ -64,9 +66,6 @@ def import_file(file: Path, name: str) -> tuple[str, int, int]:
 
 def _check(text: str, table, where: str) -> None:
     """Parse the generated text back: a table of reasons as a skiplist document, one of names as plain TOML."""
-    from bot import toml
-    from bot.skiplist.document import SkiplistDocument
-
     if all(isinstance(value, str) for scope in table.scopes for _, value in scope.entries):
         SkiplistDocument.parse(text, where)
     elif toml.loads(text) != {s.name: {c: _plain(v) for c, v in s.entries} for s in table.scopes}:
@@ -87,9 +86,6 @@ def import_tables(file: Path) -> ImportedTables:
 
     Exit 2 (a BotError) only when no table could be converted; the others are named with why.
     """
-    from bot.files import read_text
-    from bot.skiplist.importer import read_tables, to_toml
-
     found = read_tables(read_text(file), str(file))
     texts, entries = {}, {}
     for table in found.tables:
@@ -115,8 +111,6 @@ def walk_for_source(spec: str | None):
     whose cells the bot's rules judge. A checkout that holds the module gets its own walk, read from
     it; a BotError saying what to do when that walk cannot be read, never a guess.
     """
-    from bot.skiplist.checkout_walk import read_walk
-
     kind, sep, where = (spec or "").partition(":")
     if kind != "transformers-tests" or not sep:
         return None
@@ -135,8 +129,6 @@ def followed_walk(spec: str | None, recorded=None, *, where: str = "--recorded-w
     with neither, a BotError says what to do. Results that recorded nothing are refused when they
     were asked for by name (`where`), since following them would silently fall back.
     """
-    from bot.results.recorded_walk import recorded_walk
-
     try:
         walk, unreadable = walk_for_source(spec), None
     except BotError as exc:
@@ -156,8 +148,6 @@ def followed_walk(spec: str | None, recorded=None, *, where: str = "--recorded-w
 
 def recorded_results(paths):
     """The cell results of JUnit files or folders, for `--recorded-walk`; a BotError when they cannot be read."""
-    from bot.results import read_results
-
     results = read_results(list(paths))
     if results.problems:
         raise BotError(f"{results.problems[0]} (--recorded-walk); pass the JUnit files a run wrote")
