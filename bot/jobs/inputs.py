@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from bot.diff.compare import MainHistory
@@ -67,14 +67,7 @@ def read_main_baseline(
     # The file itself, not read_state: a folder in its place is an error here, never an empty state.
     state = baseline_json.loads(read_text(path, limit=MAX_BYTES), where=str(path))
     base, age = baseline.at(state, merge_base, now=now, stale_days=stale_days)
-    told = BaselineAge(
-        newest=age.newest,
-        behind=age.behind,
-        old_cells=age.old_cells,
-        stale_days=stale_days,
-        merge_base=merge_base,
-        merge_base_known=age.merge_base_known,
-        flaky_window=flaky_window,
-    )
+    # The reader's age, with what the PR was judged at beside it.
+    told = BaselineAge(**asdict(age), stale_days=stale_days, merge_base=merge_base, flaky_window=flaky_window)
     history = MainHistory(baseline.newest_said(state), baseline.flips(state, flaky_window), told)
     return replace(base, files=(str(path),)), history
