@@ -1,7 +1,7 @@
 """The proposal: edits from a report's results (and probe history), the skiplist texts they produce, the patch.
 
-Pure: skiplist texts in (`{file name: text}`, bot/propose/texts.py), new texts and a patch out.
-Reading and writing the files is the caller's edge.
+Pure: the command's loaded skiplists in (texts `{file name: text}` and their walk, bot/skiplist/model.py),
+new texts and a patch out. Reading and writing the files is the caller's edge.
 """
 
 from __future__ import annotations
