@@ -13,10 +13,10 @@ from bot.files import make_parent, write_text
 from bot.jobs.inputs import read_durations
 from bot.models.sources import get_source
 from bot.results import read_results
+from bot.run import session
 from bot.run.plan import RunPlan
 from bot.run.planning import build_plan
 from bot.run.selection import split_names
-from bot.run.session import COMPLETED, SessionOptions, run_session
 from bot.select.selection_file import read_selection
 from bot.settings import Settings
 from bot.setup_problems import headline, nothing_built, setup_causes
@@ -46,8 +46,8 @@ def run_plan(plan: RunPlan, junit: Path, workers: int | str) -> None:
         return
     make_parent(junit)  # the log and the JUnit go beside each other, in a folder that may not exist yet
     log = junit.with_name(junit.stem + ".pytest.log")
-    code = run_session(plan, SessionOptions(junit=junit, workers=workers, log=log))
-    if code not in COMPLETED or not junit.exists():
+    code = session.run_session(plan, session.SessionOptions(junit=junit, workers=workers, log=log))
+    if code not in session.COMPLETED or not junit.exists():
         raise RunIncomplete(f"the run did not complete (pytest exit status {code}); {junit} may be partial")
 
 
