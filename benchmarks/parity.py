@@ -227,9 +227,11 @@ def table(upstream: Side, bot: Side, workers: int) -> str:
 def select_cells(checkout: Path, models: str, backends: str, shapes: str) -> list[str]:
     sys.path.insert(0, str(ROOT))
     from bot.models.sources import get_source
-    from bot.run.selection import Selection, select_from_source, split_names
+    from bot.run.selection import CellRequest, select_from_source, split_names
 
-    selection = Selection(models=split_names([models]), backends=split_names([backends]), shapes=split_names([shapes]))
+    selection = CellRequest(
+        models=split_names([models]), backends=split_names([backends]), shapes=split_names([shapes])
+    )
     return [cell.id for cell in select_from_source(selection, get_source(f"transformers-tests:{checkout}"))]
 
 

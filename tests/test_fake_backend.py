@@ -14,7 +14,7 @@ from bot.cli import main
 from bot.diff.model import Report
 from bot.publish.command import help_text
 from bot.report import render_comment, render_summary
-from bot.site import Run, build_data
+from bot.site import NightlyReport, build_data
 from tests.conftest import SKIPLISTS
 from tests.results.factory import Case, junit
 from tests.run.plugin_helpers import run_cells
@@ -93,7 +93,7 @@ def test_the_job_summarys_grid_has_its_columns(report):
 
 
 def test_the_dashboard_data_has_its_label_and_colour(report):
-    data = build_data([Run(report, "r")])
+    data = build_data([NightlyReport(report, "r")])
     assert data["backends"][-1] == "fakert" and data["colours"]["fakert"] == FAKERT.colour
     assert [(column["name"], column["abbr"]) for column in data["columns"]] == [
         ("test_fakert_export_static", "fk"),

@@ -33,7 +33,7 @@ from bot.run.shard import ShardError, parse_shard
 from bot.select.request import parse_request
 from bot.select.selection_file import read_selection, read_selection_document, write_selection
 from bot.settings import SCHEMA, Settings, load_settings
-from bot.site import Run, build_data
+from bot.site import NightlyReport, build_data
 from bot.skiplist.document import SkiplistDocument
 from bot.skiplist.importer import ImportedScope, to_toml
 from bot.skiplist.model import load_skiplists
@@ -414,7 +414,7 @@ def test_report_hostile_strings_never_reach_the_markdown(count, pool, run_url, l
     assert len(comment) <= limit
     assert_inert(comment, marker=comment.startswith("<!-- export-bot:conformance -->"))
     assert_inert(render_summary(report))
-    page = build_data([Run(report, "report.json")])
+    page = build_data([NightlyReport(report, "report.json")])
     assert page["runs"][0]["url"] is None or page["runs"][0]["url"].startswith("https://")
 
 

@@ -1,4 +1,8 @@
-"""`export-bot baseline merge|show|due`: main's per-commit baseline state (docs/baseline.md)."""
+"""`export-bot baseline merge|show|due`: main's per-commit baseline state (docs/baseline.md).
+
+One concept, four stages, four `baseline.py`: results (the state and how it is read), publish (its
+artifacts on GitHub), jobs (the merge, show and due jobs) and cli (their options). This is the command line's.
+"""
 
 from __future__ import annotations
 
@@ -58,10 +62,10 @@ def baseline() -> None:
 @handle_errors
 def merge(states, junit, rerun, commit, parent, commits, source, run_id, time, full, due, out, measurement_out) -> None:
     """Fold the states with this run's results (the measurement) into one state; written whole or not at all."""
-    from bot.jobs.baseline import Run, merge_job
+    from bot.jobs.baseline import MeasuredRun, merge_job
     from bot.settings import load_settings
 
-    run = Run(commit, parent, commits, source, run_id, time, full, tuple(due))
+    run = MeasuredRun(commit, parent, commits, source, run_id, time, full, tuple(due))
     _echo(merge_job(states, junit, rerun, run, out=out, measurement_out=measurement_out, settings=load_settings()))
 
 

@@ -1,5 +1,8 @@
 """Failures grouped by cause: (stage, normalized error signature), each with its culprit line, repro and hint.
 
+The same groups as bot/report/groups.py, seen from the diff stage: this module forms them, that one
+describes their cells in the comment.
+
 Pure functions over the reader's results. The diff step groups because it still holds the
 tracebacks (`CellResult.details`); report.json keeps only message excerpts per cell, so the
 groups travel in the report whole (docs/reports.md).

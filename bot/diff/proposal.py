@@ -1,5 +1,8 @@
 """The proposal slot of report.json, typed: skiplist edits and uncoverable cells, checked field by field when read.
 
+The same concept as bot/propose/proposal.py, seen from the report: that module computes a proposal,
+this one is its type and its checked JSON.
+
 bot/propose computes a `Proposal`; the report carries it (bot/diff/model.py), so the type lives
 beside the report's schema. report.json is written by code a pull request controls, so
 `Proposal.from_json` accepts only known actions, the bot's own skiplist file names and bounded

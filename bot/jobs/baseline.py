@@ -1,4 +1,8 @@
-"""The baseline jobs (docs/baseline.md): fold a run into main's state, show the state, say whether a full sweep is due."""
+"""The baseline jobs (docs/baseline.md): fold a run into main's state, show the state, say whether a full sweep is due.
+
+One concept, four stages, four `baseline.py`: results (the state and how it is read), publish (its
+artifacts on GitHub), jobs (the merge, show and due jobs) and cli (their options). This is the jobs'.
+"""
 
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ _SHA = re.compile(r"[0-9a-f]{40}")
 
 
 @dataclass(frozen=True)
-class Run:
+class MeasuredRun:
     """What `baseline merge` says about the run whose results it folds in (all None: only states are folded)."""
 
     commit: str | None = None
@@ -51,7 +55,7 @@ def _when(text: str, option: str) -> str:
         raise BotError(f"{option} {text!r}: expected an ISO 8601 time such as 2026-12-02T07:14:10Z") from None
 
 
-def _checked(run: Run, has_junit: bool) -> Run:
+def _checked(run: MeasuredRun, has_junit: bool) -> MeasuredRun:
     """The run's options checked together; each problem is one line naming the option."""
     if run.commit is None:
         given = [
@@ -69,14 +73,14 @@ def _checked(run: Run, has_junit: bool) -> Run:
     if run.commits and run.commits[-1] != run.commit:
         raise BotError("--commits must end with --commit (the push's commits, oldest first)")
     time = _when(run.time or now(), "--time")
-    return Run(run.commit, run.parent, run.commits, run.source, run.run_id, time, run.full, run.due)
+    return MeasuredRun(run.commit, run.parent, run.commits, run.source, run.run_id, time, run.full, run.due)
 
 
 def merge_job(
     states: Sequence[Path],
     junit: Sequence[Path],
     rerun: Sequence[Path],
-    run: Run,
+    run: MeasuredRun,
     *,
     out: Path,
     measurement_out: Path | None,
@@ -108,7 +112,7 @@ def merge_job(
     return lines
 
 
-def _measure(run: Run, junit: Sequence[Path], rerun: Sequence[Path]):
+def _measure(run: MeasuredRun, junit: Sequence[Path], rerun: Sequence[Path]):
     """This run's results as a measurement (a push or sweep records its segment, a bisect step none), and what to say."""
     results = read_results(list(junit)) if junit else ResultSet()
     again = read_results(list(rerun)) if rerun else None

@@ -14,7 +14,7 @@ from bot.skiplist.model import Entry, Skiplist
 
 log = logging.getLogger(__name__)
 
-Run = Mapping[Cell, CellResult]
+SweepResults = Mapping[Cell, CellResult]
 
 
 def is_exactness_scope(scope: str) -> bool:
@@ -44,7 +44,7 @@ def evidence(result: CellResult | None, exactness: bool) -> bool | None:
     return False if result.status.failing else None
 
 
-def pass_streak(cell: Cell, runs: Sequence[Run], exactness: bool) -> int | None:
+def pass_streak(cell: Cell, runs: Sequence[SweepResults], exactness: bool) -> int | None:
     """Consecutive passes of `cell`, newest run first; runs without a result for it are passed over.
 
     None when no run says anything about the cell. A failure ends the count: an older pass
@@ -63,7 +63,7 @@ def pass_streak(cell: Cell, runs: Sequence[Run], exactness: bool) -> int | None:
 
 
 def obsolete_edits(
-    skiplist: Skiplist, runs: Sequence[Run], min_passes: int, walk: ScopeWalk | None = None
+    skiplist: Skiplist, runs: Sequence[SweepResults], min_passes: int, walk: ScopeWalk | None = None
 ) -> Iterator[ProposedEdit]:
     """Remove entries whose every observed cell passed `min_passes` times in a row; narrow partial ones."""
     if not runs:
@@ -83,7 +83,7 @@ def obsolete_edits(
 
 
 def _judge(
-    entry: Entry, cells: set[Cell], runs: Sequence[Run], k: int, listed: set, scope_walk: ScopeWalk
+    entry: Entry, cells: set[Cell], runs: Sequence[SweepResults], k: int, listed: set, scope_walk: ScopeWalk
 ) -> ProposedEdit | None:
     walk = walk_for(entry.scope, scope_walk)
     passed, still = _by_streak(entry.scope, cells, runs, k, walk)
@@ -116,7 +116,9 @@ def _judge(
     )
 
 
-def _by_streak(scope: str, cells: set[Cell], runs: Sequence[Run], k: int, walk: Walk) -> tuple[list[Cell], list[Cell]]:
+def _by_streak(
+    scope: str, cells: set[Cell], runs: Sequence[SweepResults], k: int, walk: Walk
+) -> tuple[list[Cell], list[Cell]]:
     """The scope's observed cells that passed `k` runs in a row, and those that did not, sorted."""
     exactness = is_exactness_scope(scope)
     covered = sorted(c for c in cells if scope in (walk(c) or ()))

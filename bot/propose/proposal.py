@@ -1,5 +1,8 @@
 """The proposal: edits from a report's results (and probe history), the skiplist texts they produce, the patch.
 
+The same concept as bot/diff/proposal.py, seen from the propose stage: this module computes the
+proposal, that one is its type inside report.json.
+
 Pure: the command's loaded skiplists in (texts `{file name: text}` and their walk, bot/skiplist/model.py),
 new texts and a patch out. Reading and writing the files is the caller's edge.
 """
@@ -17,7 +20,7 @@ from bot.diff.proposal import ADD, NARROW, REMOVE, Proposal, ProposedEdit
 from bot.errors import BotError
 from bot.outcomes import CellResult, Status
 from bot.propose.additions import addition_edits
-from bot.propose.obsolete import Run, obsolete_edits
+from bot.propose.obsolete import SweepResults, obsolete_edits
 from bot.propose.texts import Texts
 from bot.scopes import ScopeWalk, describe_walk
 from bot.skiplist.document import SkiplistDocument
@@ -28,10 +31,10 @@ log = logging.getLogger(__name__)
 
 def propose(
     report: Report,
-    head: Run,
+    head: SweepResults,
     loaded: LoadedSkiplists,
     *,
-    history: Sequence[Run] = (),
+    history: Sequence[SweepResults] = (),
     min_passes: int = 3,
 ) -> Proposal:
     """Edits for the report's uncovered new failures and for skips its probes (and `history`) show obsolete.

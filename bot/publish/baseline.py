@@ -1,4 +1,8 @@
-"""Artifacts of earlier workflow runs: main's baseline state, the history of baseline reports, a PR's last report."""
+"""Artifacts of earlier workflow runs: main's baseline state, the history of baseline reports, a PR's last report.
+
+One concept, four stages, four `baseline.py`: results (the state and how it is read), publish (its
+artifacts on GitHub), jobs (the merge, show and due jobs) and cli (their options). This is the publish stage's.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""The sticky PR comment and the `export-conformance` status: one bot comment per PR, edited in place."""
+"""The sticky PR comment and the `export-conformance` status: one bot comment per PR, edited in place.
+
+The same comment as bot/report/comment.py, seen from the publish stage: that module writes its
+text, this one posts and edits it.
+"""
 
 from __future__ import annotations
 

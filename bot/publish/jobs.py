@@ -39,7 +39,7 @@ def make_client(repository: str | None, token: str | None, api_url: str, setting
 
 
 @dataclass(frozen=True)
-class Target:
+class PostTarget:
     """The PRs a finished run reported on, found from GitHub's records, and the commit it checked."""
 
     sha: str | None
@@ -47,22 +47,22 @@ class Target:
     moved: str | None = None  # why nothing is posted: the PR a dispatched run named has a new head
 
 
-def pulls_of_run(client: GitHubClient, event: RunEvent, report_sha: str | None, pr: int | None) -> Target:
+def pulls_of_run(client: GitHubClient, event: RunEvent, report_sha: str | None, pr: int | None) -> PostTarget:
     """The commit and PRs a finished run reported on: from the event (GitHub's record of the run), never
     from the report alone. A dispatched run's report states its pinned head, checked against the PR's."""
     run = event.as_run()
     if pr:
-        return Target(event.head_sha or report_sha, (client.pull_request(pr),))
+        return PostTarget(event.head_sha or report_sha, (client.pull_request(pr),))
     if run is None:  # a direct `pull_request` run
         if not event.pr_numbers:
             raise BotError(f"no pull request in the event for {report_sha}; pass --pr")
-        return Target(event.head_sha, tuple(client.pull_request(n) for n in event.pr_numbers))
+        return PostTarget(event.head_sha, tuple(client.pull_request(n) for n in event.pr_numbers))
     if run.event == "workflow_dispatch" and run.head_repo == client.repository and event.command_pr:
         return _dispatched_target(client, event.command_pr, report_sha)
     return _run_target(client, run, event)
 
 
-def _run_target(client: GitHubClient, run: WorkflowRun, event: RunEvent) -> Target:
+def _run_target(client: GitHubClient, run: WorkflowRun, event: RunEvent) -> PostTarget:
     """The open PRs GitHub ties to `run`; none, said, when those it lists were closed or merged since it
     started (no one reads its report there); an error when it has none at all."""
     from bot.publish.trust import own_pulls
@@ -70,23 +70,23 @@ def _run_target(client: GitHubClient, run: WorkflowRun, event: RunEvent) -> Targ
     candidates = _candidates(client, run, event)
     found = own_pulls(run, candidates, client.repository)
     if found:
-        return Target(run.head_sha, found)
+        return PostTarget(run.head_sha, found)
     closed = [p for p in candidates if p.number in run.pull_requests and p.state != "open"]
     if closed:
-        return Target(None, (), f"#{closed[0].number} is {closed[0].state}, so this run's report is not posted.")
+        return PostTarget(None, (), f"#{closed[0].number} is {closed[0].state}, so this run's report is not posted.")
     raise BotError(f"no open pull request has head {run.head_sha} from {run.head_repo}; pass --pr")
 
 
-def _dispatched_target(client: GitHubClient, command_pr: int, report_sha: str | None) -> Target:
+def _dispatched_target(client: GitHubClient, command_pr: int, report_sha: str | None) -> PostTarget:
     """A dispatched run's PR, when its head is still the one the run checked (the report's pinned head).
 
     Its title (the default branch's `run-name`) names the PR; its commit is the default branch's.
     """
     pull = client.pull_request(command_pr)
     if report_sha and pull.head_sha == report_sha:
-        return Target(report_sha, (pull,))
+        return PostTarget(report_sha, (pull,))
     moved = f"#{pull.number} has a new head since this run checked {str(report_sha)[:12]}, so its report is not posted."
-    return Target(None, (), moved)
+    return PostTarget(None, (), moved)
 
 
 def _candidates(client: GitHubClient, run: WorkflowRun, event: RunEvent) -> list[PullRequest]:
@@ -143,7 +143,7 @@ def comment_job(
     return JobOutcome(lines)
 
 
-def _nothing_to_post(client: GitHubClient, event: RunEvent, target: Target) -> JobOutcome:
+def _nothing_to_post(client: GitHubClient, event: RunEvent, target: PostTarget) -> JobOutcome:
     """No PR to post on (a dispatched run's PR moved on): said in the log, and to the command it answers."""
     lines = (target.moved or "nothing to post",)
     if event.command_comment:
@@ -182,7 +182,7 @@ def _post(
     client: GitHubClient,
     report,
     body: str,
-    target: Target,
+    target: PostTarget,
     *,
     run_id: int,
     run_url: str | None,

@@ -1,4 +1,8 @@
-"""The sticky PR comment: pure markdown from a report, shrunk to fit GitHub's comment limit."""
+"""The sticky PR comment: pure markdown from a report, shrunk to fit GitHub's comment limit.
+
+The same comment as bot/publish/comment.py, seen from the report stage: this module writes its
+text, that one posts and edits it on GitHub.
+"""
 
 from __future__ import annotations
 

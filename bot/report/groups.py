@@ -1,4 +1,8 @@
-"""How a failure group's cells are described in the comment: the classes and kinds of cells it spans."""
+"""How a failure group's cells are described in the comment: the classes and kinds of cells it spans.
+
+The same groups as bot/diff/groups.py, seen from the report stage: that module forms them, this one
+describes their cells.
+"""
 
 from __future__ import annotations
 

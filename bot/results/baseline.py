@@ -1,5 +1,8 @@
 """Main's baseline (docs/baseline.md): per cell, its recent results on main, each with the commit it was measured at.
 
+One concept, four stages, four `baseline.py`: results (the state and how it is read), publish (its
+artifacts on GitHub), jobs (the merge, show and due jobs) and cli (their options). This is the results stage's.
+
 Every run on main (a push's selected cells, the full sweep, a bisect step) adds `Measurement`s;
 `fold` unions states and measurements in any order to the same state, so concurrent runs and
 merge jobs GitHub cancelled while pending lose nothing: the next merge folds in what they left.

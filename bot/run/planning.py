@@ -34,14 +34,14 @@ def build_plan(
     `skiplists` are the command's, read (and so checked) once at its edge; the plan names their folder.
     """
     from bot.models.sources import get_source
-    from bot.run.selection import Selection, split_names
+    from bot.run.selection import CellRequest, split_names
     from bot.run.shard import parse_shard, select_shard
     from bot.settings import load_settings
 
     settings = settings or load_settings()
     model_source = get_source(source or settings.source)
     shard_spec = parse_shard(shard) if shard else None
-    chosen = Selection(
+    chosen = CellRequest(
         models=split_names(models),
         preset=preset,
         backends=split_names(backends) or settings.backends or BACKENDS,

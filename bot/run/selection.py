@@ -25,8 +25,9 @@ class SelectionError(BotError, ValueError):
 
 
 @dataclass(frozen=True)
-class Selection:
-    """What the user asked for; empty `models` and no `preset` means the default preset."""
+class CellRequest:
+    """The matrix options a run was given (`--models`, `--preset`, …); empty `models` and no `preset` means the
+    default preset. The pull request's selection, cells with their reasons, is `bot.select.Selection`."""
 
     models: tuple[str, ...] = ()
     preset: str | None = None
@@ -52,7 +53,9 @@ def _check_choices(option: str, values: Sequence[str], choices: Sequence[str]) -
     return tuple(choice for choice in choices if choice in values)
 
 
-def model_classes(selection: Selection, classes: Sequence[ClassInfo], presets: dict[str, tuple[str, ...]]) -> list[str]:
+def model_classes(
+    selection: CellRequest, classes: Sequence[ClassInfo], presets: dict[str, tuple[str, ...]]
+) -> list[str]:
     """The model classes to run: the preset's, then `--models` (which may name classes the source lacks)."""
     chosen: list[str] = []
     preset = selection.preset or (None if selection.models else DEFAULT_PRESET)
@@ -64,7 +67,9 @@ def model_classes(selection: Selection, classes: Sequence[ClassInfo], presets: d
     return list(dict.fromkeys(chosen))
 
 
-def select_cells(selection: Selection, classes: Sequence[ClassInfo], presets: dict[str, tuple[str, ...]]) -> list[Cell]:
+def requested_cells(
+    selection: CellRequest, classes: Sequence[ClassInfo], presets: dict[str, tuple[str, ...]]
+) -> list[Cell]:
     """Every cell of the chosen rows, in the seed's order per class; pure (the caller asks the source)."""
     backends = _check_choices("--backends", selection.backends, BACKENDS)
     shapes = _check_choices("--shapes", selection.shapes, SHAPES)
@@ -83,15 +88,15 @@ def select_cells(selection: Selection, classes: Sequence[ClassInfo], presets: di
     return cells
 
 
-def select_from_source(selection: Selection, source: ModelSource) -> list[Cell]:
-    """`select_cells` on what `source` lists; the checkout's own test methods where its tests judge (docs/runner.md)."""
+def select_from_source(selection: CellRequest, source: ModelSource) -> list[Cell]:
+    """`requested_cells` on what `source` lists; the checkout's own test methods where its tests judge (docs/runner.md)."""
     from bot.run.checkout_tests import judged_by_checkout
 
     classes, presets = source.classes(), source.presets()
     if not judged_by_checkout(source):
-        return select_cells(selection, classes, presets)
+        return requested_cells(selection, classes, presets)
     cells: list[Cell] = []
-    for cell_class, seed_cells in _rows(select_cells(selection, classes, presets)).items():
+    for cell_class, seed_cells in _rows(requested_cells(selection, classes, presets)).items():
         cells.extend(_checkout_row(selection, source, cell_class, seed_cells))
     return cells
 
@@ -103,7 +108,7 @@ def _rows(cells: Sequence[Cell]) -> dict[str, list[Cell]]:
     return rows
 
 
-def _checkout_row(selection: Selection, source: Any, model_class: str, seed_cells: list[Cell]) -> list[Cell]:
+def _checkout_row(selection: CellRequest, source: Any, model_class: str, seed_cells: list[Cell]) -> list[Cell]:
     """The cells of one class as the checkout's test methods name them, filtered as the options ask.
 
     A class whose test module does not import, or that no test class lists, keeps the seed's row:
@@ -151,7 +156,7 @@ def placed_cell(source: Any, model_class: str, name: str) -> Cell:
     return cell
 
 
-def _wanted(selection: Selection, cell: Cell) -> bool:
+def _wanted(selection: CellRequest, cell: Cell) -> bool:
     return (
         kept_by(cell, selection.backends, selection.shapes)
         and (selection.generate or not cell.generate)

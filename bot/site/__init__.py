@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.diff.model import load_report
-from bot.site.data import SCHEMA, Run, build_data, build_figures
+from bot.site.data import SCHEMA, NightlyReport, build_data, build_figures
 from bot.site.errors import SiteError
 from bot.site.skips import read_skip_lines
 
-__all__ = ["SCHEMA", "Run", "SiteError", "Written", "build_data", "find_reports", "load_runs", "write_site"]
+__all__ = ["SCHEMA", "NightlyReport", "SiteError", "Written", "build_data", "find_reports", "load_runs", "write_site"]
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 PAGE_FILES = ("index.html", "app.js", "style.css")
@@ -53,17 +53,19 @@ def find_reports(paths: Iterable[Path]) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
-def load_runs(paths: Iterable[Path]) -> list[Run]:
+def load_runs(paths: Iterable[Path]) -> list[NightlyReport]:
     runs = []
     for path in find_reports(paths):
-        runs.append(Run(load_report(path), str(path)))  # a ReportError is already one line that names the file
+        runs.append(
+            NightlyReport(load_report(path), str(path))
+        )  # a ReportError is already one line that names the file
     if not runs:
         raise SiteError("no reports given; pass --reports DIR with the nightly baseline report.json files")
     return runs
 
 
 def write_site(
-    runs: list[Run],
+    runs: list[NightlyReport],
     out: Path,
     *,
     skiplists: Path | None = None,

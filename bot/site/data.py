@@ -44,7 +44,7 @@ SITE_FIGURES = ("max_abs_error", "tolerance_ratio", "artifact_bytes", "delegated
 
 
 @dataclass(frozen=True)
-class Run:
+class NightlyReport:
     """One nightly report and where it came from."""
 
     report: Report
@@ -109,13 +109,13 @@ class _Interner:
         return found
 
 
-def ordered(runs: Sequence[Run]) -> list[Run]:
+def ordered(runs: Sequence[NightlyReport]) -> list[NightlyReport]:
     """Oldest first: by `created` where reports carry it; reports without it keep the given order, first."""
     return sorted(runs, key=lambda run: (run.report.created is not None, run.report.created or ""))
 
 
 def build_data(
-    runs: Sequence[Run],
+    runs: Sequence[NightlyReport],
     *,
     skip_lines: Mapping[tuple[str, str], tuple[str, int]] | None = None,
     families: Mapping[str, str] | None = None,
@@ -161,7 +161,7 @@ def build_data(
     }
 
 
-def _index_cells(runs: Sequence[Run]) -> dict[str, int]:
+def _index_cells(runs: Sequence[NightlyReport]) -> dict[str, int]:
     """Every cell id any run holds → its position, in order of first appearance."""
     cell_index: dict[str, int] = {}
     for run in runs:
@@ -171,7 +171,7 @@ def _index_cells(runs: Sequence[Run]) -> dict[str, int]:
 
 
 def _encode_runs(
-    runs: Sequence[Run], cell_index: Mapping[str, int], states: _Interner, backend_of: list[str | None]
+    runs: Sequence[NightlyReport], cell_index: Mapping[str, int], states: _Interner, backend_of: list[str | None]
 ) -> tuple[list[dict], list]:
     """Each run as its changes from the one before (or in full, when shorter), and each run's pass rates."""
     missing = 0
@@ -202,7 +202,7 @@ def _encode_runs(
 
 
 def _families(
-    runs: Sequence[Run], families: Mapping[str, str] | None, classes: list[str]
+    runs: Sequence[NightlyReport], families: Mapping[str, str] | None, classes: list[str]
 ) -> tuple[list[str], list[int]]:
     """The family names (sorted) and each class's family index: the reports' own families over the fallback."""
     family_of = dict(families or {})
@@ -285,7 +285,7 @@ def _rates(current: list[int], letters: list[str], backend_of: list[str | None])
     return {backend: [passing[backend], ran[backend]] for backend in BACKENDS if ran[backend]}
 
 
-def build_figures(runs: Sequence[Run]) -> dict:
+def build_figures(runs: Sequence[NightlyReport]) -> dict:
     """Per cell (the index data.js gives it), its figures in each run where they changed: `[run, v…]`, null for none.
 
     A cell's values stay the same night after night until the code changes, so a cell holds a few

@@ -12,7 +12,7 @@ from bot.diff.model import Report
 from bot.report import render_comment, render_summary
 from bot.report.markdown import counts_table
 from bot.run.junit import cell_properties
-from bot.site import Run, build_data
+from bot.site import NightlyReport, build_data
 from tests.conftest import SKIPLISTS
 from tests.results.factory import Case, junit
 
@@ -57,7 +57,7 @@ def test_a_report_with_cells_off_the_bots_backends_renders(tmp_path):
     # No scope is guessed for it: it is named for a skip by hand, with no scope of the bot's walk.
     assert "- `BertModel::test_precomputed_inputs_match_eager`\n" in comment and "```diff" not in comment
     assert "| model class | torch st | aoti st | test_precomputed_inputs_match_eager |" in summary
-    data = build_data([Run(report, "r")])
+    data = build_data([NightlyReport(report, "r")])
     columns = {column["name"]: column for column in data["columns"]}
     assert [column["name"] for column in data["columns"]] == [
         "test_torch_export_static",

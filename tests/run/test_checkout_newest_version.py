@@ -19,7 +19,7 @@ from bot.models.sources.transformers_tests import TransformersTestsSource
 from bot.outcomes import Status
 from bot.run.checkout_tests import execute_by_checkout
 from bot.run.junit import run_properties
-from bot.run.selection import Selection, select_from_source
+from bot.run.selection import CellRequest, select_from_source
 from bot.skiplist.checkout_walk import read_walk
 from tests.run.plugin_helpers import write_skiplists
 from tests.run.test_checkout_judge import FIXTURES, export_checkout
@@ -44,7 +44,7 @@ def source(checkout):
 def test_every_test_is_a_cell_placed_as_its_expansion_declares(source, caplog):
     with caplog.at_level(logging.WARNING, logger="bot.run.selection"):
         cells = select_from_source(
-            Selection(models=("LlamaForCausalLM", "BertModel"), targets=("xnnpack", "mlx")), source
+            CellRequest(models=("LlamaForCausalLM", "BertModel"), targets=("xnnpack", "mlx")), source
         )
     said = [r.getMessage() for r in caplog.records if r.name == "bot.run.selection"]
     assert not said, said

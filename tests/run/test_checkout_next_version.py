@@ -17,7 +17,7 @@ from bot.cells import Cell, placed
 from bot.models.sources import get_source
 from bot.outcomes import Status
 from bot.run.checkout_tests import execute_by_checkout
-from bot.run.selection import Selection, select_from_source
+from bot.run.selection import CellRequest, select_from_source
 from tests.run.plugin_helpers import write_skiplists
 from tests.run.test_checkout_judge import FIXTURES, export_checkout
 
@@ -56,7 +56,7 @@ def source(tmp_path_factory):
 
 
 def test_the_new_axis_is_listed_under_its_new_name(source):
-    cells = select_from_source(Selection(models=("LlamaForCausalLM",), backends=("dynamo",)), source)
+    cells = select_from_source(CellRequest(models=("LlamaForCausalLM",), backends=("dynamo",)), source)
     names = [cell.name for cell in cells]
     assert "test_torch_export_generate_dynamic_multi_token" in names
     assert "test_torch_export_generate_static_static_cache" not in names  # not a test of this version
@@ -102,7 +102,7 @@ def test_new_cells_are_judged_by_the_new_rule(source, tmp_path):
 
 
 def test_tests_the_bot_cannot_place_are_listed_from_the_export_module(source):
-    cells = select_from_source(Selection(models=("BertModel",)), source)
+    cells = select_from_source(CellRequest(models=("BertModel",)), source)
     unplaced = {cell.id: cell for cell in cells if not placed(cell)}
     assert set(unplaced) == {
         "BertModel::test_aoti_export_static",
@@ -118,7 +118,7 @@ def test_tests_the_bot_cannot_place_are_listed_from_the_export_module(source):
     # The model's own tests (`test_model`, …) are no cells: only the export module's are collected.
     assert all("_export" in cell.name or cell.test for cell in cells)
     # Narrowed to the bot's backends, a test the bot cannot place on one is not selected.
-    narrowed = select_from_source(Selection(models=("BertModel",), backends=("dynamo", "onnx")), source)
+    narrowed = select_from_source(CellRequest(models=("BertModel",), backends=("dynamo", "onnx")), source)
     assert all(placed(cell) for cell in narrowed) and narrowed
 
 

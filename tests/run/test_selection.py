@@ -1,11 +1,11 @@
-"""Selection: source classes + options → cells, unknown classes kept as build errors, bad options named."""
+"""CellRequest: source classes + options → cells, unknown classes kept as build errors, bad options named."""
 
 from __future__ import annotations
 
 import pytest
 
 from bot.models.sources.base import ClassInfo
-from bot.run.selection import Selection, SelectionError, select_cells, split_names
+from bot.run.selection import CellRequest, SelectionError, requested_cells, split_names
 
 CLASSES = [
     ClassInfo("BertModel", "bert", False, "text-encoder"),
@@ -24,7 +24,7 @@ def ids(cells):
 
 
 def test_default_is_the_smoke_preset_with_every_backend_shape_and_path():
-    cells = select_cells(Selection(), CLASSES, PRESETS)
+    cells = requested_cells(CellRequest(), CLASSES, PRESETS)
     bert = [c for c in cells if c.model_class == "BertModel"]
     llama = [c for c in cells if c.model_class == "LlamaForCausalLM"]
     assert len(bert) == 8  # 4 backends × 2 shapes, forward only
@@ -38,13 +38,13 @@ def test_default_is_the_smoke_preset_with_every_backend_shape_and_path():
 
 
 def test_filters_narrow_the_matrix_and_no_generate_drops_the_generate_path():
-    selection = Selection(models=("LlamaForCausalLM",), backends=("onnx",), shapes=("dynamic",), generate=False)
-    assert ids(select_cells(selection, CLASSES, PRESETS)) == ["LlamaForCausalLM::test_onnx_export_dynamic"]
+    selection = CellRequest(models=("LlamaForCausalLM",), backends=("onnx",), shapes=("dynamic",), generate=False)
+    assert ids(requested_cells(selection, CLASSES, PRESETS)) == ["LlamaForCausalLM::test_onnx_export_dynamic"]
 
 
 def test_models_add_to_a_preset_in_order_without_duplicates():
-    cells = select_cells(
-        Selection(
+    cells = requested_cells(
+        CellRequest(
             models=("ViTModel", "BertModel"), preset="smoke", backends=("dynamo",), shapes=("static",), generate=False
         ),
         CLASSES,
@@ -58,7 +58,7 @@ def test_models_add_to_a_preset_in_order_without_duplicates():
 
 
 def test_a_class_the_source_lacks_still_yields_cells():
-    cells = select_cells(Selection(models=("GhostModel",), backends=("dynamo", "executorch")), CLASSES, PRESETS)
+    cells = requested_cells(CellRequest(models=("GhostModel",), backends=("dynamo", "executorch")), CLASSES, PRESETS)
     assert ids(cells) == [
         "GhostModel::test_torch_export_static",
         "GhostModel::test_torch_export_dynamic",
@@ -68,8 +68,10 @@ def test_a_class_the_source_lacks_still_yields_cells():
 
 
 def test_mlx_target_adds_executorch_cells_but_no_static_cache_ones():
-    cells = select_cells(
-        Selection(models=("LlamaForCausalLM",), backends=("executorch",), targets=("xnnpack", "mlx")), CLASSES, PRESETS
+    cells = requested_cells(
+        CellRequest(models=("LlamaForCausalLM",), backends=("executorch",), targets=("xnnpack", "mlx")),
+        CLASSES,
+        PRESETS,
     )
     mlx = [c for c in cells if c.target == "mlx"]
     assert mlx and not any(c.static_cache for c in mlx)
@@ -79,15 +81,15 @@ def test_mlx_target_adds_executorch_cells_but_no_static_cache_ones():
 @pytest.mark.parametrize(
     "selection, words",
     [
-        (Selection(preset="nightly"), ["--preset", "'nightly'", "smoke, core, all"]),
-        (Selection(backends=("tflite",)), ["--backends", "'tflite'", "dynamo, onnx, openvino, executorch"]),
-        (Selection(shapes=("ragged",)), ["--shapes", "'ragged'"]),
-        (Selection(backends=()), ["--backends", "at least one"]),
+        (CellRequest(preset="nightly"), ["--preset", "'nightly'", "smoke, core, all"]),
+        (CellRequest(backends=("tflite",)), ["--backends", "'tflite'", "dynamo, onnx, openvino, executorch"]),
+        (CellRequest(shapes=("ragged",)), ["--shapes", "'ragged'"]),
+        (CellRequest(backends=()), ["--backends", "at least one"]),
     ],
 )
 def test_bad_options_are_named_with_the_choices(selection, words):
     with pytest.raises(SelectionError) as error:
-        select_cells(selection, CLASSES, PRESETS)
+        requested_cells(selection, CLASSES, PRESETS)
     for word in words:
         assert word in str(error.value)
 

@@ -19,7 +19,7 @@ import pytest
 from bot.cells import cells_for
 from bot.models.sources import get_source
 from bot.models.sources.tester_text import read_module
-from bot.run.selection import Selection, select_from_source
+from bot.run.selection import CellRequest, select_from_source
 from tests.conftest import ROOT, SKIPLISTS
 from tests.run.plugin_helpers import read_junit
 
@@ -112,7 +112,7 @@ def test_builds_the_generate_inputs_of_the_causal_lm(source):
 
 
 def test_models_llama_for_causal_lm_selects_its_generate_cells(source):
-    cells = select_from_source(Selection(models=("LlamaForCausalLM",)), source)
+    cells = select_from_source(CellRequest(models=("LlamaForCausalLM",)), source)
     assert cells == list(cells_for("LlamaForCausalLM", generative=True))
     assert sum(cell.path == "generate" for cell in cells) == 16
 

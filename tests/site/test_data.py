@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from bot.cli import main
 from bot.diff.model import CellLine, Report, write_report
 from bot.report.markdown import mark
-from bot.site import Run, build_data, find_reports
+from bot.site import NightlyReport, build_data, find_reports
 from bot.site.data import CODES, code
 from bot.site.skips import read_skip_lines, skip_lines
 
@@ -95,7 +95,7 @@ def test_weak_passes_and_not_buildable_cells_have_their_own_codes():
         CellLine(E, "passed", compared="count"),
         CellLine(G, "not-buildable", message="no zoo recipe builds LlamaForCausalLM"),
     ]
-    data = build_data([Run(report(*lines), "r")])
+    data = build_data([NightlyReport(report(*lines), "r")])
     assert data["codes"]["W"] == ["passed on a weak check", "☑️"]
     assert data["codes"]["B"] == ["not buildable by this source", "🚧"]
     index = {
@@ -121,7 +121,7 @@ def test_runs_are_ordered_and_stored_as_changes():
     middle = report(
         CellLine(A, "passed"), CellLine(B, "skipped", skip_scope="dynamic"), created="2026-11-02T03:17:00+00:00"
     )
-    data = build_data([Run(newest, "n"), Run(oldest, "o"), Run(middle, "m")])
+    data = build_data([NightlyReport(newest, "n"), NightlyReport(oldest, "o"), NightlyReport(middle, "m")])
     assert [r["source"] for r in data["runs"]] == ["o", "m", "n"]
     assert data["runs"][1]["changes"] == []  # nothing changed: nothing stored
     states = decode(data)
@@ -146,7 +146,7 @@ def test_columns_rows_and_rates():
     ]
     lines.append(CellLine("Gpt10Model::test_onnx_export_static", "passed", probe=True))
     lines.append(CellLine("Gpt9Model::test_onnx_export_static", "error", kind="timeout"))
-    data = build_data([Run(report(*lines), "r")], families={"BertModel": "text-encoder"})
+    data = build_data([NightlyReport(report(*lines), "r")], families={"BertModel": "text-encoder"})
     assert data["classes"] == ["BertModel", "GPT2Model", "Gpt9Model", "Gpt10Model", "LlamaForCausalLM"]
     names = [c["name"] for c in data["columns"]]
     # The job summary's column order: forward before generate, backends in the matrix order, static first.
@@ -165,7 +165,7 @@ def test_columns_rows_and_rates():
 def test_families_from_reports_win_over_the_fallback():
     r = report(CellLine(A, "passed"))
     r = replace(r, families={"BertModel": "decoder"})
-    data = build_data([Run(r, "r")], families={"BertModel": "text-encoder"})
+    data = build_data([NightlyReport(r, "r")], families={"BertModel": "text-encoder"})
     assert data["families"] == ["decoder"]
 
 
@@ -248,10 +248,10 @@ HOSTILE_URLS = [
 @pytest.mark.parametrize("url", HOSTILE_URLS)
 def test_only_https_urls_reach_the_page_data(url):
     hostile = replace(report(CellLine(A, "passed")), run_url=url)
-    data = build_data([Run(hostile, "n0")], repo_url=url, skiplist_url=url)
+    data = build_data([NightlyReport(hostile, "n0")], repo_url=url, skiplist_url=url)
     assert data["runs"][0]["url"] is None and data["repo_url"] is None and data["skiplist_url"] is None
     kept = replace(hostile, run_url="https://github.com/o/r/actions/runs/1")
-    assert build_data([Run(kept, "n0")])["runs"][0]["url"] == "https://github.com/o/r/actions/runs/1"
+    assert build_data([NightlyReport(kept, "n0")])["runs"][0]["url"] == "https://github.com/o/r/actions/runs/1"
 
 
 def test_figures_go_to_their_own_file_one_row_per_change():
@@ -260,7 +260,7 @@ def test_figures_go_to_their_own_file_one_row_per_change():
     cell = "BertModel::test_onnx_export_static"
     nights = [((("max_abs_error", 1e-6), ("tolerance_ratio", 0.001)),)] * 3 + [((("max_abs_error", 1e-5),),)]
     runs = [
-        Run(Report(verdict="success", headline="", baseline=False, cells=(CellLine(cell, "passed", figures=f[0]),),
+        NightlyReport(Report(verdict="success", headline="", baseline=False, cells=(CellLine(cell, "passed", figures=f[0]),),
                    created=f"2026-11-0{i + 1}T03:00:00+00:00"), f"n{i}")
         for i, f in enumerate(nights)
     ]  # fmt: skip
