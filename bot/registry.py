@@ -138,20 +138,27 @@ class Derived(Generic[T]):
         return self._value  # type: ignore[return-value]
 
 
-class DerivedTuple(Derived[tuple[T, ...]], Sequence[T]):
-    """A tuple drawn from the backends, as `NAMES` is: index it, iterate it, test membership, as a tuple."""
+class _Container(Derived[T]):
+    """What a derived tuple and a derived table both answer as their current value would."""
 
-    def __getitem__(self, index):  # type: ignore[override]
-        return self.current()[index]
+    def __getitem__(self, key):  # type: ignore[override]
+        return self.current()[key]  # type: ignore[index]
 
     def __len__(self) -> int:
-        return len(self.current())
+        return len(self.current())  # type: ignore[arg-type]
 
-    def __iter__(self) -> Iterator[T]:
-        return iter(self.current())
+    def __iter__(self):
+        return iter(self.current())  # type: ignore[call-overload]
 
     def __contains__(self, value: object) -> bool:
-        return value in self.current()
+        return value in self.current()  # type: ignore[operator]
+
+    def __repr__(self) -> str:
+        return repr(self.current())
+
+
+class DerivedTuple(_Container[tuple[T, ...]], Sequence[T]):
+    """A tuple drawn from the backends, as `NAMES` is: index it, iterate it, test membership, as a tuple."""
 
     def index(self, value, start: int = 0, stop: int = 2**63) -> int:  # type: ignore[override]
         return self.current().index(value, start, stop)
@@ -162,27 +169,9 @@ class DerivedTuple(Derived[tuple[T, ...]], Sequence[T]):
     def __hash__(self) -> int:
         return hash(self.current())
 
-    def __repr__(self) -> str:
-        return repr(self.current())
 
-
-class DerivedDict(Derived[dict[K, V]], Mapping[K, V]):
+class DerivedDict(_Container[dict[K, V]], Mapping[K, V]):
     """A table drawn from the backends, as `BY_NAME` is: read it as a dict."""
-
-    def __getitem__(self, key: K) -> V:
-        return self.current()[key]
-
-    def __len__(self) -> int:
-        return len(self.current())
-
-    def __iter__(self) -> Iterator[K]:
-        return iter(self.current())
-
-    def __contains__(self, key: object) -> bool:
-        return key in self.current()
-
-    def __repr__(self) -> str:
-        return repr(self.current())
 
 
 REGISTRY: DerivedTuple[Backend] = DerivedTuple(lambda declared: declared)
