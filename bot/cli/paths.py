@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
+from bot.files import check_option_path
+
 
 def check_path_options(ctx: click.Context | None) -> None:
     """Every `click.Path` option and argument of the running command (bot/files.check_option_path)."""
-    from bot.files import check_option_path
-
     for param in ctx.command.params if ctx is not None else ():
         if not isinstance(param.type, click.Path):
             continue
