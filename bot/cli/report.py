@@ -84,14 +84,7 @@ def report(
         source=settings.source,
         drift=drift_rule(settings),
     )
-    outputs = ReportOutputs(
-        report=out / "report.json",
-        comment=out / "comment.md",
-        summary=out / "summary.md",
-        patch=out / "skiplists.patch",
-        append_summary=summary_out,
-        rerun_junit=out / "rerun.xml",
-    )
+    outputs = ReportOutputs.in_folder(out, append_summary=summary_out)
     echo = lambda line: click.echo(line, err=True)  # noqa: E731
     outcome = make_report(inputs, outputs, skiplists, rerun=named_rerunner(skiplists, settings, workers), echo=echo)
     click.echo(f"verdict: {outcome.report.verdict}: {outcome.report.headline}")

@@ -53,14 +53,9 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> ReportOutco
         source=plan.source,
         drift=drift_rule(options.settings),
     )
-    outputs = ReportOutputs(
-        report=out / "report.json",
-        comment=out / "comment.md",
-        summary=out / "summary.md",
-        patch=out / "skiplists.patch",
-        rerun_junit=out / "rerun.xml",
+    outcome = make_report(
+        inputs, ReportOutputs.in_folder(out), skiplists, rerun=rerunner(plan, options.workers), echo=echo
     )
-    outcome = make_report(inputs, outputs, skiplists, rerun=rerunner(plan, options.workers), echo=echo)
     extra = (head_junit,) + ((outcome.rerun_junit,) if outcome.rerun_junit else ())
     return replace(outcome, written=outcome.written + extra)
 

@@ -81,6 +81,18 @@ class ReportOutputs:
     append_summary: Path | None = None  # e.g. $GITHUB_STEP_SUMMARY
     rerun_junit: Path | None = None  # where the confirming re-run writes, when one is needed
 
+    @classmethod
+    def in_folder(cls, out: Path, append_summary: Path | None = None) -> ReportOutputs:
+        """Every file in `out` under its usual name, as `check` and `report` write them."""
+        return cls(
+            report=out / "report.json",
+            comment=out / "comment.md",
+            summary=out / "summary.md",
+            patch=out / "skiplists.patch",
+            append_summary=append_summary,
+            rerun_junit=out / "rerun.xml",
+        )
+
 
 @dataclass(frozen=True)
 class ReportOutcome:
