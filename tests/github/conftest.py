@@ -12,6 +12,7 @@ from bot.cli import main
 from tests.conftest import SKIPLISTS
 from tests.github import openapi
 from tests.github.fake_github import FakeGitHub
+from tests.github.payloads import issue_comment_event
 
 # Tiny waits: the retry logic is the same, the suite stays fast.
 FAST = """[tool.export-bot]
@@ -157,3 +158,41 @@ def zipped(files: dict[str, str]) -> bytes:
 
 def report_zip(report) -> bytes:
     return zipped({"report.json": json.dumps(report.to_json())})
+
+
+# What a conformance run on the PR proposes: remove GroundingDino's dynamic ONNX skip, which its cell passed.
+ENTRY = {
+    "action": "remove",
+    "file": "export_skips.toml",
+    "scope": "onnx.dynamic",
+    "model_class": "MMGroundingDinoForObjectDetection",
+    "evidence": ["MMGroundingDinoForObjectDetection::test_onnx_export_dynamic"],
+}
+
+
+def comment_event(fake, body: str, author: str = WRITER, *, number: int = 1, **kw) -> dict:
+    """`author` comments `body` on PR `number` (comment 500, kept by the fake); the issue_comment event of it."""
+    fake.state.comments[500] = {"issue": number, "body": body, "user": author, "created": "2026-01-01T00:00:00Z"}
+    user = fake.user_obj(author) if author != "dependabot[bot]" else dict(fake.user_obj(author), type="Bot")
+    return issue_comment_event(repo=fake.repo, number=number, comment_id=500, body=body, author=user, **kw)
+
+
+def add_pr_report(fake, report, *, branch: str = "feature", head_repo: str | None = None) -> int:
+    """The conformance workflow's run on a PR's head, `report` uploaded as its `export-report` artifact."""
+    return fake.add_run(
+        "export-conformance.yml",
+        head_sha=report.head_sha,
+        branch=branch,
+        event="pull_request",
+        head_repo=head_repo,
+        artifacts={"export-report": report_zip(report)},
+    )
+
+
+def propose_on_feature(fake, proposal: dict | None = None) -> str:
+    """PR 1's head, with a conformance run on it whose report proposes `proposal` (ENTRY by default)."""
+    head = fake.state.refs["heads/feature"]
+    add_pr_report(
+        fake, make_report(head_sha=head, proposal={"entries": [ENTRY], "patch": "…"} if proposal is None else proposal)
+    )
+    return head

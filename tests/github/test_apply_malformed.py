@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from tests.github.conftest import make_report, zipped
-from tests.github.test_command import ENTRY, _event
+from tests.github.conftest import ENTRY, comment_event, make_report, zipped
 
 BAD = [
     pytest.param({k: v for k, v in ENTRY.items() if k != "action"}, "proposal.entries[0].action", id="no-action"),
@@ -39,7 +38,7 @@ def _one_error_line(output: str, field: str) -> None:
 def test_apply_on_a_malformed_proposal_exits_2_with_one_line_and_commits_nothing(fake, gh, entry, field):
     head = fake.state.refs["heads/feature"]
     _forged_run(fake, head, entry, "feature")
-    result = gh("apply", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check apply"))
+    result = gh("apply", "--dispatch", "export-conformance.yml", event=comment_event(fake, "/export-check apply"))
     assert result.exit_code == 2, result.output
     _one_error_line(result.output, field)
     assert fake.state.refs["heads/feature"] == head and fake.state.dispatches == []
@@ -50,6 +49,8 @@ def test_a_fork_apply_on_a_malformed_proposal_exits_2_with_one_line(fake, gh, en
     fork_head = fake.commit({"src/x.py": "x = 3\n"}, (fake.state.refs["heads/main"],), "fork change")
     fake.open_pull(9, "patch-1", fork="someone/Hello-World", head_sha=fork_head)
     _forged_run(fake, fork_head, entry, "patch-1", head_repo="someone/Hello-World")  # the fork's own run
-    result = gh("command", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check apply", number=9))
+    result = gh(
+        "command", "--dispatch", "export-conformance.yml", event=comment_event(fake, "/export-check apply", number=9)
+    )
     assert result.exit_code == 2, result.output
     _one_error_line(result.output, field)

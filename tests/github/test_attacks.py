@@ -14,8 +14,17 @@ from bot.report import COMMENT_MARKER
 from bot.results.baseline_json import read_state
 from tests.conftest import ROOT
 from tests.github import payloads as P
-from tests.github.conftest import WRITER, make_report, outputs, report_zip, zipped
-from tests.github.test_command import ENTRY, _event
+from tests.github.conftest import (
+    ENTRY,
+    WRITER,
+    add_pr_report,
+    comment_event,
+    make_report,
+    outputs,
+    propose_on_feature,
+    report_zip,
+    zipped,
+)
 from tests.report.hostile import PAYLOADS
 from tests.results.factory import Case, junit
 
@@ -56,11 +65,9 @@ def test_a_forks_forged_report_for_the_victims_head_is_never_applied(fake, gh):
     head = _fork_pushes_the_victims_head(fake)
     # The victim's own run proposes nothing; the fork's run, newer, claims the same head.
     own = make_report(head_sha=head, proposal={"entries": []})
-    fake.add_run(
-        CONFORMANCE, head_sha=head, branch="feature", event="pull_request", artifacts={"export-report": report_zip(own)}
-    )
+    add_pr_report(fake, own)
     _fork_run(fake, head)
-    result = gh("apply", "--dispatch", CONFORMANCE, event=_event(fake, "/export-check apply"))
+    result = gh("apply", "--dispatch", CONFORMANCE, event=comment_event(fake, "/export-check apply"))
     assert result.exit_code == 2, result.output
     assert _unchanged(fake, head)
     [reply] = fake.bot_comments(1)
@@ -70,7 +77,7 @@ def test_a_forks_forged_report_for_the_victims_head_is_never_applied(fake, gh):
 def test_a_victim_with_no_report_yet_is_refused_not_given_the_forks(fake, gh):
     head = _fork_pushes_the_victims_head(fake)
     _fork_run(fake, head)
-    result = gh("apply", event=_event(fake, "/export-check apply"))
+    result = gh("apply", event=comment_event(fake, "/export-check apply"))
     assert result.exit_code == 2 and _unchanged(fake, head)
     [reply] = fake.bot_comments(1)
     assert "no conformance report for the current head" in reply["body"]
@@ -87,7 +94,7 @@ def test_a_victim_whose_latest_report_came_from_a_dispatched_run_still_ignores_t
         artifacts={"export-report": report_zip(own)},
     )
     _fork_run(fake, head)
-    assert gh("apply", event=_event(fake, "/export-check apply")).exit_code == 2
+    assert gh("apply", event=comment_event(fake, "/export-check apply")).exit_code == 2
     assert _unchanged(fake, head)
 
 
@@ -101,7 +108,7 @@ def test_a_dispatched_run_for_this_pr_and_its_head_is_applied(fake, gh):
         title="export-conformance #1: /export-check rerun (comment 77)",
         artifacts={"export-report": report_zip(report)},
     )
-    assert gh("apply", event=_event(fake, "/export-check apply")).exit_code == 0
+    assert gh("apply", event=comment_event(fake, "/export-check apply")).exit_code == 0
     assert fake.state.refs["heads/feature"] != head and fake.state.reactions[500] == ["rocket"]
 
 
@@ -116,21 +123,13 @@ def test_a_dispatched_run_naming_another_pr_or_none_is_not_this_prs_source(fake,
         title=title,
         artifacts={"export-report": report_zip(report)},
     )
-    assert gh("apply", event=_event(fake, "/export-check apply")).exit_code == 2
+    assert gh("apply", event=comment_event(fake, "/export-check apply")).exit_code == 2
     assert _unchanged(fake, head)
 
 
 def test_apply_please_is_refused_once_and_never_committed(fake, gh, tmp_path):
-    head = fake.state.refs["heads/feature"]
-    report = make_report(head_sha=head, proposal={"entries": [ENTRY]})
-    fake.add_run(
-        CONFORMANCE,
-        head_sha=head,
-        branch="feature",
-        event="pull_request",
-        artifacts={"export-report": report_zip(report)},
-    )
-    event = _event(fake, "/export-check apply please")
+    head = propose_on_feature(fake, {"entries": [ENTRY]})
+    event = comment_event(fake, "/export-check apply please")
     assert gh("command", "--dispatch", CONFORMANCE, event=event).exit_code == 0
     kind = outputs(gh.output).get("kind", "")
     # The workflow's apply job waits on the command job's `kind`: evaluate its `if:` as GitHub would.
@@ -156,22 +155,14 @@ def test_the_apply_job_runs_when_the_parser_said_apply():
 
 
 def test_a_push_race_lost_is_answered_not_left_at_eyes(fake, gh):
-    head = fake.state.refs["heads/feature"]
-    report = make_report(head_sha=head, proposal={"entries": [ENTRY]})
-    fake.add_run(
-        CONFORMANCE,
-        head_sha=head,
-        branch="feature",
-        event="pull_request",
-        artifacts={"export-report": report_zip(report)},
-    )
+    head = propose_on_feature(fake, {"entries": [ENTRY]})
     pushed = fake.commit({"src/x.py": "x = 5\n"}, (head,), "someone's push")
     fake.before(
         method="PATCH",
         path=r"/git/refs/heads/feature$",
         action=lambda f: f.state.refs.update({"heads/feature": pushed}),
     )
-    result = gh("apply", event=_event(fake, "/export-check apply"))
+    result = gh("apply", event=comment_event(fake, "/export-check apply"))
     assert result.exit_code == 2 and fake.state.refs["heads/feature"] == pushed
     [reply] = fake.bot_comments(1)
     assert "Someone pushed" in reply["body"] and fake.state.reactions[500] == ["confused"]
@@ -188,7 +179,7 @@ def test_an_oversized_report_artifact_is_never_downloaded(fake, gh, config):
         event="pull_request",
         artifacts={"export-report": report_zip(report) + bytes(20_000)},
     )
-    assert gh("apply", event=_event(fake, "/export-check apply")).exit_code == 2
+    assert gh("apply", event=comment_event(fake, "/export-check apply")).exit_code == 2
     assert not any(p.startswith("/_blobs/") for _, p in fake.requests) and _unchanged(fake, head)
 
 

@@ -7,23 +7,22 @@ import json
 import pytest
 
 from bot.publish.command import Request, help_text
-from tests.github.conftest import MAINTAINER, READER, WRITER, make_report, outputs, report_zip
-from tests.github.payloads import issue_comment_event
-
-
-def _event(fake, body, author=WRITER, **kw):
-    fake.state.comments[500] = {
-        "issue": kw.get("number", 1),
-        "body": body,
-        "user": author,
-        "created": "2026-01-01T00:00:00Z",
-    }
-    user = fake.user_obj(author) if author != "dependabot[bot]" else dict(fake.user_obj(author), type="Bot")
-    return issue_comment_event(repo=fake.repo, number=kw.pop("number", 1), comment_id=500, body=body, author=user, **kw)
+from tests.github.conftest import (
+    ENTRY,
+    MAINTAINER,
+    READER,
+    WRITER,
+    add_pr_report,
+    comment_event,
+    make_report,
+    outputs,
+    propose_on_feature,
+    report_zip,
+)
 
 
 def test_a_reader_is_refused_with_a_reply_and_no_run(fake, gh):
-    result = gh("command", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check", READER))
+    result = gh("command", "--dispatch", "export-conformance.yml", event=comment_event(fake, "/export-check", READER))
     assert result.exit_code == 0, result.output
     [reply] = fake.bot_comments(1)
     assert "write, maintain or admin" in reply["body"] and f"@{READER}" in reply["body"]
@@ -36,7 +35,9 @@ def test_a_reader_is_refused_with_a_reply_and_no_run(fake, gh):
 def test_a_writer_is_acknowledged_and_the_request_pinned_and_dispatched(fake, gh, tmp_path, author):
     body = "/export-check BertModel llama --backend onnx,openvino --dynamic --generate\nplease"
     out = tmp_path / "request.json"
-    result = gh("command", "--dispatch", "export-conformance.yml", "--out", str(out), event=_event(fake, body, author))
+    result = gh(
+        "command", "--dispatch", "export-conformance.yml", "--out", str(out), event=comment_event(fake, body, author)
+    )
     assert result.exit_code == 0, result.output
     head = fake.state.refs["heads/feature"]
     request = Request.from_json(out.read_text())
@@ -69,7 +70,9 @@ def test_names_come_from_the_default_branchs_checkout_on_the_light_install(fake,
     try:
         out = tmp_path / "request.json"
         body = "/export-check LlamaForCausalLM bert"
-        result = gh("command", "--dispatch", "export-conformance.yml", "--out", str(out), event=_event(fake, body))
+        result = gh(
+            "command", "--dispatch", "export-conformance.yml", "--out", str(out), event=comment_event(fake, body)
+        )
         assert result.exit_code == 0, result.output
         assert Request.from_json(out.read_text()).models == ("LlamaForCausalLM", "bert")
         assert fake.bot_comments(1) == [] and len(fake.state.dispatches) == 1
@@ -78,7 +81,7 @@ def test_names_come_from_the_default_branchs_checkout_on_the_light_install(fake,
 
 
 def test_unknown_words_are_answered_with_the_help_text(fake, gh):
-    assert gh("command", event=_event(fake, "/export-check BertModl --fast")).exit_code == 0
+    assert gh("command", event=comment_event(fake, "/export-check BertModl --fast")).exit_code == 0
     [reply] = fake.bot_comments(1)
     assert "`BertModl` is not a model class" in reply["body"] and "BertModel" in reply["body"]
     assert help_text() in reply["body"] and fake.state.dispatches == []
@@ -86,12 +89,12 @@ def test_unknown_words_are_answered_with_the_help_text(fake, gh):
 
 @pytest.mark.parametrize("kw", [{"action": "edited"}, {"action": "deleted"}, {"on_pr": False}])
 def test_edited_deleted_and_issue_comments_are_ignored(fake, gh, kw):
-    assert gh("command", event=_event(fake, "/export-check", **kw)).exit_code == 0
+    assert gh("command", event=comment_event(fake, "/export-check", **kw)).exit_code == 0
     assert fake.requests == [] and outputs(gh.output)["accepted"] == "false"
 
 
 def test_bot_comments_are_ignored(fake, gh):
-    assert gh("command", event=_event(fake, "/export-check", "dependabot[bot]")).exit_code == 0
+    assert gh("command", event=comment_event(fake, "/export-check", "dependabot[bot]")).exit_code == 0
     assert fake.requests == []
 
 
@@ -104,26 +107,9 @@ def test_a_moved_head_stops_the_run(fake, gh):
     assert f"moved from {pinned[:12]}" in result.output and "this run stops" in result.output
 
 
-ENTRY = {
-    "action": "remove",
-    "file": "export_skips.toml",
-    "scope": "onnx.dynamic",
-    "model_class": "MMGroundingDinoForObjectDetection",
-    "evidence": ["MMGroundingDinoForObjectDetection::test_onnx_export_dynamic"],
-}
-
-
 def test_apply_commits_the_proposed_patch_to_the_pr_branch(fake, gh):
-    head = fake.state.refs["heads/feature"]
-    report = make_report(head_sha=head, proposal={"entries": [ENTRY], "patch": "…"})
-    fake.add_run(
-        "export-conformance.yml",
-        head_sha=head,
-        branch="feature",
-        event="pull_request",
-        artifacts={"export-report": report_zip(report)},
-    )
-    result = gh("apply", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check apply"))
+    head = propose_on_feature(fake)
+    result = gh("apply", "--dispatch", "export-conformance.yml", event=comment_event(fake, "/export-check apply"))
     assert result.exit_code == 0, result.output
     new_head = fake.state.refs["heads/feature"]
     assert new_head != head and fake.state.commits[new_head]["parents"] == [head]
@@ -140,7 +126,7 @@ def test_apply_commits_the_proposed_patch_to_the_pr_branch(fake, gh):
 def test_apply_without_a_report_for_the_head_says_so(fake, gh):
     report = make_report(head_sha="0" * 40, proposal={"entries": [ENTRY]})
     fake.add_run("export-conformance.yml", head_sha="0" * 40, artifacts={"export-report": report_zip(report)})
-    result = gh("apply", event=_event(fake, "/export-check apply"))
+    result = gh("apply", event=comment_event(fake, "/export-check apply"))
     assert result.exit_code == 2  # a refusal, not a failed verdict
     [reply] = fake.bot_comments(1)
     assert "no conformance report for the current head" in reply["body"]
@@ -151,15 +137,8 @@ def test_apply_on_a_fork_gets_one_reply_carrying_the_patch(fake, gh):
     fake.open_pull(9, "patch-1", fork="someone/Hello-World", head_sha=fork_head)
     # The report's own `patch` text was written by the fork's code: the bot never echoes it.
     report = make_report(head_sha=fork_head, proposal={"entries": [ENTRY], "patch": "@everyone rm -rf"})
-    fake.add_run(
-        "export-conformance.yml",
-        head_sha=fork_head,
-        branch="patch-1",
-        event="pull_request",
-        head_repo="someone/Hello-World",
-        artifacts={"export-report": report_zip(report)},
-    )
-    event = _event(fake, "/export-check apply", number=9)
+    add_pr_report(fake, report, branch="patch-1", head_repo="someone/Hello-World")
+    event = comment_event(fake, "/export-check apply", number=9)
     # The workflow runs both jobs on the comment: `command`, then `apply`.
     assert gh("command", "--dispatch", "export-conformance.yml", event=event).exit_code == 0
     assert gh("apply", "--dispatch", "export-conformance.yml", event=event).exit_code == 0
@@ -173,28 +152,32 @@ def test_apply_on_a_fork_gets_one_reply_carrying_the_patch(fake, gh):
 
 def test_apply_on_a_fork_without_a_report_says_there_is_no_patch_yet(fake, gh):
     fake.open_pull(9, "patch-1", fork="someone/Hello-World", head_sha="f" * 40)
-    assert gh("command", event=_event(fake, "/export-check apply", number=9)).exit_code == 0
+    assert gh("command", event=comment_event(fake, "/export-check apply", number=9)).exit_code == 0
     [reply] = fake.bot_comments(9)
     assert "no conformance report for the current head" in reply["body"] and "```" not in reply["body"]
 
 
 def test_the_refusal_quotes_the_role_not_the_legacy_permission(fake, gh):
     fake.state.permissions["octo-triager"] = "triage"  # GitHub's legacy `permission` field says `read`
-    assert gh("command", event=_event(fake, "/export-check", "octo-triager")).exit_code == 0
+    assert gh("command", event=comment_event(fake, "/export-check", "octo-triager")).exit_code == 0
     [reply] = fake.bot_comments(1)
     assert "(yours: `triage`)" in reply["body"] and "`read`" not in reply["body"]
 
 
 def test_a_custom_role_based_on_write_may_run_commands(fake, gh):
     fake.state.permissions["octo-ci"] = "ci-runner:write"
-    result = gh("command", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check", "octo-ci"))
+    result = gh(
+        "command", "--dispatch", "export-conformance.yml", event=comment_event(fake, "/export-check", "octo-ci")
+    )
     assert result.exit_code == 0, result.output
     assert len(fake.state.dispatches) == 1 and fake.bot_comments(1) == []
 
 
 def test_a_closed_pr_gets_a_polite_refusal_and_no_run(fake, gh):
     fake.close_pull(1)
-    assert gh("command", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check")).exit_code == 0
+    assert (
+        gh("command", "--dispatch", "export-conformance.yml", event=comment_event(fake, "/export-check")).exit_code == 0
+    )
     [reply] = fake.bot_comments(1)
     assert "#1 is closed" in reply["body"] and "Reopen it" in reply["body"]
     assert fake.state.dispatches == [] and fake.state.reactions[500] == ["confused"]
@@ -202,7 +185,7 @@ def test_a_closed_pr_gets_a_polite_refusal_and_no_run(fake, gh):
 
 def test_a_failed_dispatch_gets_confused_and_a_reply(fake, gh):
     fake.inject("status", method="POST", path=r"/dispatches$", times=100, status=500)
-    result = gh("command", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check"))
+    result = gh("command", "--dispatch", "export-conformance.yml", event=comment_event(fake, "/export-check"))
     # GitHub refusing is exit 2, never 1: exit 1 means cells broke.
     assert result.exit_code == 2 and "dispatch workflow export-conformance.yml: HTTP 500" in result.output
     [reply] = fake.bot_comments(1)
@@ -213,7 +196,7 @@ def test_a_failed_dispatch_gets_confused_and_a_reply(fake, gh):
 def test_a_dispatch_answered_502_after_it_took_effect_starts_one_run(fake, gh):
     fake.run_list_lag = 2  # the run is listed a little after GitHub accepted the dispatch
     fake.inject("status", method="POST", path=r"/dispatches$", times=3, status=502, after=True)
-    result = gh("command", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check"))
+    result = gh("command", "--dispatch", "export-conformance.yml", event=comment_event(fake, "/export-check"))
     assert result.exit_code == 0, result.output
     [run] = fake.state.runs
     assert run["title"] == "export-conformance #1: /export-check rerun (comment 500)"
@@ -225,14 +208,16 @@ def test_a_dispatch_answered_502_after_it_took_effect_starts_one_run(fake, gh):
 def test_a_dispatch_turned_away_with_502_is_made_again(fake, gh):
     # A 502 before the request reached GitHub: no run appears, so the dispatch is repeated.
     fake.inject("status", method="POST", path=r"/dispatches$", times=1, status=502)
-    assert gh("command", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check")).exit_code == 0
+    assert (
+        gh("command", "--dispatch", "export-conformance.yml", event=comment_event(fake, "/export-check")).exit_code == 0
+    )
     assert len(fake.state.runs) == 1 and len(fake.state.dispatches) == 1
     assert sum(1 for m, p in fake.requests if m == "POST" and p.endswith("/dispatches")) == 2
 
 
 def test_a_reply_answered_502_after_it_took_effect_is_posted_once(fake, gh):
     fake.inject("status", method="POST", path=r"/issues/1/comments$", times=2, status=502, after=True)
-    result = gh("command", event=_event(fake, "/export-check help"))
+    result = gh("command", event=comment_event(fake, "/export-check help"))
     assert result.exit_code == 0, result.output
     [reply] = fake.bot_comments(1)
     assert help_text() in reply["body"] and "<!-- export-bot:reply-to 500 -->" in reply["body"]
@@ -242,7 +227,7 @@ def test_a_reply_answered_502_after_it_took_effect_is_posted_once(fake, gh):
 def test_a_reply_to_a_line_of_ten_thousand_bad_words_fits_and_names_a_few(fake, gh):
     words = " ".join(f"w{i % 1000:03d}" for i in range(2500))
     body = f"/export-check {words}"[:10_000]
-    assert gh("command", event=_event(fake, body)).exit_code == 0
+    assert gh("command", event=comment_event(fake, body)).exit_code == 0
     [reply] = fake.bot_comments(1)
     assert len(reply["body"]) < 65536
     assert reply["body"].count("is not a model class") == 5
@@ -250,7 +235,7 @@ def test_a_reply_to_a_line_of_ten_thousand_bad_words_fits_and_names_a_few(fake, 
 
 
 def test_echoed_words_cannot_leave_their_code_span_or_mention_anyone(fake, gh):
-    assert gh("command", event=_event(fake, "/export-check x`@octo-org/team`")).exit_code == 0
+    assert gh("command", event=comment_event(fake, "/export-check x`@octo-org/team`")).exit_code == 0
     [reply] = fake.bot_comments(1)
     first = reply["body"].split("\n")[2]
     assert "@octo-org" not in reply["body"] and first.count("`") == 2, first
@@ -269,19 +254,6 @@ COMMIT_REFUSED = {
 }
 
 
-def _proposed(fake) -> str:
-    head = fake.state.refs["heads/feature"]
-    report = make_report(head_sha=head, proposal={"entries": [ENTRY], "patch": "…"})
-    fake.add_run(
-        "export-conformance.yml",
-        head_sha=head,
-        branch="feature",
-        event="pull_request",
-        artifacts={"export-report": report_zip(report)},
-    )
-    return head
-
-
 @pytest.mark.parametrize(
     "path, status, body",
     [
@@ -292,9 +264,9 @@ def _proposed(fake) -> str:
     ],
 )
 def test_apply_refused_by_github_mid_commit_is_answered_once_and_commits_nothing(fake, gh, path, status, body):
-    head = _proposed(fake)
+    head = propose_on_feature(fake)
     fake.inject("status", method="POST|PATCH", path=path, status=status, body=body, times=100)
-    event = _event(fake, "/export-check apply")
+    event = comment_event(fake, "/export-check apply")
     assert gh("command", "--dispatch", "export-conformance.yml", event=event).exit_code == 0
     for _ in range(2):  # the job, then a re-run of it
         result = gh("apply", "--dispatch", "export-conformance.yml", event=event)
@@ -309,9 +281,9 @@ def test_apply_refused_by_github_mid_commit_is_answered_once_and_commits_nothing
 
 def test_apply_whose_fast_forward_answer_was_lost_is_a_commit(fake, gh):
     """GitHub moved the branch but the answers were lost: the branch read back says it was committed."""
-    head = _proposed(fake)
+    head = propose_on_feature(fake)
     fake.inject("status", method="PATCH", path=r"/git/refs/heads/feature$", status=502, after=True, times=100)
-    result = gh("apply", "--dispatch", "export-conformance.yml", event=_event(fake, "/export-check apply"))
+    result = gh("apply", "--dispatch", "export-conformance.yml", event=comment_event(fake, "/export-check apply"))
     assert result.exit_code == 0, result.output
     new_head = fake.state.refs["heads/feature"]
     assert fake.state.commits[new_head]["parents"] == [head]
@@ -325,7 +297,7 @@ def test_apply_answers_when_github_refuses_to_list_the_runs(fake, gh):
     # command still ends with 😕 and one reply, and nothing is committed.
     head = fake.state.refs["heads/feature"]
     fake.inject("status", method="GET", path=r"/actions/workflows/.*/runs$", status=500, times=100)
-    result = gh("apply", event=_event(fake, "/export-check apply"))
+    result = gh("apply", event=comment_event(fake, "/export-check apply"))
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
     [reply] = fake.bot_comments(1)

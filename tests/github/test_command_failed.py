@@ -9,18 +9,12 @@ import pytest
 from bot.diff.model import CellLine, Report
 from bot.publish.command import MAX_FAILED, Request
 from bot.select.request import parse_request
-from tests.github.conftest import READER, outputs, report_zip
-from tests.github.payloads import issue_comment_event
+from tests.github.conftest import READER, comment_event, outputs, report_zip
 
 WORKFLOW = "export-conformance.yml"
 BERT = "BertModel::test_onnx_export_static"
 LLAMA = "LlamaForCausalLM::test_torch_export_dynamic"
 VIT = "ViTModel::test_executorch_export_dynamic_xnnpack"
-
-
-def _event(fake, body="/export-check failed", *, number=1, author="Codertocat"):
-    fake.state.comments[500] = {"issue": number, "body": body, "user": author, "created": "2026-01-01T00:00:00Z"}
-    return issue_comment_event(repo=fake.repo, number=number, comment_id=500, body=body, author=fake.user_obj(author))
 
 
 def _report(head_sha: str, **categories) -> bytes:
@@ -36,8 +30,8 @@ def _pr_run(fake, head_sha, artifact, **kw) -> int:
     return fake.add_run(WORKFLOW, head_sha=head_sha, artifacts={"export-report": artifact}, **kw)
 
 
-def _command(fake, gh, **kw):
-    return gh("command", "--dispatch", WORKFLOW, event=_event(fake, **kw))
+def _command(fake, gh, body="/export-check failed", **kw):
+    return gh("command", "--dispatch", WORKFLOW, event=comment_event(fake, body, **kw))
 
 
 def test_the_failing_cells_of_the_latest_report_are_dispatched_and_nothing_else(fake, gh):

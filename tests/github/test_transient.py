@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from tests.github.conftest import make_report, report_zip, zipped
-from tests.github.payloads import issue_comment_event, workflow_run_event
+from tests.github.conftest import comment_event, make_report, propose_on_feature, report_zip, zipped
+from tests.github.payloads import workflow_run_event
 from tests.github.routes import template_of
 from tests.results.factory import Case, junit
 
@@ -36,33 +36,8 @@ def _baseline(fake, gh, tmp_path):
 
 
 def _apply(fake, gh, tmp_path):
-    head = fake.state.refs["heads/feature"]
-    entry = {
-        "action": "remove",
-        "file": "export_skips.toml",
-        "section": "onnx.dynamic",
-        "scope": "onnx.dynamic",
-        "model_class": "MMGroundingDinoForObjectDetection",
-        "evidence": ["MMGroundingDinoForObjectDetection::test_onnx_export_dynamic"],
-    }
-    report = make_report(head_sha=head, proposal={"entries": [entry], "patch": "…"})
-    fake.add_run(
-        "export-conformance.yml",
-        head_sha=head,
-        branch="feature",
-        event="pull_request",
-        artifacts={"export-report": report_zip(report)},
-    )
-    fake.state.comments[500] = {
-        "issue": 1,
-        "body": "/export-check apply",
-        "user": "Codertocat",
-        "created": "2026-01-01T00:00:00Z",
-    }
-    event = issue_comment_event(
-        repo=fake.repo, number=1, comment_id=500, body="/export-check apply", author=fake.user_obj("Codertocat")
-    )
-    result = gh("apply", event=event)
+    head = propose_on_feature(fake)
+    result = gh("apply", event=comment_event(fake, "/export-check apply"))
     return result, fake.state.refs["heads/feature"] != head
 
 

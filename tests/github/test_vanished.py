@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from tests.github.conftest import make_report, report_zip, zipped
-from tests.github.payloads import issue_comment_event, workflow_run_event
+from tests.github.conftest import comment_event, make_report, propose_on_feature, report_zip, zipped
+from tests.github.payloads import workflow_run_event
 from tests.results.factory import Case, junit
 
 
@@ -66,31 +66,12 @@ def test_a_nights_report_gone_before_its_download_is_left_out_of_the_history(fak
     assert json.loads((night / "report.json").read_text())["headline"] == "older"
 
 
-def _apply_event(fake):
-    fake.state.comments[500] = {
-        "issue": 1,
-        "body": "/export-check apply",
-        "user": "Codertocat",
-        "created": "2026-01-01T00:00:00Z",
-    }
-    author = fake.user_obj("Codertocat")
-    return issue_comment_event(repo=fake.repo, number=1, comment_id=500, body="/export-check apply", author=author)
-
-
 @pytest.mark.parametrize("how", GONE)
 def test_a_prs_report_gone_before_its_download_is_no_report(fake, gh, how):
-    head = fake.state.refs["heads/feature"]
-    report = report_zip(make_report(head_sha=head, proposal={"entries": []}))
-    fake.add_run(
-        "export-conformance.yml",
-        head_sha=head,
-        branch="feature",
-        event="pull_request",
-        artifacts={"export-report": report},
-    )
+    propose_on_feature(fake, {"entries": []})
     aid = max(fake.state.artifacts)
     fake.before(method="GET", path=rf"/actions/artifacts/{aid}/zip$", action=GONE[how](aid), times=10)
-    result = gh("apply", event=_apply_event(fake))
+    result = gh("apply", event=comment_event(fake, "/export-check apply"))
     assert result.exit_code == 2, result.output  # a refusal, answered on the PR
     [reply] = fake.bot_comments(1)
     assert "no conformance report for the current head" in reply["body"]
@@ -114,18 +95,13 @@ def test_a_run_deleted_after_the_listing_is_passed_over(fake, gh, tmp_path):
     assert [m.result.message for ms in state.cells.values() for m in ms] == ["older"]
 
 
-def _command_event(fake, body):
-    fake.state.comments[500] = {"issue": 1, "body": body, "user": "Codertocat", "created": "2026-01-01T00:00:00Z"}
-    return issue_comment_event(repo=fake.repo, number=1, comment_id=500, body=body, author=fake.user_obj("Codertocat"))
-
-
 def _delete_comment(fake):
     fake.state.comments.pop(500, None)
 
 
 @pytest.mark.parametrize("body", ["/export-check", "/export-check frobnicate"])
 def test_a_command_deleted_before_its_reaction_is_still_answered(fake, gh, body):
-    event = _command_event(fake, body)
+    event = comment_event(fake, body)
     fake.before(method="POST", path=r"/issues/comments/500/reactions$", action=_delete_comment)
     result = gh("command", "--dispatch", "export-conformance.yml", event=event)
     assert result.exit_code == 0, result.output
