@@ -17,19 +17,12 @@ pytestmark = pytest.mark.export
 @pytest.fixture(scope="module")
 def decode():
     """The decode stage of a tiny Llama's `generate()`, as the seed captures it, with eager's leaves."""
-    from transformers import LlamaConfig, LlamaForCausalLM, set_seed
+    from transformers import LlamaForCausalLM, set_seed
     from transformers.exporters.utils import decompose_for_generation, get_leaf_tensors
 
-    config = LlamaConfig(
-        vocab_size=99,
-        hidden_size=32,
-        intermediate_size=37,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=64,
-        pad_token_id=0,
-    )
+    from tests.run.test_execute import tiny_llama
+
+    config = tiny_llama().config
     torch.manual_seed(0)
     model = LlamaForCausalLM(config).eval()
     inputs = {"input_ids": torch.randint(1, 99, (2, 7)), "attention_mask": torch.ones(2, 7, dtype=torch.long)}

@@ -38,6 +38,35 @@ def export_checkout(root: Path) -> Path:
     return root
 
 
+# A BERT whose outputs drift between calls: its export runs, and a comparison of values with eager fails it.
+DRIFT = '''
+"""A BERT whose outputs drift between calls."""
+import unittest
+import torch
+from transformers import BertModel
+from ...test_modeling_common import ModelTesterMixin
+from ..bert.test_modeling_bert import BertModelTester
+
+class DriftModel(BertModel):
+    def forward(self, **inputs):
+        return {"hidden": super().forward(**inputs).last_hidden_state + torch.rand(1)}
+
+class DriftModelTest(ModelTesterMixin, unittest.TestCase):
+    all_model_classes = (DriftModel,)
+    def setUp(self):
+        self.model_tester = BertModelTester(self)
+'''
+
+
+def add_drifting_model(root: Path) -> Path:
+    """Add `DriftModel` (tests/models/drift) to a checkout."""
+    folder = root / "tests" / "models" / "drift"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    (folder / "test_modeling_drift.py").write_text(DRIFT)
+    return root
+
+
 class _Widget:
     """Stands in for a model class: the synthetic tests below only read its name."""
 

@@ -8,7 +8,6 @@ shapes, not values) and renamed scopes (`dynamo.dynamic`, `dynamo.generate`).
 from __future__ import annotations
 
 import shutil
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -19,35 +18,14 @@ from bot.outcomes import Status
 from bot.run.checkout_tests import execute_by_checkout
 from bot.run.selection import CellRequest, select_from_source
 from tests.run.plugin_helpers import write_skiplists
-from tests.run.test_checkout_judge import FIXTURES, export_checkout
-
-DRIFT = '''
-"""A BERT whose outputs drift between calls: the previous version's value comparison fails it."""
-import unittest
-import torch
-from transformers import BertModel
-from ...test_modeling_common import ModelTesterMixin
-from ..bert.test_modeling_bert import BertModelTester
-
-class DriftModel(BertModel):
-    def forward(self, **inputs):
-        return {"hidden": super().forward(**inputs).last_hidden_state + torch.rand(1)}
-
-class DriftModelTest(ModelTesterMixin, unittest.TestCase):
-    all_model_classes = (DriftModel,)
-    def setUp(self):
-        self.model_tester = BertModelTester(self)
-'''
+from tests.run.test_checkout_judge import FIXTURES, add_drifting_model, export_checkout
 
 
 def _checkout(root: Path, *, next_version: bool) -> Path:
     export_checkout(root)
     if next_version:
         shutil.copytree(FIXTURES / "transformers_checkout_next", root, dirs_exist_ok=True)
-    (root / "tests/models/drift").mkdir()
-    (root / "tests/models/drift/__init__.py").write_text("")
-    (root / "tests/models/drift/test_modeling_drift.py").write_text(textwrap.dedent(DRIFT))
-    return root
+    return add_drifting_model(root)
 
 
 @pytest.fixture(scope="module")

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
 from tests.run.plugin_helpers import write_skiplists
-from tests.run.test_checkout_judge import export_checkout
+from tests.run.test_checkout_judge import add_drifting_model, export_checkout
 
 SKIP = "Dynamic multiple choice: the fixture's dynamic dims do not reach the choices axis."
 
@@ -28,34 +27,6 @@ def _parity():
     sys.modules["parity"] = module  # its dataclasses resolve their annotations through it
     spec.loader.exec_module(module)
     return module
-
-
-def _with_a_drifting_model(root: Path) -> None:
-    """A model whose forward adds fresh noise: its export runs, and the comparison with eager fails."""
-    folder = root / "tests" / "models" / "drift"
-    folder.mkdir()
-    (folder / "__init__.py").write_text("")
-    (folder / "test_modeling_drift.py").write_text(
-        textwrap.dedent(
-            '''
-            """A BERT whose outputs drift between calls."""
-            import unittest
-            import torch
-            from transformers import BertModel
-            from ...test_modeling_common import ModelTesterMixin
-            from ..bert.test_modeling_bert import BertModelTester
-
-            class DriftModel(BertModel):
-                def forward(self, **inputs):
-                    return {"hidden": super().forward(**inputs).last_hidden_state + torch.rand(1)}
-
-            class DriftModelTest(ModelTesterMixin, unittest.TestCase):
-                all_model_classes = (DriftModel,)
-                def setUp(self):
-                    self.model_tester = BertModelTester(self)
-            '''
-        )
-    )
 
 
 def _skip_in_the_module(root: Path) -> None:
@@ -69,7 +40,7 @@ def test_upstream_pytest_and_export_bot_agree_on_every_cell(tmp_path):
     parity = _parity()
     checkout = export_checkout(tmp_path / "checkout")
     (checkout / "conftest.py").unlink()  # the fixture's guard against this suite collecting it; upstream's pytest must
-    _with_a_drifting_model(checkout)
+    add_drifting_model(checkout)
     _skip_in_the_module(checkout)
     skiplists = write_skiplists(tmp_path / "skiplists", f'[dynamic]\nBertForMultipleChoice = "{SKIP}"\n')
     cells = parity.select_cells(
