@@ -59,12 +59,17 @@ def run_bisect(tmp_path: Path, repo: Path, baseline: Baseline, *extra: str):
     return CliRunner().invoke(main, args, catch_exceptions=False)
 
 
+def written(tmp_path: Path) -> Baseline:
+    """The state `run_bisect` wrote."""
+    return loads((tmp_path / "out.json").read_text(encoding="utf-8"), where="out.json")
+
+
 def test_the_bisect_names_the_commit_that_broke_the_cell(tmp_path, history):
     repo, commits = history
     got = run_bisect(tmp_path, repo, state(commits))
     assert got.exit_code == 0, got.output
     assert f"culprit {commits[3][:12]}: 1 cells" in got.output and "bisect: 2 steps" in got.output
-    after = loads((tmp_path / "out.json").read_text(encoding="utf-8"), where="out.json")
+    after = written(tmp_path)
     bisected = {m.commit: m.result.status for m in after.cells[CELL] if m.source == "bisect"}
     assert bisected == {commits[3]: Status.FAILED, commits[2]: Status.PASSED}  # the middle first, then below it
     [found] = regressions(after, lambda cell: load_skiplists(SKIPLISTS).explain(cell).skipped)
@@ -79,7 +84,7 @@ def test_out_of_budget_it_stops_cleanly_and_says_what_is_left(tmp_path, history)
     assert (
         "bisect: 1 steps" in got.output and "out of budget: between" in got.output and "(3 commits left)" in got.output
     )
-    after = loads((tmp_path / "out.json").read_text(encoding="utf-8"), where="out.json")
+    after = written(tmp_path)
     [open_range] = regressions(after, lambda cell: load_skiplists(SKIPLISTS).explain(cell).skipped)
     assert open_range.culprit is None and open_range.candidates == tuple(commits[1:4])
 
@@ -89,7 +94,7 @@ def test_a_step_whose_run_fails_gives_no_result_and_the_next_commit_is_tried(tmp
     got = run_bisect(tmp_path, repo, state(commits), "--max-steps", "2", "--run-args", "--no-such-option")
     assert got.exit_code == 0, got.output
     assert "bisect: 2 steps" in got.output and "out of budget" in got.output
-    after = loads((tmp_path / "out.json").read_text(encoding="utf-8"), where="out.json")
+    after = written(tmp_path)
     assert all(m.source != "bisect" for m in after.cells[CELL])
 
 
@@ -114,7 +119,7 @@ def test_commits_missing_from_the_clone_give_no_result_and_the_range_is_undecide
     assert (
         "bisect: 4 steps" in got.output and f"undecided between {commits[0][:12]} and {commits[5][:12]}" in got.output
     )
-    assert loads((tmp_path / "out.json").read_text(encoding="utf-8"), where="out.json").cells == baseline.cells
+    assert written(tmp_path).cells == baseline.cells
 
 
 def test_no_time_left_runs_nothing_and_writes_the_state_as_given(tmp_path, history):
@@ -124,8 +129,7 @@ def test_no_time_left_runs_nothing_and_writes_the_state_as_given(tmp_path, histo
     assert (
         "bisect: 0 steps" in got.output and "out of budget: between" in got.output and "(5 commits left)" in got.output
     )
-    written = loads((tmp_path / "out.json").read_text(encoding="utf-8"), where="out.json")
-    assert written.cells == state(commits).cells
+    assert written(tmp_path).cells == state(commits).cells
 
 
 def test_a_relative_work_folder_named_like_an_option_still_bisects(tmp_path, history, monkeypatch):
