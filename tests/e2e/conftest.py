@@ -14,6 +14,7 @@ from bot.cli import main
 from tests.e2e.checkout import git
 from tests.github import openapi
 from tests.github.fake_github import FakeGitHub
+from tests.github.payloads import issue_comment_event
 
 # `toy_checkout/` holds the files of the test repository (its own test_modeling_toy.py), not tests to collect.
 collect_ignore = ["toy_checkout"]
@@ -57,6 +58,21 @@ def artifact(report_path: Path) -> bytes:
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("report.json", report_path.read_text(encoding="utf-8"))
     return buffer.getvalue()
+
+
+def apply_comment(fake: FakeGitHub) -> tuple[int, dict]:
+    """A writer's `/export-check apply` on the PR: the comment's id, and the issue_comment event of it."""
+    comment_id = fake.new_id()
+    fake.state.comments[comment_id] = {
+        "issue": PR,
+        "body": "/export-check apply",
+        "user": WRITER,
+        "created": "2026-11-29T12:00:00Z",
+    }
+    event = issue_comment_event(
+        repo=fake.repo, number=PR, comment_id=comment_id, body="/export-check apply", author=fake.user_obj(WRITER)
+    )
+    return comment_id, event
 
 
 @pytest.fixture

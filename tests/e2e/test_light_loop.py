@@ -7,8 +7,8 @@ import shutil
 from bot.diff.model import load_report
 from bot.report import COMMENT_MARKER
 from tests.conftest import SKIPLISTS
-from tests.e2e.conftest import PR, WRITER, artifact
-from tests.github.payloads import issue_comment_event, pull_request_event
+from tests.e2e.conftest import PR, apply_comment, artifact
+from tests.github.payloads import pull_request_event
 
 CELLS = [f"ToyModel::test_{fn}_export_{shape}" for fn in ("torch", "onnx") for shape in ("static", "dynamic")]
 FAILURE = (
@@ -74,16 +74,7 @@ def test_diff_propose_comment_apply_on_a_junit_pair(tmp_path, fake, bot):
         branch="pr",
         artifacts={"export-report": artifact(tmp_path / "report.json")},
     )
-    cid = fake.new_id()
-    fake.state.comments[cid] = {
-        "issue": PR,
-        "body": "/export-check apply",
-        "user": WRITER,
-        "created": "2026-11-29T12:00:00Z",
-    }
-    event = issue_comment_event(
-        repo=fake.repo, number=PR, comment_id=cid, body="/export-check apply", author=fake.user_obj(WRITER)
-    )
+    _, event = apply_comment(fake)
     assert bot("apply", cwd=tmp_path, fake=fake, event=event, run_id=2).exit_code == 0
     new_head = fake.state.refs["heads/pr"]
     (skiplists / "export_skips.toml").write_text(

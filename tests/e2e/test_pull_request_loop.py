@@ -15,9 +15,9 @@ from bot.outcomes import Status
 from bot.report import COMMENT_MARKER
 from bot.results import read_results
 from tests.e2e.checkout import MODELING, commit_all, git, make_toy_repo
-from tests.e2e.conftest import PR, WRITER, artifact, files_of, mirror
+from tests.e2e.conftest import PR, apply_comment, artifact, files_of, mirror
 from tests.github.fake_github import BOT
-from tests.github.payloads import issue_comment_event, pull_request_event, workflow_run_event
+from tests.github.payloads import pull_request_event, workflow_run_event
 
 BACKENDS = ("dynamo", "onnx")
 CELLS = {f"ToyModel::test_{fn}_export_{shape}" for fn in ("torch", "onnx") for shape in ("static", "dynamic")}
@@ -147,16 +147,7 @@ def test_a_pr_breaking_dynamic_shapes_is_reported_then_applied_and_green(tmp_pat
         event="pull_request",
         artifacts={"export-report": artifact(report_path)},
     )
-    comment_id = fake.new_id()
-    fake.state.comments[comment_id] = {
-        "issue": PR,
-        "body": "/export-check apply",
-        "user": WRITER,
-        "created": "2026-11-29T12:00:00Z",
-    }
-    applying = issue_comment_event(
-        repo=fake.repo, number=PR, comment_id=comment_id, body="/export-check apply", author=fake.user_obj(WRITER)
-    )
+    comment_id, applying = apply_comment(fake)
     for step in (
         ("command", "--dispatch", "export-conformance.yml"),
         ("apply", "--dispatch", "export-conformance.yml"),
