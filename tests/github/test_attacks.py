@@ -54,6 +54,17 @@ def _fork_run(fake, head_sha: str, *, branch: str = "patch-1", workflow: str = C
     )
 
 
+def _dispatched_run(fake, report, title: str = "export-conformance #1: /export-check rerun (comment 77)") -> int:
+    """A conformance run dispatched on the default branch, for the PR its title names, uploading `report`."""
+    return fake.add_run(
+        CONFORMANCE,
+        head_sha=fake.state.refs["heads/main"],
+        event="workflow_dispatch",
+        title=title,
+        artifacts={"export-report": report_zip(report)},
+    )
+
+
 def _unchanged(fake, head: str) -> bool:
     return fake.state.refs["heads/feature"] == head and not fake.state.dispatches
 
@@ -86,13 +97,7 @@ def test_a_victim_with_no_report_yet_is_refused_not_given_the_forks(fake, gh):
 def test_a_victim_whose_latest_report_came_from_a_dispatched_run_still_ignores_the_fork(fake, gh):
     head = _fork_pushes_the_victims_head(fake)
     own = make_report(head_sha=head, proposal={"entries": []})
-    fake.add_run(
-        CONFORMANCE,
-        head_sha=fake.state.refs["heads/main"],
-        event="workflow_dispatch",
-        title="export-conformance #1: /export-check rerun (comment 77)",
-        artifacts={"export-report": report_zip(own)},
-    )
+    _dispatched_run(fake, own)
     _fork_run(fake, head)
     assert gh("apply", event=comment_event(fake, "/export-check apply")).exit_code == 2
     assert _unchanged(fake, head)
@@ -101,13 +106,7 @@ def test_a_victim_whose_latest_report_came_from_a_dispatched_run_still_ignores_t
 def test_a_dispatched_run_for_this_pr_and_its_head_is_applied(fake, gh):
     head = fake.state.refs["heads/feature"]
     report = make_report(head_sha=head, proposal={"entries": [ENTRY]})
-    fake.add_run(
-        CONFORMANCE,
-        head_sha=fake.state.refs["heads/main"],
-        event="workflow_dispatch",
-        title="export-conformance #1: /export-check rerun (comment 77)",
-        artifacts={"export-report": report_zip(report)},
-    )
+    _dispatched_run(fake, report)
     assert gh("apply", event=comment_event(fake, "/export-check apply")).exit_code == 0
     assert fake.state.refs["heads/feature"] != head and fake.state.reactions[500] == ["rocket"]
 
@@ -116,13 +115,7 @@ def test_a_dispatched_run_for_this_pr_and_its_head_is_applied(fake, gh):
 def test_a_dispatched_run_naming_another_pr_or_none_is_not_this_prs_source(fake, gh, title):
     head = fake.state.refs["heads/feature"]
     report = make_report(head_sha=head, proposal={"entries": [ENTRY]})
-    fake.add_run(
-        CONFORMANCE,
-        head_sha=fake.state.refs["heads/main"],
-        event="workflow_dispatch",
-        title=title,
-        artifacts={"export-report": report_zip(report)},
-    )
+    _dispatched_run(fake, report, title)
     assert gh("apply", event=comment_event(fake, "/export-check apply")).exit_code == 2
     assert _unchanged(fake, head)
 
