@@ -32,15 +32,15 @@ def diff(
     selection,
 ) -> None:
     """Diff head results against main's and judge them: exit 0 success or neutral, 1 failure, 2 bad input."""
-    from bot.jobs.report import ReportInputs, ReportOutputs, drift_rule, make_report, read_selected
+    from bot.jobs.report import ReportInputs, ReportOutputs, make_report, read_selected
     from bot.settings import load_settings
     from bot.skiplist.model import read_skiplists
 
     settings = load_settings()
     skiplists = read_skiplists(resolve_skiplists(skiplists_dir, settings))
-    inputs = ReportInputs(
+    inputs = ReportInputs.under(
+        settings,
         head=tuple(head_files),
-        source=settings.source,
         base=tuple(base_files),
         rerun=tuple(rerun_files),
         selected=read_selected(selection),
@@ -48,7 +48,6 @@ def diff(
         base_sha=base_sha,
         head_sha=head_sha,
         run_url=run_url,
-        drift=drift_rule(settings),
     )
     outputs = ReportOutputs(report=json_out, comment=markdown_out, append_summary=summary_out)
     report = make_report(inputs, outputs, skiplists).report

@@ -61,14 +61,15 @@ def report(
     Exits 0 whatever the verdict (it travels in report.json to the comment job, which sets the
     status), 1 when the confirming re-run did not complete, 2 on bad input.
     """
-    from bot.jobs.report import ReportInputs, ReportOutputs, drift_rule, make_report, read_selected
+    from bot.jobs.report import ReportInputs, ReportOutputs, make_report, read_selected
     from bot.jobs.run import named_rerunner
     from bot.settings import load_settings
     from bot.skiplist.model import read_skiplists
 
     settings = load_settings()
     skiplists = read_skiplists(resolve_skiplists(skiplists_dir, settings))
-    inputs = ReportInputs(
+    inputs = ReportInputs.under(
+        settings,
         head=tuple(head_paths),
         base=tuple(base_paths),
         selected=read_selected(selection),
@@ -79,10 +80,6 @@ def report(
         run_url=run_url,
         skip_missing=True,
         merge_base=merge_base,
-        stale_days=settings.stale_days,
-        flaky_window=settings.flaky_window,
-        source=settings.source,
-        drift=drift_rule(settings),
     )
     outputs = ReportOutputs.in_folder(out, append_summary=summary_out)
     echo = lambda line: click.echo(line, err=True)  # noqa: E731

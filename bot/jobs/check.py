@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bot.files import check_inputs
-from bot.jobs.report import ReportInputs, ReportOutcome, ReportOutputs, Selected, drift_rule, make_report
+from bot.jobs.report import ReportInputs, ReportOutcome, ReportOutputs, Selected, make_report
 from bot.jobs.run import rerunner, run_plan
 from bot.run.plan import RunPlan
 from bot.run.planning import build_plan
@@ -46,12 +46,8 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> ReportOutco
     head_junit = out / "junit.xml"
     echo(f"running {len(plan.cells)} cells from {plan.source} → {head_junit}")
     run_plan(plan, head_junit, options.workers)
-    inputs = ReportInputs(
-        head=(head_junit,),
-        base=options.base_junit,
-        selected=selected,
-        source=plan.source,
-        drift=drift_rule(options.settings),
+    inputs = ReportInputs.under(
+        options.settings, head=(head_junit,), base=options.base_junit, selected=selected, source=plan.source
     )
     outcome = make_report(
         inputs, ReportOutputs.in_folder(out), skiplists, rerun=rerunner(plan, options.workers), echo=echo

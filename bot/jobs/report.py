@@ -57,6 +57,14 @@ class ReportInputs:
     source: str | None = None  # the model source: a checkout's own export tests walk their own scopes
     drift: DriftRule = DriftRule()  # the thresholds of the drift section (drift_rule(settings))
 
+    @classmethod
+    def under(cls, settings: Settings, **given) -> ReportInputs:
+        """The inputs with what `[tool.export-bot]` decides filled in from `settings` (the model source
+        unless `given` names one): `report`, `diff` and `check` judge alike under the same settings."""
+        from_settings = {"source": settings.source, "stale_days": settings.stale_days}
+        from_settings |= {"flaky_window": settings.flaky_window, "drift": drift_rule(settings)}
+        return cls(**(from_settings | given))
+
 
 def drift_rule(settings: Settings) -> DriftRule:
     """The drift thresholds `[tool.export-bot]` sets (docs/diff.md)."""
