@@ -12,7 +12,6 @@ from bot.cli.options import FILE, junit_paths_option, report_options
 @junit_paths_option("--base", "base_files", "Main's JUnit files or folders (repeat); none: no baseline.")
 @junit_paths_option("--head", "head_files", "This run's JUnit files or folders (repeat).")
 @junit_paths_option("--rerun", "rerun_files", "JUnit of the re-run of newly broken cells (repeat).")
-@click.option("--expect-shards", type=click.IntRange(min=1), default=None, help="Head must hold shards 1/N … N/N.")
 @click.option("--json", "json_out", type=FILE, help="Write report.json here.")
 @click.option("--markdown", "markdown_out", type=FILE, help="Write the PR comment here.")
 @report_options

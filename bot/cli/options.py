@@ -177,6 +177,13 @@ report_options = stacked(
     click.option("--head-sha", default=None, help="Head commit (default: the head JUnit's git sha)."),
     click.option("--run-url", default=None, help="Link to this workflow run, shown in the comment."),
     summary_option("Append the job summary here (e.g. $GITHUB_STEP_SUMMARY)."),
+    click.option(
+        "--expect-shards",
+        type=click.IntRange(min=0),
+        default=0,
+        callback=lambda ctx, param, value: value or None,  # 0: off, as when it is not given
+        help="Head must hold shards 1/N … N/N (0: off).",
+    ),
 )
 
 min_passes_option = click.option(

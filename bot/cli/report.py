@@ -25,9 +25,6 @@ from bot.cli.options import FOLDER, junit_paths_option, report_options, workers_
     "at or before it. Empty: unknown, main's newest results are used.",
 )
 @junit_paths_option("--head", "head_paths", "The shards' JUnit files or folders (repeat).")
-@click.option(
-    "--expect-shards", type=click.IntRange(min=0), default=0, help="Head must hold shards 1/N … N/N (0: off)."
-)
 @report_options
 @click.option(
     "--tested-sha", default=None, help="The commit the cells ran on, when not the head (the PR's test merge)."
@@ -73,7 +70,7 @@ def report(
         head=tuple(head_paths),
         base=tuple(base_paths),
         selected=read_selected(selection),
-        expect_shards=expect_shards or None,
+        expect_shards=expect_shards,
         base_sha=base_sha,
         head_sha=head_sha,
         tested_sha=tested_sha,
