@@ -186,6 +186,19 @@ report_options = stacked(
     ),
 )
 
+
+def durations_option(effect: str) -> Callable:
+    """`--durations`: earlier cell times (main's baseline.json, or a run's JUnit), for what `effect` says they do."""
+    return click.option(
+        "--durations",
+        type=click.Path(path_type=Path),  # a missing path is refused by the reader, with what to pass instead
+        envvar="EXPORT_BOT_DURATIONS",
+        default=None,
+        help=f"An earlier run's JUnit (a file, or a folder of shard files), or main's baseline.json: its times "
+        f"{effect} (default: EXPORT_BOT_DURATIONS; cells it lacks cost their recorded time).",
+    )
+
+
 min_passes_option = click.option(
     "--min-passes",
     type=click.IntRange(min=1),

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from bot.cli.common import EXIT_OK, handle_errors, resolve_skiplists, verify_tested_transformers
-from bot.cli.options import FILE, models_options, run_options, selection_file_option
+from bot.cli.options import FILE, durations_option, models_options, run_options, selection_file_option
 
 
 @click.command()
@@ -31,14 +31,7 @@ from bot.cli.options import FILE, models_options, run_options, selection_file_op
     "instead of --models/--preset: how a failure group's repro names its cell.",
 )
 @click.option("--shard", default=None, metavar="I/N", help="Run only shard I of N (balanced, deterministic).")
-@click.option(
-    "--durations",
-    type=click.Path(path_type=Path),
-    envvar="EXPORT_BOT_DURATIONS",
-    default=None,
-    help="An earlier run's JUnit (a file, or a folder of shard files): its testcase times balance --shard and "
-    "order the cells (default: EXPORT_BOT_DURATIONS; cells it lacks cost their recorded time).",
-)
+@durations_option("balance --shard and order the cells")
 @click.option(
     "--junit",
     type=FILE,

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from bot.cli.common import handle_errors
-from bot.cli.options import FILE, config_option, github_output_option
+from bot.cli.options import FILE, config_option, durations_option, github_output_option
 
 
 @click.command()
@@ -35,14 +35,7 @@ from bot.cli.options import FILE, config_option, github_output_option
     help="Size the shards by the selection's cost: as many as keep each shard's estimated cell time under "
     "this many minutes (recorded or --durations times, 2 workers), at most --shards.",
 )
-@click.option(
-    "--durations",
-    type=click.Path(exists=True, path_type=Path),
-    envvar="EXPORT_BOT_DURATIONS",
-    default=None,
-    help="An earlier run's JUnit (a file, or a folder of shard files) whose testcase times balance the shards "
-    "(default: EXPORT_BOT_DURATIONS; cells it lacks cost their recorded time).",
-)
+@durations_option("balance the shards")
 @config_option()
 @click.option(
     "--json",
