@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from bot.cli.common import BotError, handle_errors, resolve_skiplists, verdict_exit, verify_tested_transformers
-from bot.cli.options import FOLDER, config_option, junit_paths_option, models_options, run_options
+from bot.cli.options import FOLDER, config_option, junit_paths_option
+from bot.cli.run_options import models_options, run_options
 
 
 @click.command()

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from bot.cli.common import EXIT_OK, handle_errors, resolve_skiplists
-from bot.cli.options import min_passes_option, recorded_walk_option, report_option, skiplists_option, source_option
+from bot.cli.options import min_passes_option, recorded_walk_option, report_option, skiplists_option
+from bot.cli.run_options import source_option
 
 
 @click.command()

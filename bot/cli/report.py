@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from bot.cli.common import EXIT_OK, handle_errors, resolve_skiplists
-from bot.cli.options import FOLDER, junit_paths_option, report_options, workers_option
+from bot.cli.options import FOLDER, junit_paths_option, report_options
+from bot.cli.run_options import workers_option
 
 
 @click.command()

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from bot.cli.common import EXIT_OK, handle_errors, resolve_skiplists, verify_tested_transformers
-from bot.cli.options import FILE, durations_option, models_options, run_options, selection_file_option
+from bot.cli.options import FILE, selection_file_option
+from bot.cli.run_options import durations_option, models_options, run_options
 
 
 @click.command()

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from bot.cli.common import handle_errors
-from bot.cli.options import FILE, config_option, durations_option, github_output_option
+from bot.cli.options import FILE, config_option, github_output_option
+from bot.cli.run_options import durations_option
 
 
 @click.command()

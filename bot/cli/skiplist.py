@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from bot.cli.common import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, handle_errors, resolve_skiplists
-from bot.cli.options import recorded_walk_option, skiplists_option, source_option
+from bot.cli.options import recorded_walk_option, skiplists_option
+from bot.cli.run_options import source_option
 
 
 @click.group()
