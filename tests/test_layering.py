@@ -148,6 +148,18 @@ def test_jobs_never_import_the_command_line():
     assert bad == []
 
 
+def test_every_job_is_composed_in_bot_jobs():
+    """One package composes jobs: a `…_job` function (what a command calls) anywhere else is a second place."""
+    elsewhere = [
+        f"{path.relative_to(ROOT)}:{node.lineno}: {node.name}"
+        for module, path in bot_modules().items()
+        if not module.startswith("bot.jobs")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef) and node.name.endswith("_job")
+    ]
+    assert elsewhere == []
+
+
 def test_the_scan_sees_every_import_spelling():
     probe = BOT / "select" / "_layering_probe.py"  # never written: only its path is used
     text = (

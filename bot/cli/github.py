@@ -67,8 +67,8 @@ def comment(
     """Post or update the sticky comment and the export-conformance status from report.json."""
     from bot.diff.errors import ReportError
     from bot.diff.model import load_report
+    from bot.jobs.github_pr import comment_job, missing_report_job
     from bot.publish.events import RunEvent
-    from bot.publish.jobs import comment_job, missing_report_job
     from bot.report import render_summary
 
     event = RunEvent.from_payload(obj.event()) if obj.event_path else RunEvent(None, (), None)
@@ -118,8 +118,8 @@ def pending(obj: Context) -> None:
 @github_errors
 def command(obj: Context, dispatch: str | None, reports: str | None, out: Path | None) -> None:
     """Answer an `/export-check` comment (issue_comment event): check, acknowledge, pin the head, dispatch."""
+    from bot.jobs.github_command import command_job
     from bot.publish.events import CommentEvent
-    from bot.publish.jobs import command_job
 
     outcome = command_job(
         obj.client,
@@ -159,8 +159,8 @@ def _command_index(config: Path | None):
 @github_errors
 def apply(obj: Context, workflow: str, dispatch: str | None, skiplists_path: str) -> None:
     """`/export-check apply`: commit the PR's latest proposed skiplist patch to its branch (same repository only)."""
+    from bot.jobs.github_command import apply_job
     from bot.publish.events import CommentEvent
-    from bot.publish.jobs import apply_job
 
     event = CommentEvent.from_payload(obj.event())
     finish(
@@ -177,7 +177,7 @@ def apply(obj: Context, workflow: str, dispatch: str | None, skiplists_path: str
 @github_errors
 def verify_sha(obj: Context, pr: int, sha: str) -> None:
     """Stop (exit 1) when the PR head moved away from the pinned SHA."""
-    from bot.publish.jobs import verify_sha_job
+    from bot.jobs.github_command import verify_sha_job
 
     finish(verify_sha_job(obj.client(), pr, sha))
 
@@ -200,7 +200,7 @@ def verify_sha(obj: Context, pr: int, sha: str) -> None:
 @github_errors
 def merge_base(obj: Context, base: str, head: str, github_output: Path | None) -> None:
     """Print the merge base of HEAD with BASE (GitHub's compare API), for `export-bot report --merge-base`."""
-    from bot.publish.jobs import merge_base_job
+    from bot.jobs.github_command import merge_base_job
 
     finish(merge_base_job(obj.client(), base, head), github_output)
 

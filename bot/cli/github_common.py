@@ -59,7 +59,7 @@ class Context:
         return Caps.from_settings(self.settings)
 
     def client(self):
-        from bot.publish.jobs import make_client
+        from bot.jobs.github import make_client
 
         return make_client(self.repository, self.token, self.api_url, self.settings)
 

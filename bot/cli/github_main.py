@@ -30,7 +30,7 @@ from bot.cli.options import FOLDER, min_passes_option, report_option, run_id_opt
 def baseline(obj: Context, workflow: str, artifact: str, branch: str, out: Path, scan: int) -> None:
     """Main's baseline state (docs/baseline.md) into OUT/baseline.json: this repository's newest state artifacts
     on BRANCH folded with the measurements not yet in them; a version-1 (JUnit) artifact is converted."""
-    from bot.publish.jobs import baseline_job
+    from bot.jobs.github_main import baseline_job
 
     keep = obj.settings.baseline_history
     finish(baseline_job(obj.client(), workflow, artifact, branch, out, obj.caps(), keep=keep, scan=scan))
@@ -45,7 +45,7 @@ def baseline(obj: Context, workflow: str, artifact: str, branch: str, out: Path,
 @github_errors
 def reports(obj: Context, workflow: str, artifact: str, branch: str, count: int, run_id: int, out: Path) -> None:
     """The report.json of the last COUNT sweeps (runs that uploaded the artifact) before this one: the dashboard's history (`export-bot site`)."""
-    from bot.publish.jobs import reports_job
+    from bot.jobs.github_main import reports_job
 
     finish(
         reports_job(
@@ -85,7 +85,7 @@ def obsolete_skips(
     dispatch: str | None,
 ) -> None:
     """Propose with the probe history, then open, update or close the one obsolete-skip PR."""
-    from bot.publish.jobs import ObsoleteInputs, obsolete_skips_job
+    from bot.jobs.github_main import ObsoleteInputs, obsolete_skips_job
 
     settings = obj.settings
     given = ObsoleteInputs(
@@ -116,7 +116,7 @@ def track(
     obj: Context, state: Path, skiplists_dir: Path, report_path: Path | None, bot_login: str, server_url: str
 ) -> None:
     """Open, update in place or close the one tracking issue of main's regressions (docs/github.md)."""
-    from bot.publish.track import TrackInputs, track_job
+    from bot.jobs.github_main import TrackInputs, track_job
 
     repository_url = f"{server_url.rstrip('/')}/{obj.repository}" if obj.repository else None
     given = TrackInputs(state, skiplists_dir, report_path, bot_login, repository_url)

@@ -18,7 +18,7 @@ CELLS_PER_CAUSE = 30
 EXCERPT = 300
 
 _NO_FRAME = "No frame of the repository under test"
-# The baseline's chain and regressions, for the job (bot/publish/track.py), from this one import.
+# The baseline's chain and regressions, for the job (bot/jobs/github_main.py), from this one import.
 __all__ = ["Cause", "IssuePlan", "causes_of", "chain", "closing_comment", "plan_issue", "regressions"]
 
 
