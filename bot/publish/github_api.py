@@ -54,6 +54,11 @@ class ArtifactGone(GitHubError):
 _ONCE = threading.local()
 
 
+# The answers that ask to try again: too many requests, and every server error. Retried by the
+# policy, and named transient in a failure that outlasted it.
+RETRIED_STATUSES = frozenset({429, *range(500, 600)})
+
+
 class _BoundedRetry(GithubRetry):
     """GithubRetry, but a `Retry-After` longer than `max_rate_limit_wait` fails now instead of sleeping it out.
 
@@ -124,7 +129,7 @@ class RetryPolicy:
             backoff_factor=self.backoff,
             backoff_max=self.backoff_max,
             allowed_methods=methods,
-            status_forcelist=[429, *range(500, 600)],
+            status_forcelist=sorted(RETRIED_STATUSES),
             # Give the last response back so PyGithub reports its status and message.
             raise_on_status=False,
             respect_retry_after_header=True,
@@ -239,10 +244,15 @@ def _already_exists(exc: GithubException) -> bool:
     return exc.status == 422 and "already exists" in reason(exc)
 
 
+def _status_of(exc: requests.HTTPError) -> int | None:
+    """The HTTP status of a failed answer from outside the API (the artifact store's)."""
+    return exc.response.status_code if exc.response is not None else None
+
+
 def _transient(exc: Exception) -> bool:
     """A failure after which the write may or may not have taken effect, or that asks to try again."""
     if isinstance(exc, GithubException):
-        if exc.status is not None and (exc.status >= 500 or exc.status == 429):
+        if exc.status in RETRIED_STATUSES:
             return True
         return exc.status == 403 and "rate limit" in reason(exc).lower()
     return isinstance(exc, (requests.RequestException, urllib3.exceptions.HTTPError, OSError))
@@ -289,7 +299,7 @@ def _again(policy: RetryPolicy, call: Callable[[], T], label: str) -> T:
 def _retry_hint(exc: Exception) -> str:
     """What to do after a failure that outlasted the retries but says nothing about the request itself."""
     if isinstance(exc, requests.HTTPError) and exc.response is not None:
-        transient = exc.response.status_code >= 500 or exc.response.status_code == 429
+        transient = _status_of(exc) in RETRIED_STATUSES
     else:
         transient = _transient(exc)
     return ". GitHub was busy or unreachable for the whole retry schedule: re-run the job" if transient else ""
@@ -315,7 +325,7 @@ def _guard(what: str, *, again: bool = False) -> Callable[[Callable[..., T]], Ca
                 said = f"GitHub refused to {label}: HTTP {exc.status} {reason(exc)}".rstrip()
                 raise GitHubError(said + (_budget_hint(exc) or _retry_hint(exc)), exc.status) from exc
             except requests.HTTPError as exc:  # the artifact store's answer: its URL is signed, so not quoted
-                status = exc.response.status_code if exc.response is not None else None
+                status = _status_of(exc)
                 raise GitHubError(f"GitHub answered HTTP {status} to {label}{_retry_hint(exc)}", status) from exc
             except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
                 raise GitHubError(f"could not reach GitHub to {label}: {exc}{_retry_hint(exc)}") from exc
@@ -709,7 +719,7 @@ class GitHubClient:
         try:
             _, _, chunks = self._gh.requester.getStream(artifact.download_url, chunk_size=1 << 16)
         except requests.HTTPError as exc:
-            status = exc.response.status_code if exc.response is not None else None
+            status = _status_of(exc)
             if status in (404, 410):  # GitHub's words for an artifact expired or deleted since the listing
                 raise ArtifactGone(
                     f"artifact {artifact.name} expired or was deleted after it was listed", status
