@@ -148,6 +148,12 @@ class Cell:
         )
 
 
+def _takes_target(backend: str) -> bool:
+    """Whether the backend's declaration names delegate targets (an unknown backend takes none)."""
+    declared = registry.BY_NAME.get(backend)
+    return declared is not None and declared.takes_target
+
+
 def read_name(name: str) -> dict | None:
     """The fields a test name spells, read from the end (target, then cache, then axes); None when it names no backend.
 
@@ -162,9 +168,9 @@ def read_name(name: str) -> dict | None:
     backend = _BACKEND_OF_FN.get(fn, fn)
     words = match["rest"].split("_") if match["rest"] else []
     target = None
-    # ExecuTorch names end with their delegate (an unknown one is named in the error); another
-    # backend's name ending with one is kept so that the error says a target is not its to have.
-    if words and (backend == "executorch" or words[-1] in TARGETS):
+    # A targeted backend's names end with their delegate (an unknown one is named in the error);
+    # another backend's name ending with one is kept so that the error says a target is not its to have.
+    if words and (_takes_target(backend) or words[-1] in TARGETS):
         target = words.pop()
     static_cache = words[-2:] == _STATIC_CACHE
     if static_cache:
@@ -223,13 +229,15 @@ def _path_problem(cell: Cell) -> str | None:
 
 
 def _target_problem(cell: Cell) -> str | None:
-    """Only ExecuTorch cells have a target, and theirs is one of its delegates."""
-    if cell.backend != "executorch":
+    """Only a backend declaring targets has a target on its cells, and theirs is one of its delegates."""
+    if not _takes_target(cell.backend):
         if cell.target is not None:
-            return f"only ExecuTorch cells have a target, not {cell.backend} (found {cell.target!r})"
+            targeted = " and ".join(b.exporter for b in registry.REGISTRY if b.takes_target)
+            return f"only {targeted} cells have a target, not {cell.backend} (found {cell.target!r})"
         return None
-    if cell.target not in TARGETS:
-        return f"unknown ExecuTorch target {cell.target!r} (expected one of {', '.join(TARGETS)})"
+    own = tuple(target for target, _ in registry.BY_NAME[cell.backend].targets)
+    if cell.target not in own:
+        return f"unknown {registry.BY_NAME[cell.backend].exporter} target {cell.target!r} (expected one of {', '.join(own)})"
     if cell.target == "mlx" and cell.static_cache:
         # The seed leaves this combination out of EXECUTORCH_GENERATE_EXPORT_PARAMS.
         return "the mlx target has no static-cache generate cell"
@@ -291,7 +299,7 @@ def cells_for(
     for path in paths:
         caches = CACHES if path == "generate" else (None,)
         for backend in backends:
-            for target in targets if backend == "executorch" else (None,):
+            for target in targets if _takes_target(backend) else (None,):
                 for shape in shapes:
                     for cache in caches:
                         if target == "mlx" and cache == "static":

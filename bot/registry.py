@@ -43,6 +43,17 @@ class Backend:
     versioned: tuple[str, ...] = ()  # packages whose versions a run records
     targets: tuple[tuple[str, str], ...] = ()  # delegates the cell names after the shape: (name, described)
     colour: str = "#57606a"  # its line in the dashboard's pass-rate plot
+    # How values-1 compares its outputs with eager's (docs/rules.md); the defaults are a backend that
+    # runs its runtime's own kernels and names its outputs, as ONNX and OpenVINO do.
+    tolerance: tuple[float, float] = (1e-3, 1e-3)  # float32 (atol, rtol)
+    generate_tolerance: tuple[float, float] | None = None  # its generate components', when not `tolerance`
+    eager_kernels: bool = False  # it runs eager's own kernels (torch.export): the seed compares plain values
+    named_outputs: bool = True  # its outputs carry eager's names; unnamed ones are compared in order
+
+    @property
+    def takes_target(self) -> bool:
+        """Its cells name a delegate target after the shape (`targets` declares which)."""
+        return bool(self.targets)
 
 
 _declared: tuple[Backend, ...] = (
@@ -54,6 +65,10 @@ _declared: tuple[Backend, ...] = (
         described="torch.export (dynamo)",
         runner="bot.run.backends.dynamo",
         colour="#0969da",
+        # the same kernels as eager; its generate components 5e-4, the decode's cache arithmetic
+        tolerance=(1e-4, 1e-4),
+        generate_tolerance=(5e-4, 1e-4),
+        eager_kernels=True,
     ),
     Backend(
         "onnx",
@@ -88,6 +103,7 @@ _declared: tuple[Backend, ...] = (
         colour="#1a7f37",
         requires=("executorch",),
         versioned=("executorch",),
+        named_outputs=False,  # a program's outputs are a flat list
         # `mlx` exists only where the runtime registers it (the seed's `_EXECUTORCH_BACKENDS`);
         # the grammar accepts it everywhere so ids from such machines parse.
         targets=(("xnnpack", "ExecuTorch XNNPACK target"), ("mlx", "ExecuTorch MLX target")),

@@ -9,11 +9,12 @@ import pytest
 from click.testing import CliRunner
 
 from bot import registry
-from bot.cells import Cell, cells_for
+from bot.cells import Cell, CellIdError, cells_for
 from bot.cli import main
 from bot.diff.model import Report
 from bot.publish.command import help_text
 from bot.report import render_comment, render_summary
+from bot.run.judge import Rule, rule_for
 from bot.site import NightlyReport, build_data
 from tests.conftest import SKIPLISTS
 from tests.results.factory import Case, junit
@@ -100,3 +101,38 @@ def test_the_dashboard_data_has_its_label_and_colour(report):
         ("test_fakert_export_dynamic", "fk"),
     ]
     assert data["rates"] == [{"fakert": [1, 2]}]  # its line in the pass-rate plot
+
+
+TARGETED = registry.Backend(
+    "fakedel",
+    word="fakedel",
+    label="fd",
+    exporter="Fakedel",
+    described="Fakedel",
+    runner="fakert",
+    targets=(("fastcore", "Fakedel fastcore target"),),
+    tolerance=(2e-3, 3e-3),
+)
+
+
+def test_a_declared_default_judges_as_own_kernels_with_named_outputs(fakert):
+    cell = Cell("BertModel", "fakert", "static")
+    assert rule_for(cell) == Rule("values", names=True, atol=1e-3, rtol=1e-3, mask=True, check_device=False)
+    assert rule_for(cell, "values-1") == Rule("values", names=True, atol=1e-3, rtol=1e-3, mask=True, check_device=False)
+    assert cell.target is None and Cell.parse(STATIC).target is None
+
+
+def test_a_declared_target_and_tolerance_reach_the_grammar_and_the_judge():
+    with registry.registered(TARGETED):
+        name = "BertModel::test_fakedel_export_static_fastcore"
+        assert Cell.parse(name) == Cell("BertModel", "fakedel", "static", target="fastcore")
+        assert [
+            cell.id for cell in cells_for("BertModel", generative=False, backends=["fakedel"], targets=["fastcore"])
+        ] == [
+            name,
+            "BertModel::test_fakedel_export_dynamic_fastcore",
+        ]
+        assert rule_for(Cell.parse(name), "values-1").atol == 2e-3
+        assert rule_for(Cell.parse(name), "values-1").rtol == 3e-3
+        with pytest.raises(CellIdError, match="unknown Fakedel target 'xnnpack'"):
+            Cell.parse("BertModel::test_fakedel_export_static_xnnpack")

@@ -13,16 +13,15 @@ from dataclasses import dataclass
 
 import torch
 
+from bot import registry
 from bot.cells import Cell
 
 # The seed lets up to 5 % of the elements of the first mismatching output differ.
 MISMATCH_ALLOWANCE = 0.05
 
-# values-1's float32 tolerances (atol, rtol), upstream's newest export tests': torch.export runs
-# the same kernels as eager (1e-4; its generate components 5e-4, the decode's cache arithmetic),
-# every other backend runs its runtime's own kernels (1e-3), a backend registered later too.
-TOLERANCES = {"dynamo": (1e-4, 1e-4), "dynamo.generate": (5e-4, 1e-4)}
-OWN_KERNELS = (1e-3, 1e-3)
+# values-1's float32 tolerances (atol, rtol) are upstream's newest export tests', declared per
+# backend (`Backend.tolerance`, bot/registry.py): 1e-4 where it runs eager's kernels, 1e-3 where
+# its runtime runs its own, which is what a backend registered later gets unless it says otherwise.
 # Half precision rounds at 2**-11 (float16) and 2**-8 (bfloat16) of each value, once per op: a
 # model's outputs carry a few such roundings per layer, so neither can be held to float32's 1e-3.
 DTYPE_FLOORS = {torch.float16: 1e-2, torch.bfloat16: 5e-2}
@@ -86,10 +85,14 @@ def rule_for(cell: Cell, profile: str = "seed-1", dtype: torch.dtype = torch.flo
 
 def _seed_rule(cell: Cell) -> Rule:
     """The seed's per-test rule: dynamo values at 1e-4; ONNX/OpenVINO names then values at 1e-3
-    (masked, devices not compared), names only on generate; ExecuTorch output counts."""
-    if cell.backend == "executorch":
+    (masked, devices not compared), names only on generate; ExecuTorch output counts.
+
+    The seed's numbers, not the declared tolerances: a backend is placed by what it declares (eager's
+    kernels as torch.export, unnamed outputs as ExecuTorch, otherwise as ONNX and OpenVINO)."""
+    backend = registry.BY_NAME[cell.backend]
+    if not backend.named_outputs:
         return Rule("count")
-    if cell.backend == "dynamo":
+    if backend.eager_kernels:
         return Rule("values", atol=1e-4, rtol=1e-4)
     if cell.generate:
         return Rule("names", names=True)
@@ -98,13 +101,13 @@ def _seed_rule(cell: Cell) -> Rule:
 
 def _values_rule(cell: Cell, dtype: torch.dtype) -> Rule:
     """values-1: values on every backend and path, token ids on generate, tolerances per backend and dtype."""
-    key = "dynamo.generate" if cell.backend == "dynamo" and cell.generate else cell.backend
-    atol, rtol = TOLERANCES.get(key, OWN_KERNELS)
+    backend = registry.BY_NAME[cell.backend]
+    atol, rtol = (cell.generate and backend.generate_tolerance) or backend.tolerance
     floor = DTYPE_FLOORS.get(dtype, 0.0)
     atol, rtol = max(atol, floor), max(rtol, floor)
-    if cell.backend == "dynamo":
+    if backend.eager_kernels:
         return Rule("values", atol=atol, rtol=rtol, tokens=cell.generate)
-    names = cell.backend != "executorch"
+    names = backend.named_outputs
     return Rule(
         "values",
         names=names,
