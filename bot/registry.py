@@ -49,11 +49,25 @@ class Backend:
     generate_tolerance: tuple[float, float] | None = None  # its generate components', when not `tolerance`
     eager_kernels: bool = False  # it runs eager's own kernels (torch.export): the seed compares plain values
     named_outputs: bool = True  # its outputs carry eager's names; unnamed ones are compared in order
+    # The seed's forward test passes the backend's name to the exactness walk (bot/scopes.py);
+    # torch.export's passes none, so its forward cells walk the scopes shared by every backend.
+    forward_exactness_named: bool = True
 
     @property
     def takes_target(self) -> bool:
         """Its cells name a delegate target after the shape (`targets` declares which)."""
         return bool(self.targets)
+
+    def skip_walk(self, target: str | None) -> tuple[str | None, ...]:
+        """The `backend=` values its tests pass to the skip walk, in order: its name, then its target if it takes one."""
+        return (self.name, target) if self.takes_target else (self.name,)
+
+    def compares(self, generate: bool) -> str:
+        """What the seed's test compares with eager: output "count"s (unnamed outputs), output "names" only
+        (a generate cell of a backend with its own kernels) or "values"."""
+        if not self.named_outputs:
+            return "count"
+        return "names" if generate and not self.eager_kernels else "values"
 
 
 _declared: tuple[Backend, ...] = (
@@ -69,6 +83,7 @@ _declared: tuple[Backend, ...] = (
         tolerance=(1e-4, 1e-4),
         generate_tolerance=(5e-4, 1e-4),
         eager_kernels=True,
+        forward_exactness_named=False,
     ),
     Backend(
         "onnx",

@@ -90,8 +90,8 @@ def _walk(cell: Cell, backend: str | None) -> list[str]:
 def skip_scopes(cell: Cell, walk: ScopeWalk | None = None) -> list[str]:
     """Scopes whose entries skip `cell` under `walk` (None: the seed's), in the order the first match is reported.
 
-    ExecuTorch cells walk `executorch` and then their target (the seed's
-    `any(_should_skip(..., backend=scope) for scope in ("executorch", backend))`).
+    A backend declaring targets walks its name and then the cell's target (`Backend.skip_walk`: the
+    seed's ExecuTorch test calls `any(_should_skip(..., backend=scope) for scope in ("executorch", backend))`).
     """
     return walk.skip(cell) if walk is not None else _seed_skip_scopes(cell)
 
@@ -107,10 +107,10 @@ def gate_scopes(cell: Cell, walk: ScopeWalk | None = None) -> list[str]:
 def _seed_skip_scopes(cell: Cell) -> list[str]:
     if not placed(cell):  # a checkout's test on a backend the seed has not (or none): no scope of its walk
         return []
-    if cell.backend == "executorch":
-        walks = _walk(cell, "executorch") + _walk(cell, cell.target)
-        return list(dict.fromkeys(walks))
-    return _walk(cell, cell.backend)
+    walks = [
+        scope for backend in registry.BY_NAME[cell.backend].skip_walk(cell.target) for scope in _walk(cell, backend)
+    ]
+    return list(dict.fromkeys(walks))
 
 
 def exactness_scopes(cell: Cell, walk: ScopeWalk | None = None) -> list[str] | None:
@@ -125,9 +125,12 @@ def exactness_scopes(cell: Cell, walk: ScopeWalk | None = None) -> list[str] | N
 
 
 def _seed_exactness_scopes(cell: Cell) -> list[str] | None:
-    if not placed(cell) or cell.backend == "executorch" or (cell.generate and cell.backend in ("onnx", "openvino")):
+    if not placed(cell):
         return None
-    backend = None if (cell.backend == "dynamo" and not cell.generate) else cell.backend
+    declared = registry.BY_NAME[cell.backend]
+    if declared.compares(cell.generate) != "values":
+        return None
+    backend = cell.backend if (cell.generate or declared.forward_exactness_named) else None
     return [exactness_scope(scope) for scope in _walk(cell, backend)]
 
 

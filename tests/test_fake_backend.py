@@ -15,6 +15,7 @@ from bot.diff.model import Report
 from bot.publish.command import help_text
 from bot.report import render_comment, render_summary
 from bot.run.judge import Rule, rule_for
+from bot.scopes import exactness_scope, exactness_scopes, export_scopes, skip_scopes
 from bot.site import NightlyReport, build_data
 from tests.conftest import SKIPLISTS
 from tests.results.factory import Case, junit
@@ -136,3 +137,19 @@ def test_a_declared_target_and_tolerance_reach_the_grammar_and_the_judge():
         assert rule_for(Cell.parse(name), "values-1").rtol == 3e-3
         with pytest.raises(CellIdError, match="unknown Fakedel target 'xnnpack'"):
             Cell.parse("BertModel::test_fakedel_export_static_xnnpack")
+
+
+def test_a_declared_target_is_walked_after_the_backend_and_its_comparison_reaches_the_scopes():
+    generic = registry.Backend("fakegen", word="fakegen", label="fg", exporter="Fg", described="Fg", runner="fakert")
+    with registry.registered(TARGETED, generic):
+        targeted = Cell("BertModel", "fakedel", "dynamic", target="fastcore")
+        assert skip_scopes(targeted) == list(dict.fromkeys(_walk(True, "fakedel") + _walk(True, "fastcore")))
+        # Defaults: named outputs and own kernels, so a forward cell's exactness walks its name, a generate one has none.
+        assert exactness_scopes(Cell("BertModel", "fakegen", "static")) == [
+            exactness_scope(s) for s in _walk(False, "fakegen")
+        ]
+        assert exactness_scopes(Cell("BertModel", "fakegen", "static", "generate", "dynamic")) is None
+
+
+def _walk(dynamic: bool, backend: str) -> list[str]:
+    return export_scopes(generate=False, dynamic=dynamic, backend=backend, static_cache=False)

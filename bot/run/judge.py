@@ -90,12 +90,13 @@ def _seed_rule(cell: Cell) -> Rule:
     The seed's numbers, not the declared tolerances: a backend is placed by what it declares (eager's
     kernels as torch.export, unnamed outputs as ExecuTorch, otherwise as ONNX and OpenVINO)."""
     backend = registry.BY_NAME[cell.backend]
-    if not backend.named_outputs:
+    compares = backend.compares(cell.generate)
+    if compares == "count":
         return Rule("count")
+    if compares == "names":
+        return Rule("names", names=True)
     if backend.eager_kernels:
         return Rule("values", atol=1e-4, rtol=1e-4)
-    if cell.generate:
-        return Rule("names", names=True)
     return Rule("values", names=True, atol=1e-3, rtol=1e-3, mask=True, check_device=False)
 
 

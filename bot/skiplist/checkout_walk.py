@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from bot import registry
 from bot.cells import BACKENDS, TARGETS, Cell
 from bot.errors import BotError
 from bot.files import read_text
@@ -103,8 +104,8 @@ class CheckoutWalk:
         return arguments
 
     def skip(self, cell: Cell) -> list[str]:
-        """The cell's scopes; ExecuTorch cells walk `executorch` and then their target, as upstream's tests call it."""
-        backends = ["executorch", cell.target] if cell.backend == "executorch" else [cell.backend]
+        """The cell's scopes; a targeted backend's cells (ExecuTorch's) walk its name and then their target, as upstream's tests call it."""
+        backends = _walked(cell)
         walks = [s for backend in backends for s in self.walk(**self._arguments(cell, backend))]
         return list(dict.fromkeys(walks))
 
@@ -112,7 +113,7 @@ class CheckoutWalk:
         """Scopes that gate only part of the cell (its generate drive): those a `runtime=True` call adds to its walk."""
         if GATE_PARAMETER not in self.parameters or not cell.generate:
             return []
-        backends = ["executorch", cell.target] if cell.backend == "executorch" else [cell.backend]
+        backends = _walked(cell)
         skip = set(self.skip(cell))
         arguments = [{**self._arguments(cell, backend), GATE_PARAMETER: True} for backend in backends]
         walks = [s for argument in arguments for s in self.walk(**argument)]
@@ -498,3 +499,9 @@ _EXPRESSIONS = {
     ast.BinOp: _Interpreter._concatenation,
     ast.ListComp: _Interpreter._comprehension,
 }
+
+
+def _walked(cell: Cell) -> tuple[str | None, ...]:
+    """The `backend=` values upstream's test passes for the cell; a backend the bot does not know, its name alone."""
+    declared = registry.BY_NAME.get(cell.backend)
+    return declared.skip_walk(cell.target) if declared is not None else (cell.backend,)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot import registry
 from bot.scopes import describe_walk, exactness_scopes, gate_scopes, onnx_optimize_scopes, skip_scopes
 from bot.skiplist.model import Explanation, Skiplists
 
@@ -65,8 +66,10 @@ def _referenced(skiplists: Skiplists, scope: str | None, reason: str | None) -> 
 def _comparison(cell, seed_walk: bool) -> str:
     if not seed_walk:
         return "the checkout's own test decides how it compares with eager"
-    if cell.backend == "executorch":
+    declared = registry.BY_NAME.get(cell.backend)
+    compares = declared.compares(cell.generate) if declared is not None else "values"
+    if compares == "count":
         return "compares output counts with eager"
-    if cell.generate and cell.backend in ("onnx", "openvino"):
+    if compares == "names":
         return "compares output names with eager"
     return "compares outputs with eager"
