@@ -52,6 +52,7 @@ class Backend:
     # The seed's forward test passes the backend's name to the exactness walk (bot/scopes.py);
     # torch.export's passes none, so its forward cells walk the scopes shared by every backend.
     forward_exactness_named: bool = True
+    cpu_only: bool = False  # it exports and runs on CPU even where CUDA is available
 
     @property
     def takes_target(self) -> bool:
@@ -119,6 +120,7 @@ _declared: tuple[Backend, ...] = (
         requires=("executorch",),
         versioned=("executorch",),
         named_outputs=False,  # a program's outputs are a flat list
+        cpu_only=True,  # XNNPACK targets CPU, and tracing on CUDA surfaces per-model device bugs
         # `mlx` exists only where the runtime registers it (the seed's `_EXECUTORCH_BACKENDS`);
         # the grammar accepts it everywhere so ids from such machines parse.
         targets=(("xnnpack", "ExecuTorch XNNPACK target"), ("mlx", "ExecuTorch MLX target")),

@@ -64,7 +64,8 @@ def _cache_differs(cell: Cell, arguments: Mapping[str, object]) -> str | None:
 
 def _target_differs(cell: Cell, arguments: Mapping[str, object]) -> str | None:
     target = arguments.get(_TARGET_ARGUMENT)
-    if cell.backend == "executorch" and isinstance(target, str) and cell.target != target:
+    # A cell carries a target only when its backend declares targets (the grammar checks it).
+    if cell.target is not None and isinstance(target, str) and cell.target != target:
         return f"it declares backend={target!r}, the name reads target `{cell.target}`"
     return None
 

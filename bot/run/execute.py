@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bot import registry
 from bot.cells import Cell, placed
 from bot.models.sources.base import BuildError, ModelSource, NotBuildable, SetupProblem
 from bot.outcomes import Status
@@ -371,8 +372,8 @@ def _backend_gate(backend: str) -> gates.Gate | None:
 def _device(cell: Cell) -> str:
     import torch
 
-    # ExecuTorch traces on CPU (XNNPACK targets it, and CUDA tracing surfaces per-model device bugs).
-    if cell.backend == "executorch" or not torch.cuda.is_available():
+    declared = registry.BY_NAME.get(cell.backend)
+    if (declared is not None and declared.cpu_only) or not torch.cuda.is_available():
         return "cpu"
     return "cuda"
 

@@ -79,6 +79,7 @@ def _from_source(chosen, model_source) -> list[Cell]:
     from bot.run.selection import executorch_targets, select_from_source
 
     cells = select_from_source(chosen, model_source)  # checks the options before the slow part
+    # Only ExecuTorch declares targets today, and only its runtime is asked which are runnable here.
     if any(cell.backend == "executorch" for cell in cells):
         # Asking the ExecuTorch runtime for its delegates imports torch: only when it matters.
         cells = select_from_source(replace(chosen, targets=executorch_targets()), model_source)
