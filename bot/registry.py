@@ -14,6 +14,10 @@ below (`NAMES`, `BY_NAME`, …) are views that recompute themselves when the dec
 module deriving its own table builds it with `DerivedTuple`, `DerivedDict` or `Derived`, and caches
 what depends on them with `cached`. So `register` (or, in a test, `registered`) adds a backend
 everywhere at once; tests/test_fake_backend.py shows it. A registration lives in its process only.
+
+The views read as tuples and dicts but are neither: `json` (and anything testing `isinstance(...,
+tuple)`) refuses them, so what is written out takes its value first (`list(NAMES)`,
+`NAMES.current()`), as the dashboard's data does; no document the bot writes holds a view.
 """
 
 from __future__ import annotations

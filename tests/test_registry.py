@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 import re
 
 import pytest
@@ -72,3 +73,29 @@ def test_a_backend_is_refused_when_its_name_word_or_label_is_taken(field):
     with pytest.raises(ValueError, match=f"a backend's {field} 'onnx' is already declared"), registry.registered(taken):
         pass
     assert registry.NAMES == ("dynamo", "onnx", "openvino", "executorch")
+
+
+VIEWS = ("REGISTRY", "BY_NAME", "NAMES", "TARGETS", "LABELS", "VERSIONED_PACKAGES", "BACKENDS", "BACKEND_LABELS")
+
+
+def test_a_view_is_serialised_by_its_value_never_itself():
+    with pytest.raises(TypeError):
+        json.dumps(registry.NAMES)  # a view is not a tuple: json refuses it, as the module's docstring says
+    assert json.loads(json.dumps(registry.NAMES.current())) == list(registry.NAMES)
+    assert json.loads(json.dumps(registry.LABELS.current()))["executorch"] == "et"
+    # No module hands a view (or a name bound to one) to json unconverted: `list(NAMES)` is fine.
+    for path in (ROOT / "bot").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in ("json.dumps", "json.dump"):
+                assert not _unconverted(node.args[0]) & set(VIEWS), (
+                    f"{path}: {ast.unparse(node)} writes a registry view"
+                )
+
+
+def _unconverted(node: ast.AST) -> set[str]:
+    """The names an expression holds as they are, not passed through a call (`list(NAMES)`, `NAMES.current()`)."""
+    if isinstance(node, ast.Call):
+        return set()
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return {node.id if isinstance(node, ast.Name) else node.attr}
+    return {name for child in ast.iter_child_nodes(node) for name in _unconverted(child)}
