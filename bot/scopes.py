@@ -144,6 +144,7 @@ def onnx_optimize_scopes(cell: Cell) -> list[str] | None:
 
     The seed's `_onnx_optimize_enabled` walks `all`, plus `dynamic` for dynamic cells.
     """
+    # The toggle is ONNX's own optimiser pass (the seed's ONNX test reads it), not a rule a backend declares.
     if cell.backend != "onnx":
         return None
     return ["all"] + (["dynamic"] if cell.dynamic else [])
