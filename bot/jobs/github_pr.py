@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 from bot.errors import EXIT_USAGE, BotError
 from bot.jobs.github import JobOutcome
-from bot.publish.checks import CHECK_NAME, CONCLUSIONS, annotations, batches, output
+from bot.publish import checks
 from bot.publish.comment import MAX_COMMENT, stamp_length, status_description, upsert_sticky
 from bot.publish.events import RunEvent
 from bot.publish.github_api import STATUS_CONTEXT, GitHubClient, PullRequest, WorkflowRun
@@ -205,10 +205,10 @@ def _post(
 def _check_run(client: GitHubClient, sha: str, report, body: str, run_url: str | None) -> str:
     """The `export-conformance` check run beside the status: the comment as summary, culprit lines annotated."""
 
-    found = annotations(report)
-    outputs = [output(report, body, batch) for batch in batches(found)]
+    found = checks.annotations(report)
+    outputs = [checks.output(report, body, batch) for batch in checks.batches(found)]
     try:
-        client.create_check_run(sha, CHECK_NAME, CONCLUSIONS[report.verdict], outputs, run_url)
+        client.create_check_run(sha, checks.CHECK_NAME, checks.CONCLUSIONS[report.verdict], outputs, run_url)
     except BotError as exc:  # the status is the gate; a missing `checks: write` costs only the annotations
         return f"no check run on {sha}: {exc}"
     return f"check run {report.verdict} on {sha} ({len(found)} annotation{'s' if len(found) != 1 else ''})"
