@@ -235,9 +235,10 @@ def _target_problem(cell: Cell) -> str | None:
             targeted = " and ".join(b.exporter for b in registry.REGISTRY if b.takes_target)
             return f"only {targeted} cells have a target, not {cell.backend} (found {cell.target!r})"
         return None
-    own = tuple(target for target, _ in registry.BY_NAME[cell.backend].targets)
+    backend = registry.BY_NAME[cell.backend]
+    own = tuple(target for target, _ in backend.targets)
     if cell.target not in own:
-        return f"unknown {registry.BY_NAME[cell.backend].exporter} target {cell.target!r} (expected one of {', '.join(own)})"
+        return f"unknown {backend.exporter} target {cell.target!r} (expected one of {', '.join(own)})"
     if cell.target == "mlx" and cell.static_cache:
         # The seed leaves this combination out of EXECUTORCH_GENERATE_EXPORT_PARAMS.
         return "the mlx target has no static-cache generate cell"

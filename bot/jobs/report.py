@@ -61,8 +61,12 @@ class ReportInputs:
     def under(cls, settings: Settings, **given) -> ReportInputs:
         """The inputs with what `[tool.export-bot]` decides filled in from `settings` (the model source
         unless `given` names one): `report`, `diff` and `check` judge alike under the same settings."""
-        from_settings = {"source": settings.source, "stale_days": settings.stale_days}
-        from_settings |= {"flaky_window": settings.flaky_window, "drift": drift_rule(settings)}
+        from_settings = {
+            "source": settings.source,
+            "stale_days": settings.stale_days,
+            "flaky_window": settings.flaky_window,
+            "drift": drift_rule(settings),
+        }
         return cls(**(from_settings | given))
 
 

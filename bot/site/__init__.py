@@ -56,9 +56,8 @@ def find_reports(paths: Iterable[Path]) -> list[Path]:
 def load_runs(paths: Iterable[Path]) -> list[NightlyReport]:
     runs = []
     for path in find_reports(paths):
-        runs.append(
-            NightlyReport(load_report(path), str(path))
-        )  # a ReportError is already one line that names the file
+        # A ReportError is already one line that names the file.
+        runs.append(NightlyReport(load_report(path), str(path)))
     if not runs:
         raise SiteError("no reports given; pass --reports DIR with the nightly baseline report.json files")
     return runs
