@@ -419,6 +419,36 @@ def test_a_push_is_measured_as_a_pr_would_be_selected_and_the_schedule_sweeps_on
     assert '--merge-base "$BEFORE"' in report["run"] and report["env"]["BEFORE"] == "${{ needs.plan.outputs.before }}"
 
 
+def _instance(pattern: str) -> str:
+    """One path a glob pattern matches (`**` and `*` stand for a folder and a name)."""
+    return pattern.replace("**", "a/b.py").replace("*", "x")
+
+
+def test_mains_push_triggers_cover_every_path_that_can_change_a_verdict():
+    """A push touching only one of these files must start main's run, or its break goes unmeasured."""
+    from bot.select.rules import match_path  # GitHub's filter globs: `*` stays in a folder, `**` crosses them
+    from bot.settings import Settings
+
+    defaults = Settings()
+    verdict_paths = [
+        "src/transformers/models/bert/modeling_bert.py",  # the model code selection reads
+        *map(_instance, defaults.shared_paths),  # shared code every export goes through
+        # The checkout's own tests judge (`source = "transformers-tests:."`, README "Adopting it").
+        "tests/exporters/test_export.py",
+        "tests/models/bert/test_modeling_bert.py",
+        "tests/test_modeling_common.py",
+        "pyproject.toml",  # [tool.export-bot], and the dependencies `pip install -e .` installs
+        "setup.py",
+        *map(_instance, defaults.skiplist_paths),
+        "skiplists/onnx_disable_optimize.toml",
+        ".github/workflows/export-baseline.yml",  # the bot's pin: a new toolchain
+    ]
+    triggers = load(CALLERS / "export-baseline.yml")["on"]["push"]["paths"]
+    missing = [path for path in verdict_paths if not match_path(path, triggers)]
+    assert not missing, f"a push changing only {missing} starts no run on main"
+    assert not match_path("docs/source/en/index.md", triggers), "a docs-only push measures nothing"
+
+
 def test_on_main_only_the_tracking_jobs_may_write_issues():
     for name, job in load(REUSABLE / "baseline.yml")["jobs"].items():
         writes_issues = job["permissions"].get("issues") == "write"
