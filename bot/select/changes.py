@@ -48,6 +48,11 @@ def resolve(repo: Path | str, ref: str) -> str:
     return _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
 
 
+def merge_base(repo: Path | str, base: str, head: str) -> str:
+    """The commit `head` branched from `base` at: the left side of the three-dot diff a pull request shows."""
+    return _git(repo, "merge-base", base, head).decode().strip()
+
+
 def parse_name_status(output: str) -> list[Change]:
     """Parse `git diff --name-status -z` output (NUL-separated; renames and copies carry two paths)."""
     fields = output.split("\0")

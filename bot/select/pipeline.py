@@ -10,6 +10,7 @@ from pathlib import Path
 from bot.scopes import ScopeWalk
 from bot.select import changes as git
 from bot.select.catalog import Catalog, load_catalog
+from bot.select.code_change import same_code
 from bot.select.rules import classify, decide, model_type_of
 from bot.select.selection import Selection
 from bot.select.skiplist_changes import EntryChange, entry_changes
@@ -41,7 +42,7 @@ def select_cells(
     """
     settings = settings or Settings()
     catalog = catalog or load_catalog(settings)
-    changed = git.changed_files(repo, base, head)
+    changed, unchanged = _code_changes(repo, base, head, git.changed_files(repo, base, head))
     log.info("%d changed files between %s and %s", len(changed), base, head)
     kinds = {p: classify(p, settings, models_dir) for c in changed for p in c.paths}
 
@@ -55,7 +56,19 @@ def select_cells(
     entries, notes = _skiplist_changes(repo, base, head, changed, kinds)
     selection = decide(changed, head_tree, base_tree, settings, catalog, entries, notes, models_dir, walk)
     hunks = git.changed_lines(repo, base, head)
-    return replace(selection, changed_lines={path: tuple(ranges) for path, ranges in hunks.items()})
+    changed_lines = {path: tuple(ranges) for path, ranges in hunks.items()}
+    return replace(selection, changed_lines=changed_lines, unchanged_code=unchanged)
+
+
+def _code_changes(repo, base, head, changed: list[git.Change]) -> tuple[list[git.Change], tuple[str, ...]]:
+    """The changes minus the edited .py files whose code is the same (bot/select/code_change.py), and those files."""
+    edited = [c.path for c in changed if c.status == "M" and c.path.endswith(".py")]
+    if not edited:
+        return changed, ()
+    before = git.read_files(repo, git.merge_base(repo, base, head), edited)
+    after = git.read_files(repo, head, edited)
+    same = {p for p in edited if p in before and p in after and same_code(before[p], after[p])}
+    return [c for c in changed if c.path not in same], tuple(sorted(same))
 
 
 def _skiplist_changes(repo, base, head, changed, kinds) -> tuple[list[EntryChange], list[str]]:

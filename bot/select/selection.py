@@ -10,6 +10,7 @@ from bot.cells import Cell
 # Reason kinds, in the order a class's reasons are listed.
 KINDS = ("changed", "dependent", "modular-descendant", "core", "skiplist")
 NOTHING = "no export-relevant changes"
+UNCHANGED_CODE = "comments, docstrings or formatting only"
 
 
 @dataclass(frozen=True)
@@ -37,9 +38,19 @@ class Selection:
     # The PR's diff hunks, head side: path → inclusive line ranges. The diff step marks a
     # failure's culprit line "changed in this PR" when it falls inside one.
     changed_lines: Mapping[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    # Changed .py files whose code is the same (comments, docstrings or formatting only): they select nothing.
+    unchanged_code: tuple[str, ...] = ()
 
     @property
     def summary(self) -> str:
+        if not self.unchanged_code:
+            return self._selected
+        first, more = self.unchanged_code[0], len(self.unchanged_code) - 1
+        files = first + (f" and {more} more files" if more > 1 else " and 1 more file" if more else "")
+        return f"{self._selected}; {files}: {UNCHANGED_CODE}"
+
+    @property
+    def _selected(self) -> str:
         if self.cells:
             kinds = sorted({r.kind for rs in self.reasons.values() for r in rs}, key=KINDS.index)
             text = f"{len(self.cells)} cells of {len(self.reasons)} model classes ({', '.join(kinds)})"
@@ -67,6 +78,7 @@ class Selection:
             "unbuildable": list(self.unbuildable),
             "removed_types": list(self.removed_types),
             "ignored_files": list(self.ignored),
+            "unchanged_code": list(self.unchanged_code),
             "notes": list(self.notes),
             "changed_lines": {path: [list(r) for r in ranges] for path, ranges in sorted(self.changed_lines.items())},
             "cells": [c.id for c in self.cells],

@@ -241,7 +241,7 @@ class MainHealth(Rehearsal):
     def pr_on_the_breaking_push(self) -> None:
         """Branched from the first push, tested after the second: judged at its merge base, the first push."""
         text = git(self.origin, "show", f"{self.first_push}:{MODELING_BERT}", strip=False)
-        edited = text + "\n# Bert: a note for readers.\n"
+        edited = text + '\n_NOTE = "Bert: a note for readers."\n'
         head = branch(self.origin, "bert-note", {MODELING_BERT: edited}, "Bert: a note", start=self.first_push)
         self.mirror(head, (self.first_push,), extra=(MODELING_BERT,))
         self.fake.state.refs["heads/bert-note"] = head
@@ -293,7 +293,7 @@ class MainHealth(Rehearsal):
     # --- (d) ------------------------------------------------------------------------------------
     def flaky_cell_on_a_pr(self) -> None:
         """BertModel static flipped twice on main; on this PR it fails twice: flaky, not this PR's break."""
-        text = (self.origin / MODELING_BERT).read_text(encoding="utf-8") + "\n# Bert: another note.\n"
+        text = (self.origin / MODELING_BERT).read_text(encoding="utf-8") + '\n_NOTE = "Bert: another note."\n'
         head = branch(self.origin, "bert-note-2", {MODELING_BERT: text}, "Bert: another note")
         self.mirror(head, (self.main,), extra=(MODELING_BERT,))
         self.fake.state.refs["heads/bert-note-2"] = head

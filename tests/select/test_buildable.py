@@ -37,7 +37,7 @@ def checkout(tmp_path_factory) -> Path:
     for model_type in CHANGED:
         git(repo, "checkout", "-q", "-b", model_type, "main")
         path = repo / MODELS / model_type / f"modeling_{model_type}.py"
-        path.write_text(path.read_text(encoding="utf-8") + "\n# a one-line change\n", encoding="utf-8")
+        path.write_text(path.read_text(encoding="utf-8") + "\n_CHANGED = True\n", encoding="utf-8")
         commit_all(repo, f"change {model_type}")
     subprocess.run(["git", "-C", str(repo), "checkout", "-q", "main"], check=True)
     return repo

@@ -69,7 +69,7 @@ def test_the_pins_read_are_the_reusable_workflow_call_and_the_bot_ref():
 
 
 def test_a_push_of_a_shared_file_says_full_in_github_output(repo, tmp_path):
-    (repo / "src/transformers/exporters/onnx.py").write_text('"""ONNX exporter, changed."""\n')
+    (repo / "src/transformers/exporters/onnx.py").write_text('"""ONNX exporter."""\nCHANGED = True\n')
     commit_all(repo, "exporters")
     output = tmp_path / "github_output"
     args = ["select", "--repo", str(repo), "--base", "main", "--head", "pr", "--github-output", str(output)]

@@ -43,7 +43,7 @@ def exported(model_type: str) -> set[str]:
     return {c for c in read_all(source) if is_model(c) and not is_abstract(c)}
 
 
-def touch(repo: Path, relative: str, text: str = "\n# touched\n") -> None:
+def touch(repo: Path, relative: str, text: str = "\n_TOUCHED = True\n") -> None:
     path = repo / relative
     path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
 
