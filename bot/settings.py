@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -119,24 +119,39 @@ SCHEMA: dict[str, Key] = {
 
 
 def load_settings(pyproject: Path | str | None = None) -> Settings:
-    """Read `[tool.export-bot]` from `pyproject` (default: ./pyproject.toml); missing file → defaults.
+    """Read `[tool.export-bot]` from `pyproject` (default: ./pyproject.toml); missing file → defaults."""
+    path = Path(pyproject) if pyproject else Path("pyproject.toml")
+    if not path.exists():
+        return Settings()  # a FIFO or a folder in its place is refused by read_text, not taken as no settings
+    return settings_from_text(read_text(path), str(path), path.parent)
+
+
+def settings_from_text(text: str, where: str, folder: Path) -> Settings:
+    """The settings of a pyproject's text; `where` names it in errors, `folder` is what its paths are relative to.
 
     Every value is checked against `SCHEMA`; a bad one is a SettingsError naming the file, the
     key and what it must be. An unknown key is a warning naming the closest known key, so a
     newer pyproject still works with an older bot.
     """
-    path = Path(pyproject) if pyproject else Path("pyproject.toml")
-    if not path.exists():
-        return Settings()  # a FIFO or a folder in its place is refused by read_text, not taken as no settings
+    return settings_from_table(export_bot_table(text, where), where, folder)
+
+
+def export_bot_table(text: str, where: str) -> dict[str, object]:
+    """The `[tool.export-bot]` table of a pyproject's text as written (empty without one), its values unchecked."""
     try:
-        document = tomllib.loads(read_text(path))
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise SettingsError(f"{path}: not valid TOML ({exc}); fix the file") from None
+        raise SettingsError(f"{where}: not valid TOML ({exc}); fix the file") from None
     tool = document.get("tool", {})
     table = tool.get("export-bot", {}) if isinstance(tool, dict) else None
     if not isinstance(table, dict):
-        where = "tool.export-bot" if isinstance(tool, dict) else "tool"
-        raise SettingsError(f"{path}: `{where}` must be a table (`[tool.export-bot]` with key = value lines)")
+        where_in = "tool.export-bot" if isinstance(tool, dict) else "tool"
+        raise SettingsError(f"{where}: `{where_in}` must be a table (`[tool.export-bot]` with key = value lines)")
+    return dict(table)
+
+
+def settings_from_table(table: Mapping[str, object], where: str, folder: Path) -> Settings:
+    """The settings of a `[tool.export-bot]` table, every key checked (see `settings_from_text`)."""
     values: dict[str, object] = {}
     spelled: dict[str, str] = {}
     for key, value in table.items():
@@ -146,13 +161,18 @@ def load_settings(pyproject: Path | str | None = None) -> Settings:
             hint = (
                 f"; did you mean `{_dashed(near[0])}`?" if near else f"; known keys: {', '.join(map(_dashed, SCHEMA))}"
             )
-            logger.warning("%s: unknown key `%s` in [tool.export-bot] is ignored%s", path, key, hint)
+            logger.warning("%s: unknown key `%s` in [tool.export-bot] is ignored%s", where, key, hint)
             continue
         if name in spelled:
-            raise SettingsError(f"{path}: [tool.export-bot] sets `{spelled[name]}` and `{key}`: keep one of them")
+            raise SettingsError(f"{where}: [tool.export-bot] sets `{spelled[name]}` and `{key}`: keep one of them")
         spelled[name] = key
-        values[name] = _checked(SCHEMA[name], value, f"{path}: [tool.export-bot] {key}", path.parent)
+        values[name] = _checked(SCHEMA[name], value, f"{where}: [tool.export-bot] {key}", folder)
     return Settings(**values, configured=frozenset(values))
+
+
+def known_keys(table: Mapping[str, object]) -> dict[str, object]:
+    """The keys of a `[tool.export-bot]` table this bot reads, spelled as in `SCHEMA` (an unknown key changes nothing)."""
+    return {key.replace("-", "_"): value for key, value in table.items() if key.replace("-", "_") in SCHEMA}
 
 
 def _checked(key: Key, value: object, where: str, folder: Path) -> object:

@@ -449,6 +449,17 @@ def test_mains_push_triggers_cover_every_path_that_can_change_a_verdict():
     assert not match_path("docs/source/en/index.md", triggers), "a docs-only push measures nothing"
 
 
+def test_every_stage_after_a_prs_select_judges_by_the_settings_its_selection_carries():
+    """`select` reads [tool.export-bot] at the base; run and report take it from selection.json, not the checkout."""
+    stages = [
+        s["run"]
+        for s in steps(REUSABLE / "conformance.yml")
+        if re.search(r"export-bot (run|report|diff)\b", s.get("run", ""))
+    ]
+    assert len(stages) == 3 and all("--selection selection.json" in run for run in stages), stages
+    assert not any("--config" in run for run in stages)
+
+
 def test_on_main_only_the_tracking_jobs_may_write_issues():
     for name, job in load(REUSABLE / "baseline.yml")["jobs"].items():
         writes_issues = job["permissions"].get("issues") == "write"

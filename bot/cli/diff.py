@@ -31,11 +31,11 @@ def diff(
     selection,
 ) -> None:
     """Diff head results against main's and judge them: exit 0 success or neutral, 1 failure, 2 bad input."""
+    from bot.jobs.inputs import stage_settings
     from bot.jobs.report import ReportInputs, ReportOutputs, make_report, read_selected
-    from bot.settings import load_settings
     from bot.skiplist.model import read_skiplists
 
-    settings = load_settings()
+    settings = stage_settings(selection)
     skiplists = read_skiplists(resolve_skiplists(skiplists_dir, settings))
     inputs = ReportInputs.under(
         settings,

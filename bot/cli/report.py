@@ -59,12 +59,12 @@ def report(
     Exits 0 whatever the verdict (it travels in report.json to the comment job, which sets the
     status), 1 when the confirming re-run did not complete, 2 on bad input.
     """
+    from bot.jobs.inputs import stage_settings
     from bot.jobs.report import ReportInputs, ReportOutputs, make_report, read_selected
     from bot.jobs.run import named_rerunner
-    from bot.settings import load_settings
     from bot.skiplist.model import read_skiplists
 
-    settings = load_settings()
+    settings = stage_settings(selection)
     skiplists = read_skiplists(resolve_skiplists(skiplists_dir, settings))
     inputs = ReportInputs.under(
         settings,

@@ -44,10 +44,10 @@ from bot.cli.run_options import durations_option, models_options, run_options
 @handle_errors
 def run(selection, rerun_of, cell_ids, junit, workers, skiplists_dir, checkout, durations, **options) -> None:
     """Run the conformance cells and write JUnit; exits 0 when every cell ran (failures are data)."""
+    from bot.jobs.inputs import stage_settings
     from bot.jobs.run import NamedCells, plan_from_options, refuse_when_nothing_built, run_plan
-    from bot.settings import load_settings
 
-    settings = load_settings()
+    settings = stage_settings(selection)
     # Before planning: reading a tester source imports transformers, which must be the checkout's.
     verify_tested_transformers(checkout, options["source"] or settings.source)
     plan = plan_from_options(

@@ -37,7 +37,7 @@ from bot.cli.run_options import durations_option
     "this many minutes (recorded or --durations times, 2 workers), at most --shards.",
 )
 @durations_option("balance the shards")
-@config_option()
+@config_option(default="pyproject.toml at --base, read with git: a pull request does not narrow its own gate")
 @click.option(
     "--json",
     "json_out",
@@ -86,12 +86,11 @@ def select(
     from bot.jobs.select import select_job
     from bot.settings import load_settings
 
-    settings = load_settings(config or repo / "pyproject.toml")
     document = select_job(
         repo,
         base,
         head,
-        settings,
+        load_settings(config) if config else None,  # None: the base's pyproject, read with git
         shards=shards,
         shard_minutes=shard_minutes,
         durations=durations,

@@ -187,6 +187,8 @@ class Report:
     files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # base/head/rerun → files read
     proposal: Proposal | None = None  # bot/diff/proposal.py: made by bot/propose, checked when read
     selection: str | None = None  # why these cells ran (`export-bot select`'s summary), when known
+    # What the selection says beside it: the PR's settings edits that apply after the merge, the skiplist edits that count now.
+    selection_notes: tuple[str, ...] = ()
     provenance: Provenance = field(default_factory=Provenance)  # which transformers the head tested
     # Test modules that did not import (bot/setup_problems.py), each cause once: origin, message, modules, cells.
     setup_problems: tuple[Mapping, ...] = ()
@@ -260,6 +262,7 @@ class Report:
             "files": {key: list(value) for key, value in self.files.items()},
             "proposal": self.proposal.to_json() if self.proposal is not None else None,
             "selection": self.selection,
+            "selection_notes": list(self.selection_notes),
             "not_buildable": [group.to_json() for group in self.not_buildable],
             "setup_problems": [dict(problem) for problem in self.setup_problems],
             "groups": [group.to_json() for group in self.groups],
@@ -309,6 +312,7 @@ class Report:
             files={k: f.strings(f"files.{k}", v) for k, v in f.get("files", dict, {}).items()},
             proposal=_proposal(data.get("proposal"), where),
             selection=f.get("selection", (str, type(None)), None),
+            selection_notes=f.strings("selection_notes"),
             provenance=Provenance.from_json(f.shaped(data.get("provenance"), _PROVENANCE, "provenance", optional=True)),
             setup_problems=tuple(
                 f.shaped(p, _SETUP_PROBLEM, f"setup_problems[{i}]")

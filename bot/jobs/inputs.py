@@ -1,4 +1,4 @@
-"""The results a job reads: JUnit files, main's per-commit baseline, and the durations that balance shards."""
+"""What a job reads: JUnit files, main's per-commit baseline, the durations that balance shards, and its settings."""
 
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ from bot.results import ResultSet, baseline, baseline_json, read_results
 from bot.results.baseline import fold, newest
 from bot.results.baseline_json import STATE_FILE, durations, read_state
 from bot.run.shard import read_durations as junit_durations
+from bot.select.base_settings import settings_of_selection
+from bot.select.selection_file import read_selection_document
+from bot.settings import Settings, load_settings
 
 
 def read_junit(paths: Sequence[Path], expect_shards: int | None = None) -> ResultSet:
@@ -71,3 +74,17 @@ def read_main_baseline(
     told = BaselineAge(**asdict(age), stale_days=stale_days, merge_base=merge_base, flaky_window=flaky_window)
     history = MainHistory(baseline.newest_said(state), baseline.flips(state, flaky_window), told)
     return replace(base, files=(str(path),)), history
+
+
+def stage_settings(selection: Path | None) -> Settings:
+    """The settings a stage after `select` judges by: those its selection file carries, else ./pyproject.toml's.
+
+    `select` reads `[tool.export-bot]` at a pull request's base and writes it into the selection,
+    so the shards and the report judge by the settings the selection was made with, not by the
+    tested checkout's, which the PR may have edited (docs/selection.md, "Settings").
+    """
+    if selection is not None:
+        settings = settings_of_selection(read_selection_document(selection)[1], str(selection))
+        if settings is not None:
+            return settings
+    return load_settings()

@@ -19,6 +19,7 @@ from bot.jobs.inputs import baseline_file, read_junit, read_main_baseline
 from bot.jobs.skiplist import followed_walk
 from bot.propose.proposal import propose
 from bot.report import render_comment, render_summary
+from bot.select.base_settings import comment_notes
 from bot.select.selection_file import changed_lines_of, read_selection_document
 from bot.settings import Settings
 from bot.setup_problems import nothing_built
@@ -35,6 +36,7 @@ class Selected:
     summary: str | None = None
     cells: Collection[Cell] | None = None  # None: a sweep, every base cell counts
     changed_lines: Mapping | None = None
+    notes: tuple[str, ...] = ()  # the PR's settings edits (after the merge) and skiplist edits (now)
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,7 @@ def make_report(
     report = replace(
         report.with_selection(inputs.selected.summary).with_created(created_now()),
         tested_sha=inputs.tested_sha,
+        selection_notes=inputs.selected.notes,
     )
     if inputs.selected.cells is not None and not inputs.selected.cells and inputs.selected.summary:
         # Nothing ran: the status says why ("no export-relevant changes"), not "no failing cells".
@@ -247,4 +250,5 @@ def read_selected(path: Path | None) -> Selected:
     if path is None:
         return Selected()
     cells, document = read_selection_document(path)
-    return Selected(str(document.get("summary") or "") or None, set(cells), changed_lines_of(document, path))
+    summary = str(document.get("summary") or "") or None
+    return Selected(summary, set(cells), changed_lines_of(document, path), comment_notes(document))

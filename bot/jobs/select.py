@@ -15,6 +15,7 @@ from bot.jobs.skiplist import walk_for_source
 from bot.models.index import installed_index
 from bot.run.shard import assign_shards, shard_count
 from bot.select import select_cells, write_selection
+from bot.select.base_settings import BaseSettings, read_base_settings
 from bot.select.catalog import load_catalog
 from bot.select.changes import changed_files, read_files, resolve
 from bot.select.due import sweep_reasons
@@ -28,7 +29,7 @@ def select_job(
     repo: Path,
     base: str,
     head: str,
-    settings: Settings,
+    settings: Settings | None = None,
     *,
     shards: int = 1,
     shard_minutes: float | None = None,
@@ -42,9 +43,14 @@ def select_job(
 
     On a push to main, `full_sweep_due` says why every cell must be re-measured: a shared path or
     a skiplist changed, or the caller workflow `pin_file` pins another export-bot (docs/workflows.md).
+
+    `settings` None: `[tool.export-bot]` at the base (a PR does not narrow its own gate); the
+    document carries them for the later stages and lists the PR's own edits to apply after the merge.
     """
     request = parse_request(request_json)
     base_sha, head_sha = resolve(repo, base), resolve(repo, head)
+    pinned = read_base_settings(repo, base_sha, head_sha) if settings is None else BaseSettings(settings, None, None)
+    settings = pinned.settings
     cells, described = _cells(request, repo, base_sha, head_sha, settings)
     due = _sweep_due(repo, base_sha, head_sha, settings, pin_file) if request.uses_git else ()
     times = read_durations(durations) if durations else None
@@ -65,6 +71,9 @@ def select_job(
         "shards": [[c.id for c in part] for part in parts],
         # On a push to main: why every cell must be re-measured (the workflow records it in the state).
         "full_sweep_due": list(due),
+        # What judges this run, for every later stage, and the PR's own edits of it (docs/selection.md, "Settings").
+        "settings": pinned.to_json(),
+        "settings_after_merge": [change.to_json() for change in pinned.after_merge],
     }
     _write(document, cells, json_out, github_output)
     return document

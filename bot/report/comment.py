@@ -45,6 +45,7 @@ COMMAND_NOTE = (
     "the required `export-conformance` check stays the PR's own run's._"
 )
 GITHUB_LIMIT = 65536
+_NOTES = 10  # the selection's notes shown at most (each a setting or a skiplist entry the PR edits)
 # Shown as lists in the comment body; the rest fold into <details>.
 MAIN_LISTS = ("newly_broken", "new_failing", "flaky", "newly_passing", "obsolete_skip")
 DETAIL_LISTS = ("still_failing", "new_passing", "newly_skipped", "not_run")
@@ -151,6 +152,10 @@ def _opening(report: Report, budget: _Budget, fixed: _Fixed, left_out: list[str]
     out.append(sentence(report.headline))
     if report.selection:
         out.append(f"Selected: {escape(cut(report.selection, 1000))}.")
+    if report.selection_notes:  # the settings this run was not judged by, and the skiplist edits it was
+        shown = report.selection_notes[:_NOTES]
+        more = [f"- …and {len(report.selection_notes) - _NOTES:,} more"] if len(report.selection_notes) > _NOTES else []
+        out += ["", *(f"- {escape(cut(note, 300))}" for note in shown), *more, ""]
     out += baseline_lines(report)
     if report.problems:
         out += ["", f"### ⚠️ Results incomplete ({n(len(report.problems), 'problem')})", ""]

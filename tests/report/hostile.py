@@ -136,6 +136,7 @@ def hostile_document(payload: str, *, run_url: str | None = None) -> dict:
             "walk": p[:MAX_WALK],  # the proposal.walk bound; past it the report is refused
         },
         "selection": p,
+        "selection_notes": [p],
         # Drift lines are numbers on a checked cell id: no payload fits, but the section renders.
         "drift": [{"cell": CELL, "figure": "max_abs_error", "base": 1e-6, "head": 1e-3}],
         "drift_fails": True,

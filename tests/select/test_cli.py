@@ -12,7 +12,7 @@ from bot.cli import main
 from bot.run.shard import select_shard
 from bot.select.selection_file import SelectionFileError, read_selection, write_selection
 from tests.results.factory import Case, junit
-from tests.select.conftest import MODELS, commit_all
+from tests.select.conftest import MODELS, commit_all, git
 
 # A modeling module cut down to its class headers: selection reads the bases, not the bodies.
 GPT2_SHRUNK = (
@@ -201,6 +201,10 @@ def test_a_probe_request_keeps_the_git_selection_and_says_probe(repo, tmp_path):
 
 
 def test_configured_backends_narrow_the_selection(repo):
+    # Set on the base: the settings that judge a PR are the base's (tests/select/test_base_settings.py).
+    (repo / "pyproject.toml").write_text('[tool.export-bot]\nbackends = ["dynamo"]\n')
+    commit_all(repo, "gate on dynamo")
+    git(repo, "branch", "-f", "main", "pr")
     (repo / f"{MODELS}/gpt2/modeling_gpt2.py").write_text(
         "class GPT2PreTrainedModel(PreTrainedModel): ...\n"
         "class GPT2Model(GPT2PreTrainedModel): ...\n"
@@ -208,7 +212,6 @@ def test_configured_backends_narrow_the_selection(repo):
         "__all__ = ['GPT2LMHeadModel', 'GPT2Model']\n"
     )
     commit_all(repo, "gpt2")
-    (repo / "pyproject.toml").write_text('[tool.export-bot]\nbackends = ["dynamo"]\n')
     result = run("--repo", str(repo), "--base", "main", "--head", "pr")
     assert result.exit_code == 0, result.output
     document = json.loads(result.output)
