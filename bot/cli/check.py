@@ -21,7 +21,7 @@ from bot.cli.run_options import models_options, run_options
     default=Path("."),
     show_default=True,
     help="With --base: the Transformers-layout git repository to select from. "
-    "Its pyproject.toml holds the settings, unless --config names another.",
+    "Its pyproject.toml holds the settings (with --base: at the base, as a PR is judged), unless --config names another.",
 )
 @config_option()
 @junit_paths_option(
@@ -41,13 +41,12 @@ def check(models, preset, base_ref, head_ref, repo, config, base_junit, skiplist
 
     Exit 0 for success (or neutral: incomplete results, said loudly), 1 for failure, 2 for bad input.
     """
-    from bot.jobs.check import CheckOptions, run_check
-    from bot.settings import load_settings
+    from bot.jobs.check import CheckOptions, check_settings, run_check
 
     if base_ref and (models or preset):
         raise BotError("--base selects the cells from the git diff; leave out --models and --preset")
     # One pyproject for everything the check decides: the selection, the source, the skiplists.
-    settings = load_settings(config or repo / "pyproject.toml")
+    settings = check_settings(repo, config, base_ref, head_ref)
     verify_tested_transformers(checkout, options["source"] or settings.source, repo)
     matrix = {key: tuple(value) if key in ("backends", "shapes") else value for key, value in options.items()}
     check_options = CheckOptions(

@@ -12,7 +12,9 @@ from bot.jobs.run import rerunner, run_plan
 from bot.run.plan import RunPlan
 from bot.run.planning import build_plan
 from bot.select import select_cells, write_selection
-from bot.settings import Settings
+from bot.select.base_settings import read_base_settings
+from bot.select.changes import resolve
+from bot.settings import Settings, load_settings
 from bot.skiplist.model import LoadedSkiplists, read_skiplists
 
 
@@ -54,6 +56,14 @@ def run_check(options: CheckOptions, echo: Callable[[str], None]) -> ReportOutco
     )
     extra = (head_junit,) + ((outcome.rerun_junit,) if outcome.rerun_junit else ())
     return replace(outcome, written=outcome.written + extra)
+
+
+def check_settings(repo: Path, config: Path | None, base_ref: str | None, head_ref: str) -> Settings:
+    """`--config`'s settings, else with `--base` the base's pyproject, as a pull request is judged
+    (docs/selection.md, Settings), else the `--repo` pyproject's."""
+    if config or not base_ref:
+        return load_settings(config or repo / "pyproject.toml")
+    return read_base_settings(repo, resolve(repo, base_ref), resolve(repo, head_ref)).settings
 
 
 def plan_check(

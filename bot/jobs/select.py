@@ -52,7 +52,8 @@ def select_job(
     pinned = read_base_settings(repo, base_sha, head_sha) if settings is None else BaseSettings(settings, None, None)
     settings = pinned.settings
     cells, described = _cells(request, repo, base_sha, head_sha, settings)
-    due = _sweep_due(repo, base_sha, head_sha, settings, pin_file) if request.uses_git else ()
+    unchanged = frozenset(described.get("unchanged_code", ()))  # comments or docstrings only: nothing to re-measure
+    due = _sweep_due(repo, base_sha, head_sha, settings, pin_file, unchanged) if request.uses_git else ()
     times = read_durations(durations) if durations else None
     # Sized by the selection's cost: a one-model PR gets one shard, `full` as many as its budget needs.
     count = shard_count(cells, times, cap=shards, budget_seconds=shard_minutes * 60 if shard_minutes else None)
@@ -93,8 +94,10 @@ def _walk(settings: Settings):
         return None
 
 
-def _sweep_due(repo: Path, base_sha: str, head_sha: str, settings: Settings, pin_file: str | None) -> tuple[str, ...]:
-    paths = [p for change in changed_files(repo, base_sha, head_sha) for p in change.paths]
+def _sweep_due(
+    repo: Path, base_sha: str, head_sha: str, settings: Settings, pin_file: str | None, unchanged: frozenset[str]
+) -> tuple[str, ...]:
+    paths = [p for change in changed_files(repo, base_sha, head_sha) for p in change.paths if p not in unchanged]
     pins = {}
     if pin_file and pin_file in paths:
         before, after = read_files(repo, base_sha, [pin_file]), read_files(repo, head_sha, [pin_file])

@@ -105,3 +105,15 @@ def test_a_head_pyproject_that_does_not_parse_is_listed_not_fatal(repo):
     assert result.exit_code == 0, result.output
     [edit] = json.loads(result.output)["settings_after_merge"]
     assert edit["key"] == "(unreadable)" and "not valid TOML" in edit["head"]
+
+
+def test_check_with_a_base_is_judged_by_the_bases_settings_as_a_pr_is(repo, tmp_path):
+    # The PR's own pyproject is one the bot refuses: the base's, fine, judge the local check too.
+    (repo / "pyproject.toml").write_text("[tool.export-bot]\ncell-timeout = -1\n", encoding="utf-8")
+    commit_all(repo, "a timeout the bot refuses")
+    args = ["check", "--repo", str(repo), "--base", "main", "--head", "pr", "--out", str(tmp_path / "out")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "no export-relevant changes" in result.output
+    refused = CliRunner().invoke(main, [*args, "--config", str(repo / "pyproject.toml")])
+    assert refused.exit_code == 2 and "cell-timeout must be above 0" in refused.output

@@ -108,3 +108,12 @@ def test_a_docs_push_is_not_full(repo, tmp_path):
     output = tmp_path / "github_output"
     select_job(repo, "main", "pr", SETTINGS, github_output=output, pin_file=".github/workflows/export-baseline.yml")
     assert output.read_text().splitlines()[-2:] == ["full=false", "due="]
+
+
+def test_a_push_changing_only_a_shared_files_docstring_is_not_full(repo, tmp_path):
+    (repo / "src/transformers/exporters/onnx.py").write_text('"""The ONNX exporter, documented anew."""\n')
+    commit_all(repo, "exporters: a docstring")
+    output = tmp_path / "github_output"
+    document = select_job(repo, "main", "pr", SETTINGS, github_output=output)
+    assert document["cells"] == [] and document["unchanged_code"] == ["src/transformers/exporters/onnx.py"]
+    assert output.read_text().splitlines()[-2:] == ["full=false", "due="]
