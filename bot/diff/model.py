@@ -43,7 +43,7 @@ MAX_TEXT = 100_000  # characters of one string
 MAX_BYTES = 512 * 2**20  # a full sweep's report is a few MB
 MAX_AGE_COUNT = 10_000_000  # cells or commits counted by `baseline_age`
 FOREIGN_NAMES = 10  # the head's testcases that are not cells, named in a report (the rest counted)
-FOREIGN_NAME = 200  # characters of each name kept
+FOREIGN_NAME = 200  # characters of each name written and shown
 MAX_SHARDS = 1000  # shards named to re-run
 _SHARD = re.compile(r"[1-9][0-9]{0,5}/[1-9][0-9]{0,5}")
 # `counts` keys: the matrix's backend/shape pairs; its statuses: the outcomes' (bot/outcomes.py).
@@ -321,7 +321,7 @@ class Report:
             run_url=f.get("run_url", (str, type(None)), None),
             cells=f.lines(data.get("cells", []), "cells"),
             non_cells=f.count(data.get("non_cells", 0), "non_cells"),
-            foreign=f.bounded("foreign", FOREIGN_NAMES, FOREIGN_NAME),
+            foreign=f.bounded("foreign", FOREIGN_NAMES, MAX_TEXT),
             no_cells=f.get("no_cells", bool, False),
             selected=f.optional_count("selected"),
             missing_shards=f.shards("missing_shards"),

@@ -6,8 +6,8 @@ cell with no result, a testcase that is not a cell, and a head holding no cell a
 
 from __future__ import annotations
 
-from bot.diff.model import Report
-from bot.report.markdown import escape, n
+from bot.diff.model import FOREIGN_NAME, Report
+from bot.report.markdown import cut, escape, n
 
 FOLD_ABOVE = 5  # missing cells named in the open up to this many; more fold into <details>
 
@@ -52,7 +52,7 @@ def foreign_line(report: Report) -> str | None:
     if not report.non_cells:
         return None
     one = report.non_cells == 1
-    names = ", ".join(escape(name) for name in report.foreign)
+    names = ", ".join(escape(cut(name, FOREIGN_NAME)) for name in report.foreign)
     more = report.non_cells - len(report.foreign)
     names += f" and {more:,} more" if more > 0 and names else ""
     said = f"{n(report.non_cells, 'testcase')} {'is not a cell' if one else 'are not cells'}"
