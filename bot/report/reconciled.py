@@ -12,13 +12,13 @@ from bot.report.markdown import cut, escape, n
 FOLD_ABOVE = 5  # missing cells named in the open up to this many; more fold into <details>
 
 
-def missing_heading(report: Report) -> str | None:
+def missing_heading(report: Report, level: str = "###") -> str | None:
     """`### ⚠️ No result for 111 of 112 selected cells`, when any is missing."""
     missing = len(report.category("missing"))
     if not missing:
         return None
     of = f"{missing:,} of {report.selected:,}" if report.selected else f"{missing:,}"
-    return f"### ⚠️ No result for {of} selected cells"
+    return f"{level} ⚠️ No result for {of} selected cells"
 
 
 def rerun_hint(report: Report) -> str:
@@ -31,14 +31,14 @@ def rerun_hint(report: Report) -> str:
     return f"{never} Re-run {which} (the selection's split put them there), then the report."
 
 
-def no_cell_lines(report: Report) -> list[str]:
+def no_cell_lines(report: Report, level: str = "###") -> list[str]:
     """The section of a head that held no cell: what JUnit was expected, and what was found instead."""
     if not report.no_cells:
         return []
     files = len(report.files.get("head", ()))
     found = f"{n(report.non_cells, 'testcase')}, none a cell" if report.non_cells else "no testcase"
     return [
-        "### ⚠️ No cell in the results",
+        f"{level} ⚠️ No cell in the results",
         "",
         f"The head's JUnit ({n(files, 'file')}) holds {found}: nothing was judged. export-bot reads one "
         "`<testcase>` per cell, its `classname` the model class and its `name` the cell's test "

@@ -83,9 +83,9 @@ def _compose(
 
 def _reconciliation(report: Report) -> list[str]:
     """No cell at all, what to re-run for the missing cells (listed with the categories), and foreign testcases."""
-    out = ["", *reconciled.no_cell_lines(report)] if report.no_cells else []
-    heading = reconciled.missing_heading(report)
-    out += ["", heading.replace("###", "##", 1), "", reconciled.rerun_hint(report)] if heading else []
+    out = ["", *reconciled.no_cell_lines(report, "##")] if report.no_cells else []
+    heading = reconciled.missing_heading(report, "##")
+    out += ["", heading, "", reconciled.rerun_hint(report)] if heading else []
     foreign = reconciled.foreign_line(report)
     return [*out, "", foreign] if foreign else out
 
