@@ -17,6 +17,10 @@ class Status(str, Enum):
     # The model source has no way to build the class (no zoo recipe, no tester lists it):
     # nothing about the export, so neither passing nor failing (docs/outcomes.md).
     NOT_BUILDABLE = "not-buildable"
+    # Selected, yet no result in the head's JUnit (a shard that died, a runner that dropped it): made
+    # by the reconciliation with the selection (bot/results/reconcile.py), never read from a testcase.
+    # Never a pass: the verdict is neutral while any selected cell is missing (docs/outcomes.md).
+    MISSING = "missing"
 
     @property
     def passing(self) -> bool:
@@ -26,6 +30,10 @@ class Status(str, Enum):
     def failing(self) -> bool:
         return self in (Status.FAILED, Status.ERROR)
 
+
+# What a testcase can say: every outcome but `missing`, which is the absence of one. Read from JUnit,
+# kept in main's baseline and counted per backend and shape in a report.
+RESULT_STATUSES = tuple(status for status in Status if status is not Status.MISSING)
 
 # What a pass compared when it is less than values (the `compared` testcase property), in the
 # words the comment, the summary and the site use. `tolerated`: the checkout's test tolerated a

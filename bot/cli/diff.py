@@ -57,7 +57,11 @@ def diff(
     for problem in report.problems:
         click.echo(f"problem: {problem}", err=True)
     if report.verdict == "neutral":
+        missing = len(report.category("missing"))
+        lacking = f"{missing} selected cells with no result, " if missing else ""
+        lacking += "no cell at all, " if report.no_cells else ""
         click.echo(
-            f"neutral: the results are incomplete ({len(report.problems)} problems); this is not a pass", err=True
+            f"neutral: the results are incomplete ({lacking}{len(report.problems)} problems); this is not a pass",
+            err=True,
         )
     raise SystemExit(verdict_exit(report.verdict))

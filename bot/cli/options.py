@@ -114,7 +114,8 @@ def config_option(default: str = "REPO/pyproject.toml") -> Callable:
 report_options = stacked(
     skiplists_option(),
     selection_file_option(
-        "`export-bot select --json` output: its summary goes into the report; when it selected nothing, "
+        "`export-bot select --json` output: its summary goes into the report, and every selected cell must "
+        "have a result (one without is missing: neutral, with the shards to re-run); when it selected nothing, "
         "no head results are needed and the comment says why (none: a sweep, e.g. the nightly baseline)."
     ),
     click.option("--base-sha", default=None, help="Base commit (default: the base JUnit's git sha)."),

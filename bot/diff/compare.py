@@ -10,9 +10,20 @@ from operator import attrgetter
 from bot.cells import BACKENDS, SHAPES, Cell
 from bot.diff.drift import DriftRule, drift, line_figures
 from bot.diff.groups import ChangedLines, group_failures
-from bot.diff.model import CATEGORIES, EXCERPT, BaselineAge, CellLine, Report, count_key, judges_of
+from bot.diff.model import (
+    CATEGORIES,
+    EXCERPT,
+    FOREIGN_NAME,
+    FOREIGN_NAMES,
+    BaselineAge,
+    CellLine,
+    Report,
+    count_key,
+    judges_of,
+)
 from bot.outcomes import CPU_PROPERTY, WEAK_COMPARED, CellResult, Status
 from bot.results.model import ResultSet
+from bot.results.reconcile import Reconciled
 from bot.skiplist.model import Skiplists
 
 
@@ -39,6 +50,7 @@ def diff(
     group: bool = True,
     main: MainHistory | None = None,
     drift_rule: DriftRule | None = None,
+    reconciled: Reconciled | None = None,
 ) -> Report:
     """Put every cell in one category and judge the head.
 
@@ -50,12 +62,20 @@ def diff(
     `main` (a per-commit baseline's history; `base` is then each cell's result at the merge base)
     sorts cells failing on main too as broken trunk and cells that flip on main as flaky.
     `drift_rule` (default: the documented thresholds) names passing cells whose figures moved.
+    `reconciled` holds the head against its selection (bot/results/reconcile.py): a selected cell
+    with no result is `missing`, and the verdict is then neutral. None means no selection (a sweep):
+    only the base's cells the head lacks are said (not run). Either way a head holding no cell,
+    where cells were expected, is neutral: its testcases were someone else's tests, never a pass.
     """
-    found = _sort(head, base, rerun, skiplists, main)
+    found = _sort(head, base, rerun, skiplists, main, reconciled)
     categories = {name: tuple(lines) for name, lines in found.lines.items()}
     problems = _problems(head, base, rerun)
     rule = drift_rule or DriftRule()
+    no_cells = not head.results and (reconciled is None or reconciled.selected > 0)
     verdict, headline, drifted = _verdict(categories, problems, base, head, rule)
+    if verdict != "failure" and (no_cells or categories["missing"]):
+        # Results the selection asked for and the head lacks are never read as a pass.
+        verdict, headline = "neutral", _incomplete(head, reconciled, problems, no_cells)
     head_sha = head_sha or head.git_sha
     groups = _groups(found, head, changed_lines, repository_url, head_sha) if group else ()
     return Report(
@@ -74,6 +94,11 @@ def diff(
         run_url=run_url,
         cells=tuple(found.cells),
         non_cells=len(head.non_cells),
+        foreign=tuple(_cut(name, FOREIGN_NAME) for name in head.non_cells[:FOREIGN_NAMES]),
+        no_cells=no_cells,
+        selected=reconciled.selected if reconciled is not None else None,
+        missing_shards=reconciled.shards if reconciled is not None else (),
+        duplicates=tuple(sorted({cell.id for cell in head.duplicates})),
         files=_files(base, head, rerun),
         setup_problems=_setup_problems(head),
         groups=groups,
@@ -100,6 +125,21 @@ def _verdict(
     if drifted and rule.fails and verdict == "success":
         verdict, headline = "failure", f"{_n(len({d.cell for d in drifted}), 'cell')} drifted beyond the thresholds"
     return verdict, headline, drifted
+
+
+def _incomplete(head: ResultSet, reconciled: Reconciled | None, problems: tuple, no_cells: bool) -> str:
+    """The headline of a head that lacks results: no cell at all, or selected cells with none."""
+    if no_cells:
+        found = f"{_n(len(head.non_cells), 'testcase')}, none a cell" if head.non_cells else "no testcase at all"
+        return f"no cell in the head's results ({found}); no verdict"
+    missing = len(reconciled.missing)
+    lacking = f"{missing:,} of {reconciled.selected:,} selected cells {'has' if missing == 1 else 'have'} no result"
+    more = f", and {_n(len(problems), 'problem')} (see below)" if problems else ""
+    return f"results incomplete: {lacking}{more}; no verdict"
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _cell_seconds(head: ResultSet) -> float | None:
@@ -173,9 +213,15 @@ class _Sorted:
 
 
 def _sort(
-    head: ResultSet, base: ResultSet | None, rerun: ResultSet | None, skiplists: Skiplists, main: MainHistory | None
+    head: ResultSet,
+    base: ResultSet | None,
+    rerun: ResultSet | None,
+    skiplists: Skiplists,
+    main: MainHistory | None,
+    reconciled: Reconciled | None = None,
 ) -> _Sorted:
-    """Every head cell in one category (or none), the base's cells the head lacks as not run; sorted by id."""
+    """Every head cell in one category (or none), the selected cells it lacks as missing, the base's other
+    cells it lacks as not run; sorted by id."""
     base_results = base.results if base is not None else {}
     rerun_results = rerun.results if rerun is not None else {}
     flips = main.flips if main is not None else {}
@@ -191,9 +237,14 @@ def _sort(
             found.infrastructure.append(line.cell)
         if category is not None:
             found.lines[category].append(line)
+    missing = frozenset(reconciled.missing if reconciled is not None else ())
+    for cell in missing:
+        before = base_results.get(cell)
+        was = before.status.value if before is not None else None
+        found.lines["missing"].append(CellLine(cell.id, Status.MISSING.value, base_status=was))
     for cell, before in base_results.items():
-        # A cell the base could not build lost nothing by being absent from the head.
-        if cell not in head.results and before.status is not Status.NOT_BUILDABLE:
+        # A cell the base could not build lost nothing by being absent from the head; a selected one is missing.
+        if cell not in head.results and before.status is not Status.NOT_BUILDABLE and cell not in missing:
             found.lines["not_run"].append(CellLine(cell.id, "missing", base_status=before.status.value))
     # Sorted by id so a report does not depend on the order shards were read in.
     by_id = attrgetter("cell")

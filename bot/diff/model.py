@@ -17,7 +17,7 @@ from bot.diff.errors import ReportError
 from bot.diff.groups import Group
 from bot.diff.proposal import Proposal
 from bot.files import NotAFile, NotText, read_text, write_text
-from bot.outcomes import Status
+from bot.outcomes import RESULT_STATUSES
 from bot.results.model import Problem, Provenance
 
 SCHEMA = "export-bot/report@1"
@@ -33,6 +33,7 @@ CATEGORIES = (
     "broken_trunk",  # failed at the merge base, on main's newest result and on head: main is broken
     "still_failing",  # failed on base and on head: not this PR's fault
     "newly_skipped",  # ran on base, skipped on head
+    "missing",  # selected, and no result in the head: never a pass, the verdict is neutral (docs/outcomes.md)
     "not_run",  # base has it, head lacks it: never counted as fixed
     "not_buildable",  # the model source has no way to build the class: no verdict, never proposed
 )
@@ -41,6 +42,10 @@ EXCERPT = 300  # characters of a message kept per cell
 MAX_TEXT = 100_000  # characters of one string
 MAX_BYTES = 512 * 2**20  # a full sweep's report is a few MB
 MAX_AGE_COUNT = 10_000_000  # cells or commits counted by `baseline_age`
+FOREIGN_NAMES = 10  # the head's testcases that are not cells, named in a report (the rest counted)
+FOREIGN_NAME = 200  # characters of each name written and shown
+MAX_SHARDS = 1000  # shards named to re-run
+_SHARD = re.compile(r"[1-9][0-9]{0,5}/[1-9][0-9]{0,5}")
 # `counts` keys: the matrix's backend/shape pairs; its statuses: the outcomes' (bot/outcomes.py).
 # The counts' keys: the matrix's, then `other/…` for cells on a backend the bot does not know (or on
 # none, `other/other`), so the reader keeps a fixed set of keys whatever a checkout's tests are called.
@@ -59,7 +64,7 @@ def count_key(cell: Cell) -> tuple[str, str]:
     return "other", cell.shape or "other"
 
 
-COUNT_STATUSES = tuple(status.value for status in Status)
+COUNT_STATUSES = tuple(status.value for status in RESULT_STATUSES)
 _SHA = re.compile(r"[0-9a-fA-F]{1,64}")
 _WORD = re.compile(r"[A-Za-z0-9_-]{1,40}")  # a backend's name, as a cell id spells it
 # `rules:seed-1`, `checkout:tests/exporters/test_export.py`: what bot/run writes as each cell's `judge`.
@@ -86,7 +91,7 @@ class CellLine(NamedTuple):
     """
 
     cell: str  # the cell id
-    status: str  # a `Status` value, or `missing` for a cell the head did not run
+    status: str  # a `Status` value; `missing` for a cell the head did not run (not run, missing)
     stage: str | None = None
     kind: str | None = None
     message: str = ""  # excerpt: `ExceptionType: first line`, or the skip reason
@@ -183,7 +188,12 @@ class Report:
     tested_sha: str | None = None
     run_url: str | None = None
     cells: tuple[CellLine, ...] = ()  # every head result
-    non_cells: int = 0  # head testcases that are not cells
+    non_cells: int = 0  # head testcases that are not cells (foreign): never a pass, left out of the verdict
+    foreign: tuple[str, ...] = ()  # the first FOREIGN_NAMES of them, `classname::name`, as a fork wrote them
+    no_cells: bool = False  # the head held no cell while cells were expected: neutral, not "no cells ran"
+    selected: int | None = None  # how many cells the selection asked for; None: no selection (a sweep)
+    missing_shards: tuple[str, ...] = ()  # `I/N` to re-run for the missing cells; none: the whole run
+    duplicates: tuple[str, ...] = ()  # cells the head holds more than once (each a problem too)
     files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # base/head/rerun → files read
     proposal: Proposal | None = None  # bot/diff/proposal.py: made by bot/propose, checked when read
     selection: str | None = None  # why these cells ran (`export-bot select`'s summary), when known
@@ -259,6 +269,11 @@ class Report:
             "infrastructure": list(self.infrastructure),
             "needs_rerun": list(self.needs_rerun),
             "non_cells": self.non_cells,
+            "foreign": list(self.foreign),
+            "no_cells": self.no_cells,
+            "selected": self.selected,
+            "missing_shards": list(self.missing_shards),
+            "duplicates": list(self.duplicates),
             "files": {key: list(value) for key, value in self.files.items()},
             "proposal": self.proposal.to_json() if self.proposal is not None else None,
             "selection": self.selection,
@@ -309,6 +324,11 @@ class Report:
             run_url=f.get("run_url", (str, type(None)), None),
             cells=f.lines(data.get("cells", []), "cells"),
             non_cells=f.count(data.get("non_cells", 0), "non_cells"),
+            foreign=f.bounded("foreign", FOREIGN_NAMES, MAX_TEXT),
+            no_cells=f.get("no_cells", bool, False),
+            selected=f.optional_count("selected"),
+            missing_shards=f.shards("missing_shards"),
+            duplicates=f.cell_ids("duplicates"),
             files={k: f.strings(f"files.{k}", v) for k, v in f.get("files", dict, {}).items()},
             proposal=_proposal(data.get("proposal"), where),
             selection=f.get("selection", (str, type(None)), None),
@@ -400,6 +420,28 @@ class _Fields:
     def strings(self, path: str, value=None) -> tuple[str, ...]:
         items = self.check(self.data.get(path, []) if value is None else value, list, path)
         return tuple(self.check(item, str, f"{path}[{i}]") for i, item in enumerate(items))
+
+    def bounded(self, path: str, items: int, chars: int) -> tuple[str, ...]:
+        """A short list of short strings (a fork's test names): past either bound, the report is refused."""
+        values = self.strings(path)
+        if len(values) > items:
+            self.fail(path, f"at most {items} names", values, said=f"{len(values)} of them")
+        for i, value in enumerate(values):
+            if len(value) > chars:
+                self.fail(f"{path}[{i}]", f"at most {chars} characters", value, said=f"{len(value):,}")
+        return values
+
+    def shards(self, path: str) -> tuple[str, ...]:
+        """Shards named `I/N`, a bounded few."""
+        values = self.bounded(path, MAX_SHARDS, 13)
+        for i, value in enumerate(values):
+            if not _SHARD.fullmatch(value):
+                self.fail(f"{path}[{i}]", "a shard `I/N`", value)
+        return values
+
+    def optional_count(self, path: str) -> int | None:
+        value = self.data.get(path)
+        return None if value is None else self.count(value, path)
 
     def judges(self, path: str) -> tuple[str, ...]:
         """`rules:PROFILE` or `checkout:PATH` values, a handful at most: a forged one is refused, never rendered."""

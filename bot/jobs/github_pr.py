@@ -169,8 +169,9 @@ def _post(
 
     marker = COMMENT_MARKER if context == STATUS_CONTEXT else COMMAND_MARKER
     # A change that selects no cell (docs only) gets its status, not a comment: the sticky is only
-    # updated where an earlier push of the PR posted one, so it never goes stale.
-    create = bool(report.cells) or context != STATUS_CONTEXT
+    # updated where an earlier push of the PR posted one, so it never goes stale. A head that held no
+    # cell where cells were expected is no such change: its comment says what JUnit was expected.
+    create = bool(report.cells) or report.no_cells or context != STATUS_CONTEXT
     lines, settable = [], []
     for pull in target.pulls:
         sticky = upsert_sticky(

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bot.cells import Cell
+from bot.cells import SHAPES, Cell, kept_by
 from bot.diff import diff
 from bot.diff.drift import DriftRule
 from bot.diff.model import Report
@@ -19,6 +19,8 @@ from bot.jobs.inputs import baseline_file, read_junit, read_main_baseline
 from bot.jobs.skiplist import followed_walk
 from bot.propose.proposal import propose
 from bot.report import render_comment, render_summary
+from bot.results.model import ResultSet
+from bot.results.reconcile import Reconciled, reconcile
 from bot.select.base_settings import comment_notes
 from bot.select.selection_file import changed_lines_of, read_selection_document
 from bot.settings import Settings
@@ -37,6 +39,7 @@ class Selected:
     cells: Collection[Cell] | None = None  # None: a sweep, every base cell counts
     changed_lines: Mapping | None = None
     notes: tuple[str, ...] = ()  # the PR's settings edits (after the merge) and skiplist edits (now)
+    split: tuple[tuple[str, ...], ...] = ()  # the cell ids of each shard `run --shard I/N` runs, when said
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,9 @@ class ReportInputs:
     flaky_window: int = Settings.flaky_window
     source: str | None = None  # the model source: a checkout's own export tests walk their own scopes
     drift: DriftRule = DriftRule()  # the thresholds of the drift section (drift_rule(settings))
+    # The backends the repository gates on (`[tool.export-bot] backends`, empty: all): `run` leaves a
+    # selection's cells on others out, so they are not expected in the head (bot/run/planning.py).
+    backends: tuple[str, ...] = ()
 
     @classmethod
     def under(cls, settings: Settings, **given) -> ReportInputs:
@@ -68,6 +74,7 @@ class ReportInputs:
             "stale_days": settings.stale_days,
             "flaky_window": settings.flaky_window,
             "drift": drift_rule(settings),
+            "backends": settings.backends,
         }
         return cls(**(from_settings | given))
 
@@ -140,6 +147,7 @@ def make_report(
         repository_url=repository_url(),
         main=main,
         drift_rule=inputs.drift,
+        reconciled=_reconciled(head, inputs),
     )
     report = diff(base, head, skiplists.skiplists, rerun_results, **context)
     rerun_junit = None
@@ -164,6 +172,16 @@ def make_report(
     written, comment = _write(report, patch, outputs)
     broken = nothing_built((r.status, r.kind) for r in head.results.values())
     return ReportOutcome(report, comment, patch, written, broken, rerun_junit)
+
+
+def _reconciled(head: ResultSet, inputs: ReportInputs) -> Reconciled | None:
+    """The head held against its selection (none: a sweep): each selected cell the run runs must have a result."""
+    selected = inputs.selected.cells
+    if selected is None:
+        return None
+    if inputs.backends:
+        selected = [cell for cell in selected if kept_by(cell, inputs.backends, SHAPES)]
+    return reconcile(head, selected, inputs.selected.split)
 
 
 def _read_inputs(inputs: ReportInputs, echo: Callable[[str], None]):
@@ -251,4 +269,5 @@ def read_selected(path: Path | None) -> Selected:
         return Selected()
     cells, document = read_selection_document(path)
     summary = str(document.get("summary") or "") or None
-    return Selected(summary, set(cells), changed_lines_of(document, path), comment_notes(document))
+    split = tuple(tuple(ids) for ids in document.get("shards", ()))  # checked by read_selection_document
+    return Selected(summary, set(cells), changed_lines_of(document, path), comment_notes(document), split)

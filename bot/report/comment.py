@@ -35,6 +35,7 @@ from bot.report.markdown import (
     the_cells,
     weak_passes,
 )
+from bot.report.reconciled import FOLD_ABOVE, foreign_line, missing_heading, no_cell_lines, rerun_hint
 
 COMMENT_MARKER = "<!-- export-bot:conformance -->"
 # The sticky of `/export-check` runs that look at part of the PR: kept apart from the gate's, so
@@ -85,6 +86,7 @@ _NOUNS = {
     "still_failing": ("pre-existing failure", "pre-existing failures"),
     "newly_skipped": ("newly skipped cell", "newly skipped cells"),
     "not_run": ("cell not run", "cells not run"),
+    "missing": ("cell with no result", "cells with no result"),
     "not_buildable": ("cell not buildable", "cells not buildable"),
 }
 
@@ -184,6 +186,7 @@ def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
     where = fixed.where
     names = _Names(frozenset(report.needs_rerun), fixed.dashboard)
     out = _opening(report, budget, fixed, left_out)
+    out += _reconciliation(report, budget, names, where, left_out)
     out += _broken_trunk(report, budget, names, where, left_out)
     grouped = fixed.grouped
     for name in MAIN_LISTS:
@@ -212,6 +215,21 @@ def _compose(report: Report, budget: _Budget, fixed: _Fixed) -> str:
             f"everything is in the {where} and report.json._",
         ]
     return "\n".join(out) + "\n"
+
+
+def _reconciliation(report: Report, budget: _Budget, names: _Names, where: str, left_out: list[str]) -> list[str]:
+    """The head held against its selection: no cell at all, the selected cells with no result (folded when
+    many) and what to re-run for them, and the testcases that are not cells (bot/report/reconciled.py)."""
+    out = ["", *no_cell_lines(report)] if report.no_cells else []
+    heading, lines = missing_heading(report), report.category("missing")
+    if heading:
+        out += ["", heading, "", rerun_hint(report), ""]
+        listed = _list("missing", lines, budget.items, 0, names, where, left_out)
+        if len(lines) > FOLD_ABOVE and budget.items:
+            listed = [f"<details><summary>{the_cells(len(lines))}</summary>", "", *listed, "", "</details>"]
+        out += listed
+    foreign = foreign_line(report)
+    return [*out, "", foreign] if foreign else out
 
 
 def _broken_trunk(report: Report, budget: _Budget, names: _Names, where: str, left_out: list[str]) -> list[str]:
@@ -342,7 +360,7 @@ def _cell(line: CellLine, names: _Names, *, table: bool = False) -> str:
 def _aside(name: str, line: CellLine) -> str:
     if name == "obsolete_skip" and line.skip_scope:
         return f" — skip scope {code(cut(line.skip_scope, 100))}"
-    if name in ("newly_passing", "not_run") and line.base_status:
+    if name in ("newly_passing", "not_run", "missing") and line.base_status:
         return f" (was {escape(cut(line.base_status, 40))})"
     if name == "newly_skipped" and line.skip_scope:
         return f" — {code(cut(line.skip_scope, 100))}"

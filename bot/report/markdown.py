@@ -35,6 +35,7 @@ TITLES = {
     "broken_trunk": "Failing on main too (in main's newest results)",
     "still_failing": "Pre-existing failures (failing on the base too)",
     "newly_skipped": "Newly skipped",
+    "missing": "Missing (selected, no result in this run)",
     "not_run": "Not run (in the baseline, not in this run)",
     "not_buildable": "Not buildable by this source",
 }
@@ -226,6 +227,8 @@ def overview(report: Report, names: Iterable[str]) -> str:
 
 def counts_section(report: Report) -> list[str]:
     """The totals, the backend × shape table and the count of each category, a blank line before each."""
+    if report.no_cells:  # cells were expected and none came: said in its own section, never "no cells ran"
+        return ["", overview(report, CATEGORIES)]
     return ["", totals(report), "", *counts_table(report.counts), "", overview(report, CATEGORIES)]
 
 

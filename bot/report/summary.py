@@ -5,7 +5,7 @@ from __future__ import annotations
 from bot import registry
 from bot.cells import BACKENDS, Cell, CellIdError, placed
 from bot.diff.model import CATEGORIES, CellLine, Report
-from bot.report import markdown
+from bot.report import markdown, reconciled
 
 # The text helpers nearly every line calls, by name; the shared sections through `markdown.`.
 from bot.report.markdown import TITLES, code, cut, escape, n
@@ -48,6 +48,7 @@ def _compose(
     out += markdown.baseline_lines(report)
     for problem in report.problems[: max(items, 100)]:
         out.append(f"- ⚠️ {escape(cut(str(problem), 1000))}")
+    out += _reconciliation(report)
     out += markdown.counts_section(report)
     if report.setup_headline:
         out.append(f"\n⚠️ {escape(cut(report.setup_headline, 2000))}; fix the checkout's test setup.")
@@ -78,6 +79,15 @@ def _compose(
             out.append(f"\n…and {n(len(body) - rows, 'more model class', 'more model classes')} in report.json.")
     out += ["", *markdown.footer(report, repository)]
     return "\n".join(out) + "\n"
+
+
+def _reconciliation(report: Report) -> list[str]:
+    """No cell at all, what to re-run for the missing cells (listed with the categories), and foreign testcases."""
+    out = ["", *reconciled.no_cell_lines(report, "##")] if report.no_cells else []
+    heading = reconciled.missing_heading(report, "##")
+    out += ["", heading, "", reconciled.rerun_hint(report)] if heading else []
+    foreign = reconciled.foreign_line(report)
+    return [*out, "", foreign] if foreign else out
 
 
 def _causes(report: Report, items: int, repository: str | None) -> list[str]:

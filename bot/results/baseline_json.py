@@ -12,7 +12,7 @@ from pathlib import Path
 from bot.cells import Cell, CellIdError
 from bot.errors import BotError
 from bot.files import read_text
-from bot.outcomes import CellResult, Status
+from bot.outcomes import RESULT_STATUSES, CellResult
 from bot.results.baseline import (
     FORMAT,
     KEPT_PROPERTIES,
@@ -283,7 +283,7 @@ class _Reader:
         return tuple((k, self.text(v, f"{path}.{k}", 200)) for k, v in sorted(value.items()))
 
 
-_STATUSES = {status.value: status for status in Status}
+_STATUSES = {status.value: status for status in RESULT_STATUSES}
 _TEXTS = ("stage", "kind", "skip_scope", "exactness_scope")
 
 

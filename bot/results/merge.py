@@ -33,7 +33,7 @@ def read_results(paths: Sequence[Path | str], expect_shards: int | None = None) 
     collecting = gc.isenabled()
     gc.disable()
     try:
-        results, non_cells = _merge(map(read_file, files), problems, suites)
+        results, non_cells, duplicates = _merge(map(read_file, files), problems, suites)
     finally:
         if collecting:
             # The results live as long as the report does and hold no cycles. Frozen, the
@@ -49,6 +49,7 @@ def read_results(paths: Sequence[Path | str], expect_shards: int | None = None) 
         results=results,
         problems=tuple(problems),
         non_cells=tuple(non_cells),
+        duplicates=tuple(duplicates),
         suites=tuple(suites),
         files=tuple(map(str, files)),
     )
@@ -69,10 +70,11 @@ def _judged_by_checkout(record: CaseRecord) -> bool:
 
 def _merge(
     reads: Iterable[FileRead], problems: list[Problem], suites: list[SuiteInfo]
-) -> tuple[dict[Cell, CellResult], list[str]]:
-    """Records into results, file by file in the order given, so the first of two duplicates wins."""
+) -> tuple[dict[Cell, CellResult], list[str], list[Cell]]:
+    """Records into results, file by file in the order given; a cell read twice is a duplicate, and a problem."""
     results: dict[Cell, CellResult] = {}
     non_cells: list[str] = []
+    duplicates: list[Cell] = []
     for read in reads:
         problems += read.problems
         suites += read.suites
@@ -83,18 +85,26 @@ def _merge(
                 non_cells.append(f"{record.classname}::{record.name}")
                 continue
             result = result_of(cell, record, file)
-            # One lookup for the usual case; a duplicate is rare and finds its first result kept.
+            # One lookup for the usual case; a duplicate is rare and settled apart.
             earlier = results.setdefault(cell, result)
             if earlier is not result:
-                problems.append(
-                    Problem(
-                        file,
-                        None,
-                        f"{cell.id} is also in {earlier.source}; the first result is kept",
-                        "each cell must come from one shard: check that no two jobs ran the same --shard",
-                    )
-                )
-    return results, non_cells
+                duplicates.append(cell)
+                problems.append(_duplicate(cell, earlier, result, results))
+    return results, non_cells, duplicates
+
+
+def _duplicate(cell: Cell, earlier: CellResult, later: CellResult, results: dict[Cell, CellResult]) -> Problem:
+    """A cell read twice: the failing result is kept when only one fails, so no pass can hide a failure."""
+    kept = "the first result is kept"
+    if later.status.failing and not earlier.status.failing:
+        results[cell] = later
+        kept = f"this result ({later.status.value}) is kept over that one ({earlier.status.value}): a failure is never hidden"
+    return Problem(
+        later.source,
+        None,
+        f"{cell.id} is also in {earlier.source}; {kept}",
+        "each cell must come from one shard: check that no two jobs ran the same --shard",
+    )
 
 
 def _expand(paths: Iterable[Path | str], problems: list[Problem]) -> list[Path]:

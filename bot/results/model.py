@@ -91,6 +91,8 @@ class ResultSet:
     non_cells: tuple[str, ...] = ()
     suites: tuple[SuiteInfo, ...] = ()
     files: tuple[str, ...] = ()
+    # Cells read more than once (each repeat once more): each is a problem too (bot/results/merge.py).
+    duplicates: tuple[Cell, ...] = ()
 
     @property
     def complete(self) -> bool:

@@ -11,6 +11,7 @@ from bot.results import Problem, ResultSet
 from bot.skiplist.model import load_skiplists
 
 CELL = Cell.parse("BertModel::test_onnx_export_dynamic")
+OTHER = Cell.parse("ViTModel::test_torch_export_static")
 SKIPPED_CELL = Cell.parse("GroundingDinoModel::test_onnx_export_dynamic")  # listed in onnx.dynamic below
 TOML = """# ONNX, dynamic-shape only.
 ["onnx.dynamic"]
@@ -68,10 +69,18 @@ def test_category_table(skiplists, base, head, expected):
 
 @pytest.mark.parametrize("base", ["passed", "failed", "skipped", None])
 def test_a_cell_missing_from_head_is_not_run_never_newly_passing(skiplists, base):
+    """Without a selection (a sweep) a base cell the head lacks is not run, as before: said, not judged."""
     base_set = results(result(base)) if base else results()
-    report = diff(base_set, results(), skiplists)
+    report = diff(base_set, results(result("passed", OTHER)), skiplists)
     assert category_of(report) == ("not_run" if base else None)
     assert report.category("newly_passing") == () and report.verdict == "success"
+
+
+@pytest.mark.parametrize("base", ["passed", None])
+def test_a_head_with_no_cell_is_never_a_success_even_without_a_selection(skiplists, base):
+    report = diff(results(result(base)) if base else None, results(), skiplists)
+    assert (report.verdict, report.no_cells, report.selected) == ("neutral", True, None)
+    assert report.headline == "no cell in the head's results (no testcase at all); no verdict"
 
 
 @pytest.mark.parametrize("base", ["passed", "failed", "skipped", None])

@@ -290,6 +290,24 @@ def test_a_dispatched_run_whose_pr_moved_on_posts_nothing_and_stays_green(fake, 
     assert fake.state.reactions[905] == ["confused"]
 
 
+def test_a_head_that_held_no_cell_gets_an_error_status_and_a_comment_saying_what_was_expected(fake, gh, tmp_path):
+    """Foreign JUnit (a fork's plain pytest file) is no docs-only change: never a pass, and said (docs/outcomes.md)."""
+    from dataclasses import replace
+
+    sha = fake.state.refs["heads/feature"]
+    path = tmp_path / "foreign.json"
+    headline = "no cell in the head's results (2 testcases, none a cell); no verdict"
+    report = make_report(head_sha=sha, verdict="neutral", headline=headline, cells=())
+    write_report(
+        replace(report, no_cells=True, non_cells=2, foreign=("test_plain::test_ok", "test_plain::test_bad")), path
+    )
+    result = gh("comment", "--report", str(path), event=_event(fake, 5), env={"GITHUB_RUN_ID": "5"})
+    assert result.exit_code == 0, result.output
+    [sticky] = fake.bot_comments(1)
+    assert "No cell in the results" in sticky["body"] and "No cells ran" not in sticky["body"]
+    assert [s["state"] for s in fake.state.statuses[sha]] == ["error"]
+
+
 def test_a_change_that_runs_no_cell_gets_its_status_and_no_new_comment(fake, gh, tmp_path):
     """A docs-only PR: the required check reports, the conversation stays quiet; a sticky an earlier push
     posted is updated, so it never shows a report the PR no longer has."""

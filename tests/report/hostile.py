@@ -87,6 +87,7 @@ def hostile_document(payload: str, *, run_url: str | None = None) -> dict:
     categories["flaky"] = [dict(line, flips=3), known]  # flaky on main: its flip count is shown
     categories |= {name: [dict(line, status="passed"), known] for name in ("newly_passing", "obsolete_skip")}
     categories |= {name: [line] for name in ("new_passing", "newly_skipped", "not_run", "not_buildable")}
+    categories["missing"] = [dict(line, status="missing"), dict(known, status="missing")]
     group = {
         "stage": p,
         "signature": p,
@@ -137,6 +138,13 @@ def hostile_document(payload: str, *, run_url: str | None = None) -> dict:
         },
         "selection": p,
         "selection_notes": [p],
+        # The head against its selection (docs/outcomes.md): foreign names are a fork's test names, bounded.
+        "selected": 12,
+        "missing_shards": ["2/3"],
+        "duplicates": [CELL],
+        "non_cells": 3,
+        "foreign": [p, p],
+        "no_cells": True,
         # Drift lines are numbers on a checked cell id: no payload fits, but the section renders.
         "drift": [{"cell": CELL, "figure": "max_abs_error", "base": 1e-6, "head": 1e-3}],
         "drift_fails": True,

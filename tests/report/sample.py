@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from bot.cells import Cell
@@ -9,6 +10,7 @@ from bot.diff import diff
 from bot.diff.proposal import Proposal
 from bot.outcomes import CellResult, Status
 from bot.results import Problem, ResultSet, SuiteInfo
+from bot.results.reconcile import reconcile
 from bot.skiplist.model import load_skiplists
 
 TOML = """# ONNX, dynamic-shape only.
@@ -183,3 +185,19 @@ def no_baseline_report(folder: Path):
         location="/opt/venv/lib/python3.12/site-packages/transformers",
     )
     return diff(None, head, skiplists(folder), head_sha="4444444444444444")
+
+
+def missing_report(folder: Path):
+    """12 selected cells in 3 shards; the head holds shard 1/3's and 2 foreign tests: re-run shards 2/3 and 3/3."""
+    selected = [
+        Cell.parse(f"{cls}::test_{b}_export_{s}")
+        for cls in ("BertModel", "ViTModel")
+        for b in ("torch", "onnx", "openvino")
+        for s in ("static", "dynamic")
+    ]
+    split = [[c.id for c in selected[:4]], [c.id for c in selected[4:8]], [c.id for c in selected[8:]]]
+    head = result_set(*(r(cell.id, "passed") for cell in selected[:4]))
+    # A fork's JUnit: two plain pytest tests beside the cells, one with markup in its name.
+    head = replace(head, non_cells=("tests.test_misc::test_ok", "tests.test_misc::test_<b>@someone[x](y)"))
+    base = result_set(*(r(cell.id, "passed") for cell in selected[:6]))
+    return diff(base, head, skiplists(folder), reconciled=reconcile(head, selected, split))

@@ -15,10 +15,15 @@ from bot.cells import cells_for
 from bot.diff.model import CellLine, Report
 from bot.diff.proposal import Proposal, ProposedEdit
 from bot.report import COMMENT_MARKER, render_comment, render_summary
-from tests.report.sample import PATCH, failure_report, neutral_report, no_baseline_report
+from tests.report.sample import PATCH, failure_report, missing_report, neutral_report, no_baseline_report
 
 GOLDEN = Path(__file__).parent / "golden"
-REPORTS = {"failure": failure_report, "neutral": neutral_report, "no_baseline": no_baseline_report}
+REPORTS = {
+    "failure": failure_report,
+    "neutral": neutral_report,
+    "no_baseline": no_baseline_report,
+    "missing": missing_report,  # selected cells with no result, and foreign testcases (docs/outcomes.md)
+}
 
 
 def check_golden(name: str, text: str) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bot.cells import Cell
 from bot.outcomes import Status
 from bot.results import read_results
@@ -120,13 +122,28 @@ def test_missing_file_and_garbage_are_problems_not_exceptions(tmp_path):
     assert len(results.problems) == 2 and results.results == {}
 
 
-def test_same_cell_in_two_files_keeps_the_first_and_names_both(tmp_path):
-    first = write(tmp_path, "a.xml", junit([Case(BERT_TORCH)], shard="1/2"))
-    second = write(tmp_path, "b.xml", junit([Case(BERT_TORCH, "failed", "E: x")], shard="2/2"))
+@pytest.mark.parametrize("failing_first", [False, True])
+def test_same_cell_in_two_files_keeps_the_failing_result_and_names_both(tmp_path, failing_first):
+    """A duplicate is a problem and a duplicate; whichever file the failure is in, it is what the cell did."""
+    cases = [junit([Case(BERT_TORCH)], shard="1/2"), junit([Case(BERT_TORCH, "failed", "E: x")], shard="2/2")]
+    first, second = (
+        write(tmp_path, name, text) for name, text in zip(("a.xml", "b.xml"), cases[:: -1 if failing_first else 1])
+    )
     results = read_results([first, second], expect_shards=2)
     [problem] = results.problems
     assert problem.file == str(second) and str(first) in problem.what and BERT_TORCH in problem.what
-    assert results.results[Cell.parse(BERT_TORCH)].status is Status.PASSED
+    assert results.duplicates == (Cell.parse(BERT_TORCH),)
+    assert results.results[Cell.parse(BERT_TORCH)].status is Status.FAILED
+    assert ("failure is never hidden" in problem.what) is not failing_first
+
+
+def test_same_cell_twice_both_passing_keeps_the_first(tmp_path):
+    first = write(tmp_path, "a.xml", junit([Case(BERT_TORCH, time="1.0")]))
+    second = write(tmp_path, "b.xml", junit([Case(BERT_TORCH, time="9.0")]))
+    results = read_results([first, second])
+    assert results.results[Cell.parse(BERT_TORCH)].source == str(first) and "the first result is kept" in str(
+        results.problems[0]
+    )
 
 
 def test_expected_shard_missing_is_named(tmp_path):
