@@ -13,12 +13,13 @@ from bot.files import append_text
 from bot.jobs.inputs import read_durations
 from bot.jobs.skiplist import walk_for_source
 from bot.models.index import installed_index
-from bot.run.shard import assign_shards, shard_count
+from bot.run.shard import assign_shards, estimate, shard_count
 from bot.select import select_cells, write_selection
 from bot.select.catalog import load_catalog
 from bot.select.changes import changed_files, read_files, resolve
 from bot.select.due import sweep_reasons
 from bot.select.request import parse_request, request_cells
+from bot.select.selection import Sample
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -45,8 +46,8 @@ def select_job(
     """
     request = parse_request(request_json)
     base_sha, head_sha = resolve(repo, base), resolve(repo, head)
-    cells, described = _cells(request, repo, base_sha, head_sha, settings)
-    due = _sweep_due(repo, base_sha, head_sha, settings, pin_file) if request.uses_git else ()
+    cells, described, sample = _cells(request, repo, base_sha, head_sha, settings)
+    due = _sweep_due(repo, base_sha, head_sha, settings, pin_file, sample) if request.uses_git else ()
     times = read_durations(durations) if durations else None
     # Sized by the selection's cost: a one-model PR gets one shard, `full` as many as its budget needs.
     count = shard_count(cells, times, cap=shards, budget_seconds=shard_minutes * 60 if shard_minutes else None)
@@ -84,31 +85,33 @@ def _walk(settings: Settings):
         return None
 
 
-def _sweep_due(repo: Path, base_sha: str, head_sha: str, settings: Settings, pin_file: str | None) -> tuple[str, ...]:
+def _sweep_due(
+    repo: Path, base_sha: str, head_sha: str, settings: Settings, pin_file: str | None, sample: Sample | None
+) -> tuple[str, ...]:
     paths = [p for change in changed_files(repo, base_sha, head_sha) for p in change.paths]
     pins = {}
     if pin_file and pin_file in paths:
         before, after = read_files(repo, base_sha, [pin_file]), read_files(repo, head_sha, [pin_file])
         pins[pin_file] = (before.get(pin_file), after.get(pin_file))
-    return sweep_reasons(paths, settings, pins=pins)
+    return sweep_reasons(paths, settings, pins=pins, sample=sample)
 
 
 def _cells(request, repo: Path, base_sha: str, head_sha: str, settings: Settings):
     """The cells and how they were chosen: the git diff's rules, or the cells a request names."""
     if request.uses_git:
-        selection = select_cells(repo, base_sha, head_sha, settings, walk=_walk(settings))
+        selection = select_cells(repo, base_sha, head_sha, settings, walk=_walk(settings), seconds=estimate)
         if settings.backends:
             # The repository gates on some backends only ([tool.export-bot] backends).
             kept = tuple(c for c in selection.cells if kept_by(c, settings.backends, SHAPES))
             selection = dataclasses.replace(selection, cells=kept)
-        return list(selection.cells), selection.to_json()
+        return list(selection.cells), selection.to_json(), selection.sample
     cells = request_cells(request, load_catalog(settings), installed_index())
     described = {
         "summary": f"{len(cells)} cells named by `/export-check {request.kind}`",
         "request": request.kind,
         "cells": [c.id for c in cells],
     }
-    return cells, described
+    return cells, described, None
 
 
 def _write(document: dict, cells, json_out: Path | None, github_output: Path | None) -> None:

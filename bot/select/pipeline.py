@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
+from bot.cells import Cell
 from bot.scopes import ScopeWalk
 from bot.select import changes as git
 from bot.select.catalog import Catalog, load_catalog
+from bot.select.imports import ImportGraph, read_graph
 from bot.select.rules import classify, decide, model_type_of
 from bot.select.selection import Selection
 from bot.select.skiplist_changes import EntryChange, entry_changes
@@ -26,6 +30,14 @@ def tree_at(repo: Path | str, ref: str, models_dir: str = MODELS_DIR) -> ModelTr
     )
 
 
+def graph_at(repo: Path | str, ref: str) -> ImportGraph:
+    """The import graph of the checkout at `ref` (src and tests): one `git ls-tree`, one `git cat-file --batch`."""
+    started = time.monotonic()
+    graph = read_graph(partial(git.list_blobs, repo, ref), partial(git.read_blobs, repo))
+    log.info("import graph at %s: %d files in %.1f s", ref, len(graph.imports), time.monotonic() - started)
+    return graph
+
+
 def select_cells(
     repo: Path | str,
     base: str,
@@ -34,10 +46,14 @@ def select_cells(
     catalog: Catalog | None = None,
     models_dir: str = MODELS_DIR,
     walk: ScopeWalk | None = None,
+    *,
+    observed: Mapping[str, Mapping[str, str]] | None = None,
+    seconds: Callable[[Cell], float] | None = None,
 ) -> Selection:
     """The cells a pull request from `base` to `head` must run, with the reason for each model class.
 
     `walk` maps a changed skiplist entry to cells: the checkout's own scope walk, None for the bot's.
+    `observed` and `seconds` are rules.decide's: the cells main saw run each file, a cell's CPU seconds.
     """
     settings = settings or Settings()
     catalog = catalog or load_catalog(settings)
@@ -53,7 +69,11 @@ def select_cells(
     base_tree = tree_at(repo, base, models_dir) if gone else ModelTree({})
 
     entries, notes = _skiplist_changes(repo, base, head, changed, kinds)
-    selection = decide(changed, head_tree, base_tree, settings, catalog, entries, notes, models_dir, walk)
+    # The import graph is read only for a Python file outside a model folder that no footprint decides.
+    graphed = any(k == "other" and p.endswith(".py") and p not in (observed or {}) for p, k in kinds.items())
+    graph = graph_at(repo, head) if graphed else None
+    rules = {"graph": graph, "observed": observed, "seconds": seconds}
+    selection = decide(changed, head_tree, base_tree, settings, catalog, entries, notes, models_dir, walk, **rules)
     hunks = git.changed_lines(repo, base, head)
     return replace(selection, changed_lines={path: tuple(ranges) for path, ranges in hunks.items()})
 
