@@ -42,7 +42,8 @@ def select_job(
     """The selection document `export-bot select` prints; the selection file and `$GITHUB_OUTPUT` lines are written too.
 
     On a push to main, `full_sweep_due` says why every cell must be re-measured: a shared path or
-    a skiplist changed, or the caller workflow `pin_file` pins another export-bot (docs/workflows.md).
+    a skiplist changed, a change's import graph reach was only sampled, or the caller workflow
+    `pin_file` pins another export-bot (docs/workflows.md).
     """
     request = parse_request(request_json)
     base_sha, head_sha = resolve(repo, base), resolve(repo, head)

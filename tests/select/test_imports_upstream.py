@@ -10,8 +10,8 @@ import time
 
 import pytest
 
+from bot.jobs.select import select_job
 from bot.run.shard import estimate
-from bot.select import select_cells
 from bot.select.catalog import load_catalog
 from bot.select.changes import Change
 from bot.select.pipeline import graph_at, tree_at
@@ -50,17 +50,21 @@ def test_a_change_to_modeling_layers_samples_the_zoo_end_to_end(real_checkout): 
         module.write("# one harmless line\n")
     git(real_checkout, "commit", "-qam", "a harmless line")
     git(real_checkout, "checkout", "-q", "main")
-    selection = select_cells(real_checkout, "main", "layers", Settings(), seconds=estimate)
-    sample = selection.sample
-    assert sample.reached == selection.full_sweep_classes > 1500  # modeling_utils imports it: every class
-    assert kinds(selection) == {"imports"} and set(selection.reasons) == set(sample.sampled)
-    assert [r.detail for r in selection.reasons["BertModel"]] == [
-        "models/bert/modeling_bert.py imports modeling_layers.py"
+    # The select job, as the workflows run it: the sample is costed by the shard planner's estimates.
+    document = select_job(real_checkout, "main", "layers", Settings(), shards=4, shard_minutes=40)
+    sample = document["sample"]
+    assert sample["reached_classes"] == document["counts"]["full_sweep_classes"] > 1500  # every class
+    assert set(document["classes"]) == set(sample["sampled"]) and document["shard_count"] == 1
+    assert document["classes"]["BertModel"] == [
+        {"kind": "imports", "detail": "models/bert/modeling_bert.py imports modeling_layers.py"}
     ]
     core = load_catalog(Settings()).core
-    assert sample.sampled[: len(core)] == core and len(sample.sampled) > len(core)
-    assert sample.minutes <= SAMPLE_BUDGET_MINUTES and sample.paths == (f"{T}/modeling_layers.py",)
-    assert "the rest is measured on main after the merge" in selection.summary
+    assert tuple(sample["sampled"][: len(core)]) == core and len(sample["sampled"]) > len(core)
+    assert sample["minutes"] <= SAMPLE_BUDGET_MINUTES and sample["paths"] == [f"{T}/modeling_layers.py"]
+    assert document["summary"].endswith("sampled here; the rest is measured on main after the merge")
+    # Pushed to main, the same change makes the sweep of the rest due.
+    [due] = document["full_sweep_due"]
+    assert due.startswith(f"imports: {T}/modeling_layers.py reached {sample['reached_classes']:,} classes")
 
 
 def test_rope_utils_reaches_the_models_through_their_configurations(head):
