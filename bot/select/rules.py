@@ -212,24 +212,33 @@ def _import_reasons(
         return None, set(paths)
     chains = {t: c for t, c in reach.reached_types(graph.reached_by(paths), models_dir).items() if head.classes(t)}
     reached = {c: t for t, chain in chains.items() for c in head.classes(t)}
-    run, sample = set(reached), None
-    if len(reached) > reach.SAMPLE_ABOVE:
-        cost = None
-        if seconds:
-            cost = lambda c: sum(map(seconds, cells_for(c, generative=catalog.is_generative(c))))  # noqa: E731
-        sampled, minutes = reach.choose_sample(reached, catalog, cost)
+    origins = {chain[-1] for chain in chains.values()}
+    sample = _sample(reached, origins, catalog, seconds) if len(reached) > reach.SAMPLE_ABOVE else None
+    run = set(reached)
+    if sample:
+        # The classes other rules run whole anyway keep their `imports` reason too: it costs nothing.
         whole = {c for c, rs in reasons.items() if any(r.kind not in PARTIAL_KINDS for r in rs)}
-        run = set(sampled) | (whole & set(reached))
-        origins = tuple(sorted({chain[-1] for chain in chains.values()}))
-        sample = Sample(len(reached), sampled, origins, minutes if cost else None, reach.SAMPLE_BUDGET_MINUTES)
+        run = set(sample.sampled) | (whole & run)
     for model_class in sorted(run):
         chain = chains[reached[model_class]]
-        reasons.add(
-            model_class, Reason("changed", chain[0]) if len(chain) == 1 else Reason("imports", reach.describe(chain))
-        )
-    origins = {chain[-1] for chain in chains.values()}
+        own = len(chain) == 1  # the changed file is the type's own test file
+        reasons.add(model_class, Reason("changed", chain[0]) if own else Reason("imports", reach.describe(chain)))
     # A file whose every type another changed file reached first still reaches them: asked alone.
     return sample, {p for p in paths if p not in origins and not _reaches_a_class(graph, p, head, models_dir)}
+
+
+def _sample(
+    reached: Mapping[str, str], origins: set[str], catalog: Catalog, seconds: Callable[[Cell], float] | None
+) -> Sample:
+    """The sample of `reached` (class → type) the PR runs, costed by `seconds` per cell when given."""
+
+    def cost(model_class: str) -> float:
+        return sum(map(seconds, cells_for(model_class, generative=catalog.is_generative(model_class))))
+
+    sampled, minutes = reach.choose_sample(reached, catalog, cost if seconds else None)
+    return Sample(
+        len(reached), sampled, tuple(sorted(origins)), minutes if seconds else None, reach.SAMPLE_BUDGET_MINUTES
+    )
 
 
 def _reaches_a_class(graph: ImportGraph, path: str, head: ModelTree, models_dir: str) -> bool:
