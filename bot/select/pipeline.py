@@ -13,7 +13,7 @@ from bot.cells import Cell
 from bot.scopes import ScopeWalk
 from bot.select import changes as git
 from bot.select.catalog import Catalog, load_catalog
-from bot.select.imports import ImportGraph, read_graph
+from bot.select.imports import ImportGraph, graph_paths, read_graph
 from bot.select.rules import classify, decide, model_type_of
 from bot.select.selection import Selection
 from bot.select.skiplist_changes import EntryChange, entry_changes
@@ -69,8 +69,8 @@ def select_cells(
     base_tree = tree_at(repo, base, models_dir) if gone else ModelTree({})
 
     entries, notes = _skiplist_changes(repo, base, head, changed, kinds)
-    # The import graph is read only for a Python file outside a model folder that no footprint decides.
-    graphed = any(k == "other" and p.endswith(".py") and p not in (observed or {}) for p, k in kinds.items())
+    # The import graph is read only for a Python file of src/ or tests/ outside a model folder no footprint decides.
+    graphed = graph_paths(p for p, k in kinds.items() if k == "other" and p not in (observed or {}))
     graph = graph_at(repo, head) if graphed else None
     rules = {"graph": graph, "observed": observed, "seconds": seconds}
     selection = decide(changed, head_tree, base_tree, settings, catalog, entries, notes, models_dir, walk, **rules)
