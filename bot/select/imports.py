@@ -97,7 +97,7 @@ def is_init(path: str) -> bool:
 
 
 def module_name(path: str) -> str:
-    """`src/transformers/models/bert/modeling_bert.py` → `transformers.models.bert.modeling_bert`; an init → its package."""
+    """`src/transformers/models/bert/modeling_bert.py` → `transformers.models.bert.modeling_bert`; an init: its package."""
     name = path.removeprefix("src/").removesuffix(".py").replace("/", ".")
     return name.removesuffix(".__init__")
 
@@ -303,7 +303,7 @@ class _Resolver:
         return found
 
     def owner(self, module: str, name: str) -> str | None:
-        """The module that defines `name` as `from module import name` sees it (the package itself when its init does)."""
+        """The module defining `name` as `from module import name` sees it (the package when its init defines it)."""
         path = self.modules.get(module)
         if path is None:
             return None

@@ -1,4 +1,4 @@
-"""From the files a change reaches through the import graph to model types, and the sample a change reaching most classes runs.
+"""From the files a change reaches through the import graph to model types; the sample a change reaching most runs.
 
 Pure: the graph's reach (bot/select/imports.py) in, model types and chains out; the sample is
 chosen from the catalogue and a cost per class (docs/selection.md, "The import graph", "The sample").
@@ -27,7 +27,7 @@ SAMPLE_BUDGET_MINUTES = 80.0
 
 
 def reached_type(path: str, models_dir: str = MODELS_DIR) -> str | None:
-    """The model type a reached file speaks for: its modeling/modular/configuration module, or a test file of its tests folder."""
+    """The model type a reached file speaks for: a modeling/modular/configuration module, or a file of its tests folder."""
     found = model_type_of(path, models_dir)
     if found:
         return found

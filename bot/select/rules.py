@@ -180,7 +180,7 @@ def _skiplist_reasons(
 def _footprint_reasons(
     observed: Mapping[str, Mapping[str, str]], paths: Sequence[str], reasons: _Reasons, notes: list[str]
 ) -> dict[str, set[Cell]]:
-    """A changed file main's sweeps observed cells run selects exactly those cells (reason `footprint`): class → cells."""
+    """A changed file main's sweeps saw cells run selects exactly those cells (reason `footprint`): class → cells."""
     partial: dict[str, set[Cell]] = {}
     for path in dict.fromkeys(paths):
         for cell_id, detail in sorted(observed.get(path, {}).items()):

@@ -1,4 +1,4 @@
-"""The import graph on the real assembled checkout: Transformers 5.23.0 plus upstream's testers (tests/run/test_parity_upstream.py builds it).
+"""The import graph on the real checkout: Transformers 5.23.0 and upstream's testers, as tests/run/test_parity_upstream.py builds it.
 
 What a change outside a model folder selects there, per file the export gate cares about; the
 checkout is assembled once for the module (seconds) and its graph read once.

@@ -1,4 +1,4 @@
-"""Reached files to model classes, the sample of a change reaching most of them, and observed footprints, on hand-made graphs."""
+"""Reached files to model classes, the sample of a change reaching most, observed footprints: on hand-made graphs."""
 
 from __future__ import annotations
 
