@@ -81,15 +81,15 @@ def test_rope_utils_reaches_the_models_through_their_configurations(head):
         # The judge: test_modeling_common imports the export mixin, every tester imports it.
         ("tests/exporters/test_export.py", TESTERS, "tests/exporters/test_export.py"),
         ("tests/test_modeling_common.py", TESTERS, "tests/test_modeling_common.py"),
-        # llama's tester is a CausalLMModelTest.
-        ("tests/causal_lm_tester.py", ("llama",), "tests/causal_lm_tester.py"),
+        # llama's and gpt2's testers take CausalLMModelTester from it.
+        ("tests/causal_lm_tester.py", ("llama", "gpt2"), "tests/causal_lm_tester.py"),
     ],
 )
 def test_the_testers_modules_reach_the_classes_of_the_testers_that_import_them(head, path, types, via):
     _, tree, _ = head
     selection = select(head, path)
     assert selection.sample is None and kinds(selection) == {"imports"}
-    assert set(selection.reasons) >= {c for t in types for c in tree.classes(t)}
+    assert set(selection.reasons) == {c for t in types for c in tree.classes(t)}
     llama = selection.reasons["LlamaForCausalLM"][0].detail
     assert llama.startswith("tests/models/llama/test_modeling_llama.py imports") and llama.endswith(via)
 
