@@ -278,7 +278,13 @@ def _literal_names(node: ast.AST | str) -> tuple[str, ...]:
 
 
 class _Resolver:
-    """Resolves imports to files: a module to its file, a name taken from a package to the module defining it."""
+    """Resolves imports to files: a module to its file, a name taken from a package to the module defining it.
+
+    Each init's table says, one level down, where it takes each name from; a name is followed
+    through the tables only when asked for, so the order files are read in never changes an answer
+    (utils/__init__.py takes `__version__` from the top-level init, which takes most of its names
+    from utils: resolving whole tables eagerly would go round that circle).
+    """
 
     def __init__(self, modules: Mapping[str, str], parsed: Mapping[str, Parsed]) -> None:
         self.modules = modules
@@ -286,7 +292,7 @@ class _Resolver:
         self.children: dict[str, list[str]] = {}
         for name in sorted(modules):
             self.children.setdefault(name.rpartition(".")[0], []).append(name)
-        self._exports: dict[str, dict[str, str]] = {}
+        self._tables: dict[str, dict[str, str]] = {}
 
     def targets(self, path: str) -> set[str]:
         found: set[str] = set()
@@ -297,61 +303,57 @@ class _Resolver:
             if imported.names is None or not is_init(target):
                 found.add(target)
                 continue
-            for name in imported.names:
-                owner = self.owner(imported.module, name)
-                found.add(self.modules.get(owner, target) if owner else target)
+            found.update(self.modules.get(self.owner(imported.module, name), target) for name in imported.names)
         return found
 
-    def owner(self, module: str, name: str) -> str | None:
-        """The module defining `name` as `from module import name` sees it (the package when its init defines it)."""
-        path = self.modules.get(module)
-        if path is None:
-            return None
-        if not is_init(path):
-            return module
-        if name == "*":
-            return module
-        if f"{module}.{name}" in self.modules:
-            return f"{module}.{name}"
-        return self.exports(module).get(name, module)
+    def owner(self, module: str, name: str) -> str:
+        """The module that defines `name` as `from module import name` sees it (the package when its init does)."""
+        seen: set[str] = set()
+        while module not in seen:
+            seen.add(module)
+            path = self.modules.get(module)
+            if path is None or not is_init(path) or name == "*":
+                return module
+            if f"{module}.{name}" in self.modules:
+                return f"{module}.{name}"
+            source = self.table(module).get(name)
+            if source is None or source not in self.modules:
+                return module
+            module = source
+        return module  # a circle of inits handing the name round: the last one asked
 
-    def exports(self, package: str) -> dict[str, str]:
-        """name → defining module for every name a package's init hands out, lazily or not."""
-        if package in self._exports:
-            return self._exports[package]
-        self._exports[package] = {}  # an import cycle between inits resolves to the init itself
+    def table(self, package: str) -> dict[str, str]:
+        """name → the module a package's init takes it from, one level down, lazily or not."""
+        if package in self._tables:
+            return self._tables[package]
+        self._tables[package] = {}  # a circle of star imports ends here with no names
         init = self.parsed[self.modules[package]]
         found: dict[str, str] = {}
         # Weakest first: a folder scan, then `_import_structure`, then the init's own imports.
         for prefix in init.scans:
             found.update(self._scan(f"{package}.{prefix}" if prefix else package))
         for sub, names in init.structure:
-            found.update({name: self.owner(f"{package}.{sub}", name) or package for name in names})
+            found.update(dict.fromkeys(names, f"{package}.{sub}"))
         for imported in init.every:
-            if imported.module not in self.modules or imported.names is None:
-                continue
+            if imported.module == package or imported.module not in self.modules or imported.names is None:
+                continue  # `from . import sub` is a submodule, which `owner` finds first
             for name in imported.names:
-                if name == "*":
-                    found.update(self._star(imported.module))
-                elif imported.module != package or f"{package}.{name}" in self.modules:
-                    found[name] = self.owner(imported.module, name) or package
-        self._exports[package] = found
+                found.update(
+                    dict.fromkeys(self._names(imported.module), imported.module)
+                    if name == "*"
+                    else {name: imported.module}
+                )
+        self._tables[package] = found
         return found
 
-    def _star(self, module: str) -> dict[str, str]:
+    def _names(self, module: str) -> list[str]:
+        """The names `from module import *` takes: a package's whole table, a module's `__all__`."""
         path = self.modules[module]
-        if is_init(path):
-            return dict(self.exports(module))
-        return dict.fromkeys(self.parsed[path].exports, module)
+        return list(self.table(module)) if is_init(path) else list(self.parsed[path].exports)
 
     def _scan(self, package: str) -> dict[str, str]:
-        """What `define_import_structure` finds in a package's folder: each module's `__all__`, subpackages' exports."""
+        """What `define_import_structure` finds in a package's folder: each module's `__all__`, subpackages' names."""
         found: dict[str, str] = {}
-        if package not in self.modules:
-            return found
-        for child in self.children.get(package, ()):
-            if is_init(self.modules[child]):
-                found.update(self.exports(child))
-            else:
-                found.update(dict.fromkeys(self.parsed[self.modules[child]].exports, child))
+        for child in self.children.get(package, ()) if package in self.modules else ():
+            found.update(dict.fromkeys(self._names(child), child))
         return found

@@ -26,6 +26,7 @@ TREE = {
         "from typing import TYPE_CHECKING\n"
         "from . import only_init\n"
         "from .utils import logging as logging\n"
+        "from .utils import is_torch_available as is_torch_available\n"
         "from .utils.import_utils import define_import_structure\n"
         '_import_structure = {"modeling_utils": ["PreTrainedModel"], "utils": ["ModelOutput"]}\n'
         "if TYPE_CHECKING:\n    from .models import *\n    from .modeling_utils import PreTrainedModel\n"
@@ -41,9 +42,15 @@ TREE = {
     ),
     f"{T}/modeling_rope_utils.py": "ROPE = {}\n",
     f"{T}/pytorch_utils.py": "def prune(): ...\n",
-    f"{T}/utils/__init__.py": "from .generic import ModelOutput\nfrom .import_utils import define_import_structure\n",
+    # The circle of the real tree: utils takes `__version__` from the top-level init, which takes
+    # `is_torch_available` from utils.
+    f"{T}/utils/__init__.py": (
+        "from .. import __version__\n"
+        "from .generic import ModelOutput\n"
+        "from .import_utils import define_import_structure, is_torch_available\n"
+    ),
     f"{T}/utils/generic.py": "class ModelOutput: ...\n",
-    f"{T}/utils/import_utils.py": "def define_import_structure(path, prefix=None): ...\n",
+    f"{T}/utils/import_utils.py": "def define_import_structure(path, prefix=None): ...\ndef is_torch_available(): ...\n",
     f"{T}/utils/logging.py": "def get_logger(): ...\n",
     f"{T}/models/__init__.py": LAZY.format(up="..", typing="    from .bert import *\n    from .gpt2 import *\n"),
     f"{T}/models/bert/__init__.py": LAZY.format(up="...", typing="    from .modeling_bert import *\n"),
@@ -87,9 +94,13 @@ def test_a_name_from_a_lazy_package_is_an_edge_to_the_module_that_defines_it(gra
     # `from transformers import BertModel`: the top init's star import of models, models' of bert,
     # bert's lazy structure (its modules' `__all__`) → modeling_bert.py; never the three inits.
     bert_tests = graph.imports["tests/models/bert/test_modeling_bert.py"]
-    assert bert_tests == {f"{T}/models/bert/modeling_bert.py", f"{T}/__init__.py", "tests/test_modeling_common.py"}
-    # ...`is_torch_available` is no name the tiny init hands out: it stays an edge to the init itself,
-    # and `transformers.testing_utils` is no file of this tree (left out, as torch is).
+    # `is_torch_available`: the top init takes it from utils, utils from import_utils.py. And
+    # `transformers.testing_utils` is no file of this tree (left out, as torch is).
+    assert bert_tests == {
+        f"{T}/models/bert/modeling_bert.py",
+        f"{T}/utils/import_utils.py",
+        "tests/test_modeling_common.py",
+    }
     assert graph.imports[f"{T}/models/bert/modeling_bert.py"] == {
         f"{T}/modeling_layers.py",
         f"{T}/modeling_utils.py",
@@ -99,6 +110,12 @@ def test_a_name_from_a_lazy_package_is_an_edge_to_the_module_that_defines_it(gra
     # `ModelOutput`'s (utils/__init__.py imports it from generic.py).
     assert graph.imports["tests/exporters/test_export.py"] == {f"{T}/modeling_utils.py"}
     assert graph.imports[f"{T}/modeling_layers.py"] == {f"{T}/utils/generic.py"}
+
+
+def test_the_order_files_are_read_in_changes_no_edge(graph):
+    # Whichever init is asked first, the circle between utils and the top-level init resolves the same.
+    backwards = build_graph({path: TREE[path] for path in reversed(graph_paths(TREE))})
+    assert backwards == graph
 
 
 def test_function_level_imports_count_typing_ones_and_docstring_examples_do_not(graph):
