@@ -17,7 +17,7 @@ TESTS_MODELS_DIR = "tests/models"
 # More reached classes than this and the PR runs a sample. On Transformers 5.23.0 the files
 # outside a model folder split in two: 1,276 reach at most 74 classes (a tester, a tokenizer
 # base, the audio feature extractor), 184 reach nearly all 1,712 (everything modeling_utils.py
-# imports, at any depth), and only five fall between (image processing: 153 to 237). 100 keeps a
+# imports, at any depth), and only five fall between (deprecation, vision and image processing: 153 to 237). 100 keeps a
 # family's worth of classes whole and samples every change of the second kind.
 SAMPLE_ABOVE = 100
 # The sample's cost bound, in estimated CPU minutes: one shard job at the conformance workflow's
