@@ -80,8 +80,8 @@ def select(
     Every shard job gets the same selection file and runs `export-bot run --selection FILE
     --shard I/N [--durations FILE]`; sharding is deterministic, so shard I there holds exactly
     the cells listed under `shards[I-1]` here. On a push to main, `full_sweep_due` lists why every
-    cell must be re-measured: a shared path or a skiplist changed, or the bot's pin in --pin-file
-    (docs/workflows.md).
+    cell must be re-measured: a shared path or a skiplist changed, a change reached more classes
+    through the import graph than it sampled, or the bot's pin in --pin-file (docs/workflows.md).
     """
     from bot.jobs.select import select_job
     from bot.settings import load_settings

@@ -11,6 +11,7 @@ from bot.jobs.report import ReportInputs, ReportOutcome, ReportOutputs, Selected
 from bot.jobs.run import rerunner, run_plan
 from bot.run.plan import RunPlan
 from bot.run.planning import build_plan
+from bot.run.shard import estimate
 from bot.select import select_cells, write_selection
 from bot.select.base_settings import read_base_settings
 from bot.select.changes import resolve
@@ -72,7 +73,7 @@ def plan_check(
     """The run plan, and what selected its cells: the git diff's summary and changed lines with --base."""
     named = summary = changed_lines = None
     if options.base_ref:
-        selection = select_cells(options.repo, options.base_ref, options.head_ref, options.settings)
+        selection = select_cells(options.repo, options.base_ref, options.head_ref, options.settings, seconds=estimate)
         echo(selection.summary)
         write_selection(out / "selection.json", selection.cells)
         named, summary, changed_lines = list(selection.cells), selection.summary, selection.changed_lines

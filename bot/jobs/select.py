@@ -13,13 +13,14 @@ from bot.files import append_text
 from bot.jobs.inputs import read_durations
 from bot.jobs.skiplist import walk_for_source
 from bot.models.index import installed_index
-from bot.run.shard import assign_shards, shard_count
+from bot.run.shard import assign_shards, estimate, shard_count
 from bot.select import select_cells, write_selection
 from bot.select.base_settings import BaseSettings, read_base_settings
 from bot.select.catalog import load_catalog
 from bot.select.changes import changed_files, read_files, resolve
 from bot.select.due import sweep_reasons
 from bot.select.request import parse_request, request_cells
+from bot.select.selection import Sample
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,8 @@ def select_job(
     """The selection document `export-bot select` prints; the selection file and `$GITHUB_OUTPUT` lines are written too.
 
     On a push to main, `full_sweep_due` says why every cell must be re-measured: a shared path or
-    a skiplist changed, or the caller workflow `pin_file` pins another export-bot (docs/workflows.md).
+    a skiplist changed, a change's import graph reach was only sampled, or the caller workflow
+    `pin_file` pins another export-bot (docs/workflows.md).
 
     `settings` None: `[tool.export-bot]` at the base (a PR does not narrow its own gate); the
     document carries them for the later stages and lists the PR's own edits to apply after the merge.
@@ -51,9 +53,9 @@ def select_job(
     base_sha, head_sha = resolve(repo, base), resolve(repo, head)
     pinned = read_base_settings(repo, base_sha, head_sha) if settings is None else BaseSettings(settings, None, None)
     settings = pinned.settings
-    cells, described = _cells(request, repo, base_sha, head_sha, settings)
+    cells, described, sample = _cells(request, repo, base_sha, head_sha, settings)
     unchanged = frozenset(described.get("unchanged_code", ()))  # comments or docstrings only: nothing to re-measure
-    due = _sweep_due(repo, base_sha, head_sha, settings, pin_file, unchanged) if request.uses_git else ()
+    due = _sweep_due(repo, base_sha, head_sha, settings, pin_file, unchanged, sample) if request.uses_git else ()
     times = read_durations(durations) if durations else None
     # Sized by the selection's cost: a one-model PR gets one shard, `full` as many as its budget needs.
     count = shard_count(cells, times, cap=shards, budget_seconds=shard_minutes * 60 if shard_minutes else None)
@@ -95,32 +97,38 @@ def _walk(settings: Settings):
 
 
 def _sweep_due(
-    repo: Path, base_sha: str, head_sha: str, settings: Settings, pin_file: str | None, unchanged: frozenset[str]
+    repo: Path,
+    base_sha: str,
+    head_sha: str,
+    settings: Settings,
+    pin_file: str | None,
+    unchanged: frozenset[str],
+    sample: Sample | None,
 ) -> tuple[str, ...]:
     paths = [p for change in changed_files(repo, base_sha, head_sha) for p in change.paths if p not in unchanged]
     pins = {}
     if pin_file and pin_file in paths:
         before, after = read_files(repo, base_sha, [pin_file]), read_files(repo, head_sha, [pin_file])
         pins[pin_file] = (before.get(pin_file), after.get(pin_file))
-    return sweep_reasons(paths, settings, pins=pins)
+    return sweep_reasons(paths, settings, pins=pins, sample=sample)
 
 
 def _cells(request, repo: Path, base_sha: str, head_sha: str, settings: Settings):
     """The cells and how they were chosen: the git diff's rules, or the cells a request names."""
     if request.uses_git:
-        selection = select_cells(repo, base_sha, head_sha, settings, walk=_walk(settings))
+        selection = select_cells(repo, base_sha, head_sha, settings, walk=_walk(settings), seconds=estimate)
         if settings.backends:
             # The repository gates on some backends only ([tool.export-bot] backends).
             kept = tuple(c for c in selection.cells if kept_by(c, settings.backends, SHAPES))
             selection = dataclasses.replace(selection, cells=kept)
-        return list(selection.cells), selection.to_json()
+        return list(selection.cells), selection.to_json(), selection.sample
     cells = request_cells(request, load_catalog(settings), installed_index())
     described = {
         "summary": f"{len(cells)} cells named by `/export-check {request.kind}`",
         "request": request.kind,
         "cells": [c.id for c in cells],
     }
-    return cells, described
+    return cells, described, None
 
 
 def _write(document: dict, cells, json_out: Path | None, github_output: Path | None) -> None:

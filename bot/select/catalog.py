@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from bot.models.catalog import GENERATIVE_SUFFIXES  # a class outside the catalogue generates when its name says so
 from bot.settings import Settings
@@ -19,6 +20,7 @@ class Catalog:
     buildable: frozenset[str] | None
     core: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    families: Mapping[str, str] = field(default_factory=dict)  # class → its family (bot/models/catalog.py FAMILIES)
 
     def is_generative(self, model_class: str) -> bool:
         known = self.generative.get(model_class)
@@ -47,4 +49,5 @@ def load_catalog(settings: Settings) -> Catalog:
         frozenset(n for n, e in entries.items() if e.buildable) if settings.source == "zoo" and entries else None
     )
     generative = {name: e.generative for name, e in entries.items()}
-    return Catalog(generative, buildable, tuple(core), tuple(notes))
+    families = {name: e.family for name, e in entries.items()}
+    return Catalog(generative, buildable, tuple(core), tuple(notes), families)

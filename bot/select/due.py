@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from bot.select.rules import match_path
+from bot.select.selection import Sample
 from bot.settings import Settings
 
 # A caller pins export-bot twice, `uses: …/.github/workflows/X.yml@SHA` and `bot-ref: SHA`.
@@ -18,7 +19,11 @@ def bot_pins(text: str | None) -> frozenset[str]:
 
 
 def sweep_reasons(
-    paths: Iterable[str], settings: Settings, *, pins: Mapping[str, tuple[str | None, str | None]] | None = None
+    paths: Iterable[str],
+    settings: Settings,
+    *,
+    pins: Mapping[str, tuple[str | None, str | None]] | None = None,
+    sample: Sample | None = None,
 ) -> tuple[str, ...]:
     """The reasons a full sweep is due after a push changing `paths`, or () when its own cells are enough.
 
@@ -26,7 +31,9 @@ def sweep_reasons(
     - a skiplist changed: its entries decide which cells are probes and which are gated;
     - the bot's pin changed in a caller workflow (`pins`: path → its text before and after the
       push): the new bot measures with its own toolchain (torch, the exporters, its harness and
-      judging, pinned by its constraints-runner.txt), so no earlier result compares with the next.
+      judging, pinned by its constraints-runner.txt), so no earlier result compares with the next;
+    - the push reached more classes through the import graph than it ran (`sample`): the rest is
+      measured by the sweep.
     """
     paths = list(dict.fromkeys(paths))
     reasons = []
@@ -36,6 +43,10 @@ def sweep_reasons(
     skiplists = [p for p in paths if match_path(p, settings.skiplist_paths)]
     if skiplists:
         reasons.append("skiplists: " + _some(skiplists))
+    if sample:
+        reasons.append(
+            f"imports: {_some(list(sample.paths))} reached {sample.reached:,} classes, {len(sample.sampled)} sampled"
+        )
     for path, (before, after) in sorted((pins or {}).items()):
         old, new = bot_pins(before), bot_pins(after)
         if new and old != new:

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
+from bot.cells import Cell
 from bot.scopes import ScopeWalk
 from bot.select import changes as git
 from bot.select.catalog import Catalog, load_catalog
 from bot.select.code_change import same_code
+from bot.select.imports import ImportGraph, graph_paths, read_graph
 from bot.select.rules import classify, decide, model_type_of
 from bot.select.selection import Selection
 from bot.select.skiplist_changes import EntryChange, entry_changes
@@ -27,6 +31,14 @@ def tree_at(repo: Path | str, ref: str, models_dir: str = MODELS_DIR) -> ModelTr
     )
 
 
+def graph_at(repo: Path | str, ref: str) -> ImportGraph:
+    """The import graph of the checkout at `ref` (src and tests): one `git ls-tree`, one `git cat-file --batch`."""
+    started = time.monotonic()
+    graph = read_graph(partial(git.list_blobs, repo, ref), partial(git.read_blobs, repo))
+    log.info("import graph at %s: %d files in %.1f s", ref, len(graph.imports), time.monotonic() - started)
+    return graph
+
+
 def select_cells(
     repo: Path | str,
     base: str,
@@ -35,10 +47,14 @@ def select_cells(
     catalog: Catalog | None = None,
     models_dir: str = MODELS_DIR,
     walk: ScopeWalk | None = None,
+    *,
+    observed: Mapping[str, Mapping[str, str]] | None = None,
+    seconds: Callable[[Cell], float] | None = None,
 ) -> Selection:
     """The cells a pull request from `base` to `head` must run, with the reason for each model class.
 
     `walk` maps a changed skiplist entry to cells: the checkout's own scope walk, None for the bot's.
+    `observed` and `seconds` are rules.decide's: the cells main saw run each file, a cell's CPU seconds.
     """
     settings = settings or Settings()
     catalog = catalog or load_catalog(settings)
@@ -54,7 +70,11 @@ def select_cells(
     base_tree = tree_at(repo, base, models_dir) if gone else ModelTree({})
 
     entries, notes = _skiplist_changes(repo, base, head, changed, kinds)
-    selection = decide(changed, head_tree, base_tree, settings, catalog, entries, notes, models_dir, walk)
+    # The import graph is read only for a Python file of src/ or tests/ outside a model folder no footprint decides.
+    graphed = graph_paths(p for p, k in kinds.items() if k == "other" and p not in (observed or {}))
+    graph = graph_at(repo, head) if graphed else None
+    rules = {"graph": graph, "observed": observed, "seconds": seconds}
+    selection = decide(changed, head_tree, base_tree, settings, catalog, entries, notes, models_dir, walk, **rules)
     hunks = git.changed_lines(repo, base, head)
     changed_lines = {path: tuple(ranges) for path, ranges in hunks.items()}
     return replace(selection, changed_lines=changed_lines, unchanged_code=unchanged)

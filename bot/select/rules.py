@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from bot import registry
-from bot.cells import Cell, cells_for
+from bot.cells import Cell, CellIdError, cells_for
 from bot.scopes import ScopeWalk
+from bot.select import reach
 from bot.select.catalog import Catalog
 from bot.select.changes import Change
-from bot.select.selection import KINDS, Reason, Selection
+from bot.select.imports import ImportGraph
+from bot.select.selection import KINDS, Reason, Sample, Selection
 from bot.select.skiplist_changes import EntryChange, covered_cells
-from bot.select.tree import MODELS_DIR, ModelTree, split_model_path
+from bot.select.tree import MODELS_DIR, ModelTree, model_type_of
 from bot.settings import Settings
 
-# Files of a model type folder that define what gets exported; processors, tokenizers and
-# image processors only shape inputs, which the bot's sources build themselves.
-MODEL_STEMS = ("modeling_", "modular_", "configuration_")
+# Reasons that select some cells of a class; any other reason selects its whole row.
+PARTIAL_KINDS = ("skiplist", "footprint")
 
 
 @lru_cache(maxsize=256)
@@ -34,14 +35,6 @@ def _glob(pattern: str) -> re.Pattern:
 def match_path(path: str, patterns: Iterable[str]) -> bool:
     """Does `path` (relative to the repository root) match one of the glob `patterns`?"""
     return any(_glob(p).fullmatch(path) for p in patterns)
-
-
-def model_type_of(path: str, models_dir: str = MODELS_DIR) -> str | None:
-    """The model type a modeling/modular/configuration file belongs to, else None."""
-    split = split_model_path(path, models_dir)
-    if split and split[1].startswith(MODEL_STEMS):
-        return split[0]
-    return None
 
 
 def classify(path: str, settings: Settings, models_dir: str = MODELS_DIR) -> str:
@@ -73,10 +66,17 @@ def decide(
     notes: Sequence[str] = (),
     models_dir: str = MODELS_DIR,
     walk: ScopeWalk | None = None,
+    *,
+    graph: ImportGraph | None = None,
+    observed: Mapping[str, Mapping[str, str]] | None = None,
+    seconds: Callable[[Cell], float] | None = None,
 ) -> Selection:
     """Apply the rules; every decision is recorded as a Reason, every file no rule concerns as ignored.
 
     `walk` maps a changed skiplist entry to the cells it covers: the checkout's own, None for the bot's.
+    A changed file outside a model folder is decided by `observed` (path → {cell id: detail}, the
+    cells main's sweeps saw run it) when it is there, else by what it reaches in the head's import
+    `graph`; `seconds` (a cell's estimated CPU seconds) bounds the sample of a change reaching most classes.
     """
     reasons = _Reasons()
     notes = list(notes) + list(catalog.notes)
@@ -88,9 +88,14 @@ def decide(
         for model_class in catalog.core:
             reasons.add(model_class, Reason("core", detail))
     partial = _skiplist_reasons(skiplist_changes, catalog, reasons, notes, walk)
+    observed = observed or {}
+    for model_class, cells in _footprint_reasons(observed, [*shared, *ignored], reasons, notes).items():
+        partial.setdefault(model_class, set()).update(cells)
+    graphed = [p for p in dict.fromkeys(ignored) if p not in observed]
+    sample, unreached = _import_reasons(graphed, graph, head, catalog, reasons, seconds, models_dir)
     selected: set[Cell] = set()
     for model_class, rs in reasons.items():
-        if any(r.kind != "skiplist" for r in rs):
+        if any(r.kind not in PARTIAL_KINDS for r in rs):
             selected.update(cells_for(model_class, generative=catalog.is_generative(model_class)))
         else:
             selected.update(partial[model_class])
@@ -99,11 +104,13 @@ def decide(
         reasons={c: tuple(sorted(rs, key=lambda r: KINDS.index(r.kind))) for c, rs in reasons.items()},
         modular_descendants=descendants,
         unbuildable=catalog.unbuildable(reasons),
-        ignored=tuple(dict.fromkeys(ignored)),
+        # Left out: the files observed to run no cell, and those reaching no model class.
+        ignored=tuple(p for p in dict.fromkeys(ignored) if (not observed[p] if p in observed else p in unreached)),
         removed_types=tuple(removed),
         notes=tuple(notes),
         full_sweep_cells=sum(_row_size(catalog.is_generative(c)) for cs in head.classes_by_type.values() for c in cs),
         full_sweep_classes=sum(len(cs) for cs in head.classes_by_type.values()),
+        sample=sample,
     )
 
 
@@ -168,6 +175,74 @@ def _skiplist_reasons(
         reasons.add(entry.model_class, Reason("skiplist", entry.describe))
         partial.setdefault(entry.model_class, set()).update(cells)
     return partial
+
+
+def _footprint_reasons(
+    observed: Mapping[str, Mapping[str, str]], paths: Sequence[str], reasons: _Reasons, notes: list[str]
+) -> dict[str, set[Cell]]:
+    """A changed file main's sweeps saw cells run selects exactly those cells (reason `footprint`): class → cells."""
+    partial: dict[str, set[Cell]] = {}
+    for path in dict.fromkeys(paths):
+        for cell_id, detail in sorted(observed.get(path, {}).items()):
+            try:
+                cell = Cell.parse(cell_id)
+            except CellIdError as exc:
+                notes.append(f"footprint of {path} names no cell: {exc}")
+                continue
+            reasons.add(cell.model_class, Reason("footprint", detail))
+            partial.setdefault(cell.model_class, set()).add(cell)
+    return partial
+
+
+def _import_reasons(
+    paths: Sequence[str],
+    graph: ImportGraph | None,
+    head: ModelTree,
+    catalog: Catalog,
+    reasons: _Reasons,
+    seconds: Callable[[Cell], float] | None,
+    models_dir: str,
+) -> tuple[Sample | None, set[str]]:
+    """The classes the changed files reach through the import graph (reason `imports`, or `changed` for a
+    type's own test file); a sample of them when they are more than reach.SAMPLE_ABOVE.
+
+    Returns the sample, if any, and the files that reach no model class.
+    """
+    if graph is None or not paths:
+        return None, set(paths)
+    chains = {t: c for t, c in reach.reached_types(graph.reached_by(paths), models_dir).items() if head.classes(t)}
+    reached = {c: t for t, chain in chains.items() for c in head.classes(t)}
+    origins = {chain[-1] for chain in chains.values()}
+    sample = _sample(reached, origins, catalog, seconds) if len(reached) > reach.SAMPLE_ABOVE else None
+    run = set(reached)
+    if sample:
+        # The classes other rules run whole anyway keep their `imports` reason too: it costs nothing.
+        whole = {c for c, rs in reasons.items() if any(r.kind not in PARTIAL_KINDS for r in rs)}
+        run = set(sample.sampled) | (whole & run)
+    for model_class in sorted(run):
+        chain = chains[reached[model_class]]
+        own = len(chain) == 1  # the changed file is the type's own test file
+        reasons.add(model_class, Reason("changed", chain[0]) if own else Reason("imports", reach.describe(chain)))
+    # A file whose every type another changed file reached first still reaches them: asked alone.
+    return sample, {p for p in paths if p not in origins and not _reaches_a_class(graph, p, head, models_dir)}
+
+
+def _sample(
+    reached: Mapping[str, str], origins: set[str], catalog: Catalog, seconds: Callable[[Cell], float] | None
+) -> Sample:
+    """The sample of `reached` (class → type) the PR runs, costed by `seconds` per cell when given."""
+
+    def cost(model_class: str) -> float:
+        return sum(map(seconds, cells_for(model_class, generative=catalog.is_generative(model_class))))
+
+    sampled, minutes = reach.choose_sample(reached, catalog, cost if seconds else None)
+    return Sample(
+        len(reached), sampled, tuple(sorted(origins)), minutes if seconds else None, reach.SAMPLE_BUDGET_MINUTES
+    )
+
+
+def _reaches_a_class(graph: ImportGraph, path: str, head: ModelTree, models_dir: str) -> bool:
+    return any(head.classes(t) for t in reach.reached_types(graph.reached_by([path]), models_dir))
 
 
 @registry.cached(maxsize=2)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from bot.cells import Cell
 
 # Reason kinds, in the order a class's reasons are listed.
-KINDS = ("changed", "dependent", "modular-descendant", "core", "skiplist")
+KINDS = ("changed", "dependent", "imports", "footprint", "modular-descendant", "core", "skiplist")
 NOTHING = "no export-relevant changes"
 UNCHANGED_CODE = "comments, docstrings or formatting only"
 
@@ -22,6 +22,39 @@ class Reason:
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A change that reaches most model classes through the import graph runs a sample of them on the PR.
+
+    `reached` classes in all, `sampled` of them run here within `budget_minutes` of estimated CPU
+    time (`minutes`); `paths` are the changed files that reached them. The rest is measured on main
+    after the merge: the push makes a full sweep due (docs/selection.md, "The sample").
+    """
+
+    reached: int
+    sampled: tuple[str, ...]
+    paths: tuple[str, ...]
+    minutes: float | None  # None: no cell times were given
+    budget_minutes: float
+
+    @property
+    def sentence(self) -> str:
+        return (
+            f"this change reaches {self.reached:,} model classes; {len(self.sampled)} sampled here; "
+            "the rest is measured on main after the merge"
+        )
+
+    def to_json(self) -> dict:
+        return {
+            "reached_classes": self.reached,
+            "sampled": list(self.sampled),
+            "paths": list(self.paths),
+            "minutes": None if self.minutes is None else round(self.minutes, 1),
+            "budget_minutes": self.budget_minutes,
+            "sentence": self.sentence,
+        }
 
 
 @dataclass(frozen=True)
@@ -40,6 +73,7 @@ class Selection:
     changed_lines: Mapping[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     # Changed .py files whose code is the same (comments, docstrings or formatting only): they select nothing.
     unchanged_code: tuple[str, ...] = ()
+    sample: Sample | None = None  # set when a change reaches most classes and only a sample runs here
 
     @property
     def summary(self) -> str:
@@ -57,6 +91,9 @@ class Selection:
             if self.unbuildable:
                 # Said before anything runs: these classes' cells will be "not buildable by this source".
                 text += f"; {len(self.unbuildable)} of them not buildable by the model source"
+            if self.sample:
+                # The summary is the comment's "Selected:" line: the PR's reader learns the rest runs on main.
+                text += f"; {self.sample.sentence}"
             return text
         if self.reasons or self.removed_types:
             return "export-relevant changes, but no cell to run (see notes)"
@@ -80,6 +117,7 @@ class Selection:
             "ignored_files": list(self.ignored),
             "unchanged_code": list(self.unchanged_code),
             "notes": list(self.notes),
+            "sample": self.sample.to_json() if self.sample else None,
             "changed_lines": {path: [list(r) for r in ranges] for path, ranges in sorted(self.changed_lines.items())},
             "cells": [c.id for c in self.cells],
         }

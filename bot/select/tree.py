@@ -16,6 +16,10 @@ log = logging.getLogger(__name__)
 
 MODELS_DIR = "src/transformers/models"
 
+# Files of a model type folder that define what gets exported; processors, tokenizers and
+# image processors only shape inputs, which the bot's sources build themselves.
+MODEL_STEMS = ("modeling_", "modular_", "configuration_")
+
 # `..auto` dispatches by config at run time: importing it ties a model to no particular type.
 _DYNAMIC = frozenset({"auto"})
 
@@ -122,7 +126,7 @@ def _type_of_spelling(spelling: str, own_type: str) -> str | None:
 
 def _visit(node: ast.AST, own_type: str, found: set[str]) -> None:
     for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.If) and _is_type_checking(child.test):
+        if isinstance(child, ast.If) and is_type_checking(child.test):
             for stmt in child.orelse:
                 _visit_stmt(stmt, own_type, found)
             continue
@@ -139,7 +143,7 @@ def _visit_stmt(node: ast.AST, own_type: str, found: set[str]) -> None:
     found.discard("")
 
 
-def _is_type_checking(test: ast.expr) -> bool:
+def is_type_checking(test: ast.expr) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
     )
@@ -154,6 +158,14 @@ def split_model_path(path: str, models_dir: str = MODELS_DIR) -> tuple[str, str]
     if len(parts) != 2:
         return None
     return parts[0], parts[1][: -len(".py")]
+
+
+def model_type_of(path: str, models_dir: str = MODELS_DIR) -> str | None:
+    """The model type a modeling/modular/configuration file belongs to, else None."""
+    split = split_model_path(path, models_dir)
+    if split and split[1].startswith(MODEL_STEMS):
+        return split[0]
+    return None
 
 
 def source_paths(paths: Iterable[str], models_dir: str = MODELS_DIR) -> tuple[dict[str, str], dict[str, str]]:

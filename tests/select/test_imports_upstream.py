@@ -1,0 +1,108 @@
+"""The import graph on the real checkout: Transformers 5.23.0 and upstream's testers, as tests/run/test_parity_upstream.py builds it.
+
+What a change outside a model folder selects there, per file the export gate cares about; the
+checkout is assembled once for the module (seconds) and its graph read once.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bot.jobs.select import select_job
+from bot.run.shard import estimate
+from bot.select.catalog import load_catalog
+from bot.select.changes import Change
+from bot.select.pipeline import graph_at, tree_at
+from bot.select.reach import SAMPLE_BUDGET_MINUTES
+from bot.select.rules import decide
+from bot.select.tree import ModelTree
+from bot.settings import Settings
+from tests.run.test_parity_upstream import real_checkout  # noqa: F401  (the module-scoped checkout fixture)
+from tests.select.conftest import git
+
+T = "src/transformers"
+TESTERS = ("bert", "gpt2", "llama", "t5", "vit", "whisper")  # the types upstream's real testers cover
+
+
+@pytest.fixture(scope="module")
+def head(real_checkout):  # noqa: F811
+    started = time.monotonic()
+    graph = graph_at(real_checkout, "main")
+    print(f"import graph of {len(graph.imports):,} files read in {time.monotonic() - started:.1f} s")
+    return graph, tree_at(real_checkout, "main"), load_catalog(Settings())
+
+
+def select(head, *paths):
+    graph, tree, catalog = head
+    changes = [Change("M", p) for p in paths]
+    return decide(changes, tree, ModelTree({}), Settings(), catalog, graph=graph, seconds=estimate)
+
+
+def kinds(selection) -> set[str]:
+    return {r.kind for rs in selection.reasons.values() for r in rs}
+
+
+def test_a_change_to_modeling_layers_samples_the_zoo_end_to_end(real_checkout):  # noqa: F811
+    git(real_checkout, "checkout", "-q", "-b", "layers", "main")
+    with (real_checkout / T / "modeling_layers.py").open("a") as module:
+        module.write("# one harmless line\n")
+    git(real_checkout, "commit", "-qam", "a harmless line")
+    git(real_checkout, "checkout", "-q", "main")
+    # The select job, as the workflows run it: the sample is costed by the shard planner's estimates.
+    document = select_job(real_checkout, "main", "layers", Settings(), shards=4, shard_minutes=40)
+    sample = document["sample"]
+    assert sample["reached_classes"] == document["counts"]["full_sweep_classes"] > 1500  # every class
+    assert set(document["classes"]) == set(sample["sampled"]) and document["shard_count"] == 1
+    assert document["classes"]["BertModel"] == [
+        {"kind": "imports", "detail": "models/bert/modeling_bert.py imports modeling_layers.py"}
+    ]
+    core = load_catalog(Settings()).core
+    assert tuple(sample["sampled"][: len(core)]) == core and len(sample["sampled"]) > len(core)
+    assert sample["minutes"] <= SAMPLE_BUDGET_MINUTES and sample["paths"] == [f"{T}/modeling_layers.py"]
+    assert document["summary"].endswith("sampled here; the rest is measured on main after the merge")
+    # Pushed to main, the same change makes the sweep of the rest due.
+    [due] = document["full_sweep_due"]
+    assert due.startswith(f"imports: {T}/modeling_layers.py reached {sample['reached_classes']:,} classes")
+
+
+def test_rope_utils_reaches_the_models_through_their_configurations(head):
+    selection = select(head, f"{T}/modeling_rope_utils.py")
+    assert selection.sample and selection.sample.reached > 1500
+    assert [r.detail for r in selection.reasons["LlamaForCausalLM"]] == [
+        "models/llama/configuration_llama.py imports modeling_rope_utils.py"
+    ]
+
+
+@pytest.mark.parametrize(
+    "path, types, via",
+    [
+        # The judge: test_modeling_common imports the export mixin, every tester imports it.
+        ("tests/exporters/test_export.py", TESTERS, "tests/exporters/test_export.py"),
+        ("tests/test_modeling_common.py", TESTERS, "tests/test_modeling_common.py"),
+        # llama's and gpt2's testers take CausalLMModelTester from it.
+        ("tests/causal_lm_tester.py", ("llama", "gpt2"), "tests/causal_lm_tester.py"),
+    ],
+)
+def test_the_testers_modules_reach_the_classes_of_the_testers_that_import_them(head, path, types, via):
+    _, tree, _ = head
+    selection = select(head, path)
+    assert selection.sample is None and kinds(selection) == {"imports"}
+    assert set(selection.reasons) == {c for t in types for c in tree.classes(t)}
+    llama = selection.reasons["LlamaForCausalLM"][0].detail
+    assert llama.startswith("tests/models/llama/test_modeling_llama.py imports") and llama.endswith(via)
+
+
+def test_a_models_own_tester_selects_its_classes_as_changed(head):
+    _, tree, _ = head
+    selection = select(head, "tests/models/llama/test_modeling_llama.py")
+    assert set(selection.reasons) == set(tree.classes("llama")) and kinds(selection) == {"changed"}
+
+
+def test_lazy_inits_and_modules_only_an_init_imports_reach_no_class(head):
+    # gpt2's init is lazy: it defines nothing, so who takes a gpt2 name takes it from modeling_gpt2.py.
+    # dummy_pt_objects.py is imported by the top-level init alone, which is reached but not followed.
+    paths = (f"{T}/models/gpt2/__init__.py", f"{T}/utils/dummy_pt_objects.py")
+    selection = select(head, *paths)
+    assert selection.cells == () and selection.ignored == paths
