@@ -47,7 +47,7 @@ def kinds(selection) -> set[str]:
 def test_a_change_to_modeling_layers_samples_the_zoo_end_to_end(real_checkout):  # noqa: F811
     git(real_checkout, "checkout", "-q", "-b", "layers", "main")
     with (real_checkout / T / "modeling_layers.py").open("a") as module:
-        module.write("# one harmless line\n")
+        module.write("_HARMLESS = 1  # a code line: a comment alone selects nothing\n")
     git(real_checkout, "commit", "-qam", "a harmless line")
     git(real_checkout, "checkout", "-q", "main")
     # The select job, as the workflows run it: the sample is costed by the shard planner's estimates.
