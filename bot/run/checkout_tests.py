@@ -278,7 +278,7 @@ def judge_cell(
     return (again, True) if again.status is not Status.SKIPPED else (verdict, False)
 
 
-def test_id(test_class: type, method: str, root: Path | None) -> str | None:
+def node_id(test_class: type, method: str, root: Path | None) -> str | None:
     """The pytest node id of the checkout's test method (`tests/models/bert/test_modeling_bert.py::BertModelTest::…`).
 
     What a Transformers contributor runs to reproduce the cell; None when the class's file is not in the checkout.
@@ -362,8 +362,8 @@ def execute_by_checkout(cell: Cell, source: Any, skiplists_dir: Path | str, *, p
         judge=base.judge,
         warnings=verdict.warnings,
         failed_component=verdict.component,
-        stage=verdict.stage if verdict.status is Status.FAILED else None,
-        test_id=test_id(test_class, cell.name, getattr(source, "root", None)),
+        stage=verdict.stage,
+        test_id=node_id(test_class, cell.name, getattr(source, "root", None)),
         probe=probed,
         skip_scope=verdict.skip_scope,
         compared=verdict.compared,

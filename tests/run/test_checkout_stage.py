@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import unittest
+from pathlib import Path
 
 import pytest
 
 from bot.cells import Cell
 from bot.outcomes import CellResult, Status
 from bot.propose.reasons import draft_reason, same_as_reason
-from bot.run.checkout_tests import narrowed, run_method
+from bot.run.checkout_tests import narrowed, node_id, run_method
 
 
 class _Model:
@@ -103,3 +104,11 @@ def test_an_unknown_stage_never_reaches_a_skiplist_reason_as_a_placeholder():
     assert same_as_reason("AModel", results[1]) == "Same `ZeroDivisionError` as `AModel`."
     known = CellResult(cells[1], Status.FAILED, stage="export", message=verdict.message)
     assert same_as_reason("AModel", known) == "Same `ZeroDivisionError` at stage `export` as `AModel`."
+
+
+def test_the_test_that_judged_is_named_as_pytest_names_it_from_the_checkouts_root(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    assert node_id(_Staged, "test_torch_export_static", root) == (
+        "tests/run/test_checkout_stage.py::_Staged::test_torch_export_static"
+    )
+    assert node_id(_Staged, "test_torch_export_static", tmp_path) is None  # not a file of that checkout
