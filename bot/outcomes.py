@@ -70,6 +70,7 @@ TEST_SECONDS = TIMING + "test"  # the checkout's own test method, less its teste
 # of the checkout it came from (absent when it is not in a git work tree). With `version.transformers`.
 TRANSFORMERS_LOCATION = "transformers.location"
 TRANSFORMERS_SHA = "transformers.sha"
+TEST_ID = "test_id"  # testcase property: the pytest node id of the checkout's test that judged the cell
 STAGES = ("build", "capture", "eager", "export", "run", "compare")
 # `<error>` kinds are crash, timeout, harness and build; the first two are infrastructure,
 # flagged beside conformance failures.
@@ -103,6 +104,11 @@ class CellResult:
     def judge(self) -> str | None:
         """Who judged the cell (`checkout:tests/exporters/test_export.py`, `rules:seed-1`), from its testcase property."""
         return _first(self.properties, "judge")
+
+    @property
+    def test_id(self) -> str | None:
+        """The checkout's test method that judged the cell, as a pytest node id, from its testcase property."""
+        return _first(self.properties, TEST_ID)
 
     @property
     def infrastructure(self) -> bool:

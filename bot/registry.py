@@ -1,8 +1,8 @@
 """The export backends, one declaration each: what every stage reads about a backend (docs/cells.md).
 
-Cell ids and scopes spell a backend by `name`; the seed's test names by `word`
-(`test_<word>_export…`). The grid, the comment and the job summary label its columns with
-`label`, proposed reasons name it by `exporter`, skiplist documentation by `described`; the
+Cell ids, scopes, `--backends` and every report spell a backend by `name`; the seed's test names
+by `word` (`test_<word>_export…`). Only the job summary's dense grid abbreviates it, to `label`
+(its legend says what a label that is not the name stands for); proposed reasons name it by `exporter`, skiplist documentation by `described`; the
 dashboard draws it in `colour` (served to its script as data). The
 runner gates it as its tests' decorators do (`requires`, `torch_gated`) and runs it with the
 module named `runner` (bot/run/backends/: the same backends seen from the run stage). Runs
@@ -38,7 +38,7 @@ P = ParamSpec("P")
 class Backend:
     name: str  # in cell ids and skip scopes: `dynamo`
     word: str  # in the seed's test names: `test_torch_export…`
-    label: str  # a column's short label in the grid, the comment and the summary
+    label: str  # a column's short label in the job summary's grid (its legend spells out one not its name)
     exporter: str  # in a proposed reason: "Torch export fails …"
     described: str  # in skiplist documentation
     runner: str  # the module that exports and runs it (bot/run/backends/)
@@ -79,7 +79,7 @@ _declared: tuple[Backend, ...] = (
     Backend(
         "dynamo",
         word="torch",
-        label="torch",
+        label="dynamo",
         exporter="Torch",
         described="torch.export (dynamo)",
         runner="bot.run.backends.dynamo",

@@ -81,7 +81,7 @@ def report(head, tmp_path_factory) -> Report:
 def test_the_comment_counts_names_and_proposes_its_cells(report):
     comment = render_comment(report)
     assert "| fakert | ✅ 1 | ❌ 1 |" in comment  # the counts table's row
-    assert "1 class × fk dynamic" in comment  # the cause's extent, by the backend's label
+    assert "1 class × fakert dynamic" in comment  # the cause's extent, by the backend's name
     assert f"- `{DYNAMIC}` (not yet re-run) — newly broken" in comment
     # The proposal's scope is the backend's, its reason names the exporter, its comment the backend.
     assert '["fakert.dynamic"]' in comment and "+# Fakert, dynamic-shape only." in comment

@@ -75,7 +75,7 @@ def test_a_backend_is_refused_when_its_name_word_or_label_is_taken(field):
     assert registry.NAMES == ("dynamo", "onnx", "openvino", "executorch")
 
 
-VIEWS = ("REGISTRY", "BY_NAME", "NAMES", "TARGETS", "LABELS", "VERSIONED_PACKAGES", "BACKENDS", "BACKEND_LABELS")
+VIEWS = ("REGISTRY", "BY_NAME", "NAMES", "TARGETS", "LABELS", "VERSIONED_PACKAGES", "BACKENDS")
 
 
 def test_a_view_is_serialised_by_its_value_never_itself():

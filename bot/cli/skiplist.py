@@ -1,4 +1,4 @@
-"""`export-bot skiplist lint|explain|import`: check skiplist files, say what they do to a cell, import a Python dict."""
+"""`export-bot skiplist lint|explain|import|check-tables`: check skiplists, explain a cell, import or compare Python tables."""
 
 from __future__ import annotations
 
@@ -88,6 +88,37 @@ def explain(
         click.echo(json.dumps([e.to_json() for e in explanations], indent=2, ensure_ascii=False))
         return
     click.echo("\n\n".join(render_explanation(e, skiplists) for e in explanations))
+
+
+@skiplist.command(name="check-tables")
+@click.option(
+    "--checkout",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The Transformers checkout whose tests/exporters/test_export.py holds the skip tables.",
+)
+@skiplists_option("The TOML skiplists to compare with (default: the checkout's [tool.export-bot] skiplists).")
+@handle_errors
+def check_tables(checkout: Path, skiplists_dir: Path | None) -> None:
+    """Check that the checkout's Python skip tables and its TOML skiplists agree, entry by entry.
+
+    Each literal table of tests/exporters/test_export.py (`EXPORT_SKIPS`, `ONNX_DISABLE_OPTIMIZE`, …)
+    against the TOML file of its name in lower case (default folder: the checkout's
+    `[tool.export-bot] skiplists`). Exit 0 when they agree (a table the module reads from the TOML
+    agrees by construction), 1 listing each difference, 2 on bad input.
+    """
+    from bot.jobs.skiplist import check_tables as check
+
+    found = check(checkout, skiplists_dir)
+    for difference in found.differences:
+        click.echo(str(difference))
+    for file in found.missing:
+        click.echo(f"{file}: the module defines no {file.removesuffix('.toml').upper()} table")
+    said = [f"{', '.join(found.compared) or 'no table'} compared"]
+    said += [f"{', '.join(found.read_from_toml)} read from the TOML"] if found.read_from_toml else []
+    problems = len(found.differences) + len(found.missing)
+    click.echo(f"{'; '.join(said)}: {problems} difference{'s' if problems != 1 else ''}")
+    raise SystemExit(EXIT_FAILURE if problems else EXIT_OK)
 
 
 def _walk(source: str | None, recorded: tuple[Path, ...]):

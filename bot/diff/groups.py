@@ -73,6 +73,8 @@ class Group:
     culprit: Culprit | None = None  # None: no frame of the repository under test in the traceback
     repro: str = ""  # the command that reproduces the representative cell locally
     hint: Hint | None = None
+    # The checkout's own pytest command for the representative, when the checkout's test judged it.
+    test_repro: str = ""
 
     @property
     def representative(self) -> str:
@@ -87,6 +89,7 @@ class Group:
             "culprit": self.culprit.to_json() if self.culprit else None,
             "repro": self.repro,
             "hint": self.hint.to_json() if self.hint else None,
+            **({"test_repro": self.test_repro} if self.test_repro else {}),
         }
 
     @classmethod
@@ -100,6 +103,7 @@ class Group:
             culprit=Culprit.from_json(culprit) if culprit else None,
             repro=data.get("repro", ""),
             hint=Hint.from_json(hint) if hint else None,
+            test_repro=data.get("test_repro", ""),
         )
 
 
@@ -206,6 +210,18 @@ def repro_command(cell: Cell, source: str | None = None, *, probe: bool = False)
     return shlex.join(parts)
 
 
+def test_repro_command(result: CellResult) -> str:
+    """The checkout's own test as a Transformers contributor runs it (`RUN_SLOW=1`: the export tests are `@slow`).
+
+    The node id names the test method (file, test class, method), so pytest runs that method and no
+    other; the method covers every class of its tester, the failing one among them. Empty when the
+    checkout's test did not judge the cell.
+    """
+    if not result.test_id:
+        return ""
+    return "RUN_SLOW=1 " + shlex.join(["python", "-m", "pytest", result.test_id])
+
+
 def group_failures(
     results: Iterable[CellResult],
     *,
@@ -241,6 +257,7 @@ def group_failures(
                 culprit=blame,
                 repro=repro_command(first.cell, source, probe=first.probe or first.cell.id in skiplisted),
                 hint=hint_for(stage, sig),
+                test_repro=test_repro_command(first),
             )
         )
     groups.sort(key=lambda g: (-len(g.cells), g.stage, g.signature))

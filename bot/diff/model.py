@@ -374,7 +374,14 @@ _PROVENANCE = {
     "shards_disagree": (list, str),
 }
 _SETUP_PROBLEM = {"origin": (str,), "message": (str,), "modules": (list, str), "cells": (int,)}
-_GROUP = {"stage": (str,), "signature": (str,), "cells": (list, str), "excerpt": (str,), "repro": (str,)}
+_GROUP = {
+    "stage": (str,),
+    "signature": (str,),
+    "cells": (list, str),
+    "excerpt": (str,),
+    "repro": (str,),
+    "test_repro": (str,),
+}
 _CULPRIT = {"path": (str,), "line": (int,), "source": (str,), "changed": (bool,), "url": _OPTIONAL_STR}
 _HINT = {"id": (str,), "text": (str,), "link": (str,)}
 

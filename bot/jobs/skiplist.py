@@ -17,6 +17,10 @@ from bot.skiplist.checkout_walk import read_walk
 from bot.skiplist.document import SkiplistDocument
 from bot.skiplist.importer import ImportedTable, read_skip_dict, read_tables, table_comments, to_toml
 from bot.skiplist.lint import ERROR, Finding, LintResult, lint_text
+from bot.skiplist.model import SkiplistError, load_skiplist
+from bot.skiplist.tables import TableCheck, compare_tables
+
+EXPORT_MODULE = Path("tests") / "exporters" / "test_export.py"
 
 
 def lint_files(paths: Iterable[Path], walk: ScopeWalk | None = None) -> list:
@@ -152,3 +156,32 @@ def recorded_results(paths):
     if results.problems:
         raise BotError(f"{results.problems[0]} (--recorded-walk); pass the JUnit files a run wrote")
     return list(results.results.values())
+
+
+def check_tables(checkout: Path, skiplists_dir: Path | None = None) -> TableCheck:
+    """Compare the checkout's skip tables (tests/exporters/test_export.py, read, never run) with its TOML skiplists.
+
+    The TOML folder is `skiplists_dir`, else the `[tool.export-bot] skiplists` of the checkout's
+    pyproject.toml; a BotError (exit 2) when the module, the folder or a file cannot be read.
+    """
+    from bot.settings import load_settings
+
+    module = checkout / EXPORT_MODULE
+    if not module.is_file():
+        raise BotError(f"--checkout {checkout}: no {EXPORT_MODULE.as_posix()}; pass a Transformers checkout's root")
+    if skiplists_dir is None:
+        settings = load_settings(checkout / "pyproject.toml")
+        if "skiplists" not in settings.configured:
+            raise BotError(f"{checkout / 'pyproject.toml'}: no [tool.export-bot] skiplists; pass --skiplists DIR")
+        skiplists_dir = settings.skiplists
+    if not skiplists_dir.is_dir():
+        raise BotError(f"{skiplists_dir}: no such skiplist folder; pass --skiplists DIR")
+    files = sorted(skiplists_dir.glob("*.toml"))
+    if not files:
+        raise BotError(f"{skiplists_dir}: no *.toml skiplists in this folder")
+    try:
+        toml_tables = {path.name: load_skiplist(path, names=True).scopes for path in files}
+    except (OSError, NotText) as exc:
+        raise SkiplistError(f"{skiplists_dir}: cannot read a skiplist ({exc})") from None
+    source = read_text(module)
+    return compare_tables(read_tables(source, str(module)), source, toml_tables)

@@ -95,8 +95,12 @@ def _verb(first: CellResult, *, plural: bool) -> str:
 
 
 def _where(first: CellResult, group: Group | None) -> str:
-    """Where the failure happened, as far as it is known: its stage, then the line its failure group blames."""
-    stage = first.stage or ("" if first.kind in ("crash", "timeout") else first.kind or "unknown")
+    """Where the failure happened, as far as it is known: its stage, then the line its failure group blames.
+
+    A failure with neither stage nor error kind (a checkout's test whose frames do not say) names no
+    stage: the message gives the exception, the culprit the frame; never a placeholder in a reason.
+    """
+    stage = first.stage or ("" if first.kind in ("crash", "timeout") else first.kind or "")
     if stage == "compare":
         stage = ""  # "does not match eager" already says where
     where = f" at stage `{stage}`" if stage else ""
@@ -107,7 +111,9 @@ def _where(first: CellResult, group: Group | None) -> str:
 
 def same_as_reason(first_class: str, result: CellResult) -> str:
     """The seed's back-reference for a class failing like `first_class`: `Same … as \\`First\\`.`"""
-    return f"Same `{exception_type(result)}` at stage `{result.stage or result.kind or 'unknown'}` as `{first_class}`."
+    stage = result.stage or result.kind
+    at = f" at stage `{stage}`" if stage else ""
+    return f"Same `{exception_type(result)}`{at} as `{first_class}`."
 
 
 def _exporters(cells: Sequence[Cell]) -> list[str]:

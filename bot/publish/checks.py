@@ -50,9 +50,10 @@ def annotations(report) -> tuple[Annotation, ...]:
         if isinstance(culprit.line, bool) or not isinstance(culprit.line, int) or not 1 <= culprit.line <= 10**7:
             continue
         cells = len(group.cells)
-        title = f"{cells} export cell{'s' if cells != 1 else ''} fail at {group.stage} here"
+        at = f" at {group.stage}" if group.stage else ""
+        title = f"{cells} export cell{'s' if cells != 1 else ''} fail{at} here"
         shown = ", ".join(group.cells[:5]) + (f" and {cells - 5} more" if cells > 5 else "")
-        message = f"{group.excerpt or group.signature}\n\nCells: {shown}\nReproduce: {group.repro}"
+        message = f"{group.excerpt or group.signature}\n\nCells: {shown}\nReproduce: {group.test_repro or group.repro}"
         found.append(Annotation(culprit.path, culprit.line, title[:MAX_TITLE], message[:MAX_MESSAGE]))
     return tuple(found[:MAX_ANNOTATIONS])
 

@@ -29,14 +29,19 @@ MAX_CELL_ID = 200  # the longest id of Transformers 5.23 is 122 characters (a 60
 
 
 def help_text() -> str:
-    """The `/export-check help` reply, naming the backends declared now (bot/registry.py)."""
+    """The `/export-check help` reply, naming the backends declared now (bot/registry.py).
+
+    A `|` inside a table cell ends the cell even in a code span, so each one is escaped (`\\|`):
+    GitHub's table reads it as a literal pipe and shows it without the backslash.
+    """
+    backends = "\\|".join(BACKENDS)
     return f"""\
 **`/export-check` commands** (first line of a PR comment; write, maintain or admin permission needed)
 
 | command | does |
 |---|---|
 | `/export-check` | re-run this PR's selection of conformance cells |
-| `/export-check <ModelClass or model_type> … [--backend {"|".join(BACKENDS)} …] [--static\\|--dynamic] [--generate]` | run the cells of the named models (all backends and shapes unless narrowed; `--generate` adds the generate cells) |
+| `/export-check <ModelClass or model_type> … [--backend {backends} …] [--static\\|--dynamic] [--generate]` | run the cells of the named models (all backends and shapes unless narrowed; `--generate` adds the generate cells) |
 | `/export-check full` | run every cell of every model class |
 | `/export-check probe` | run the skiplisted cells too, to find obsolete skips |
 | `/export-check failed` | re-run only the failing cells of this PR's latest report (at most {MAX_FAILED}) |

@@ -11,13 +11,11 @@ from collections.abc import Iterable
 from bot import registry
 from bot.cells import BACKENDS, Cell, CellIdError, placed
 
-# How a cell's backend is named in a group's "1 class × torch static, dynamic" line (the grid's names).
-BACKEND_LABELS = registry.LABELS
 EXTENT_CLAUSES = 3  # clauses an extent names; a scattered group says how many classes the rest are
 
 
 def extent(cell_ids: Iterable[str]) -> str:
-    """`12 classes × torch static, dynamic; onnx dynamic · 1 class × et (xnnpack) static`: classes and cell kinds.
+    """`12 classes × dynamo static, dynamic; onnx dynamic · 1 class × executorch (xnnpack) static`: classes and cell kinds.
 
     Classes that failed in the same kinds of cells share one clause, the largest clause first.
     """
@@ -55,7 +53,8 @@ def _kind(cell: Cell) -> tuple:
     )
     if not placed(cell):  # after the bot's own backends, named by the test's own word (or its whole name)
         return (len(BACKENDS), cell.backend or cell.test, cell.target or "", variant)
-    return (BACKENDS.index(cell.backend), BACKEND_LABELS[cell.backend], cell.target or "", variant)
+    # By its name, as the comment's table, the skip scopes and `--backends` spell it: one name per backend.
+    return (BACKENDS.index(cell.backend), cell.backend, cell.target or "", variant)
 
 
 def _describe(kinds: frozenset) -> str:

@@ -424,9 +424,12 @@ def drift_section(report: Report, limit: int, *, name=code) -> list[str]:
 
 def cause_heading(index: int, group: Group) -> str:
     """`**1. `Signature`** at stage `export`: 4 cells, 1 class × torch static, dynamic`."""
-    where = f"at stage `{group.stage}`" if group.stage in STAGES else f"({code(cut(group.stage or 'unknown', 40))})"
+    where = f" at stage `{group.stage}`" if group.stage in STAGES else ""
+    if group.stage and not where:  # an error kind: crash, timeout, harness, build
+        where = f" ({code(cut(group.stage, 40))})"
+    # No stage at all (a checkout's test whose frames do not say): the signature names the exception, the culprit its frame.
     return (
-        f"**{index}. {code(cut(group.signature, 300))}** {where}: {n(len(group.cells), 'cell')}, {extent(group.cells)}"
+        f"**{index}. {code(cut(group.signature, 300))}**{where}: {n(len(group.cells), 'cell')}, {extent(group.cells)}"
     )
 
 
@@ -448,7 +451,10 @@ def cause_lines(group: Group, excerpt: int, repository: str | None) -> list[str]
         out.append(text)
     if group.hint is not None:
         out.append(f"- 💡 {hint_line(group.hint)}")
-    if group.repro:
+    if group.test_repro:
+        bot = f"; this cell alone: {code(cut(group.repro, 300))}" if group.repro else ""
+        out.append(f"- 🔁 Reproduce: {code(cut(group.test_repro, 300))} (the checkout's test){bot}")
+    elif group.repro:
         out.append(f"- 🔁 Reproduce: {code(cut(group.repro, 300))}")
     return out
 

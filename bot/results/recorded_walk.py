@@ -32,14 +32,15 @@ class RecordedWalk:
     def describe(self) -> str:
         fallback = describe_walk(self.fallback)
         return (
-            f"the checkout's own, as the run recorded it for {len(self.records):,} cells "
-            f"(bot/run/observed_walk.py); any other cell: {fallback}"
+            # What a PR author reads (the comment's proposal): the checkout's file, never the bot's source.
+            f"the checkout's tests/exporters/test_export.py, as the run recorded its lookups for "
+            f"{len(self.records):,} cells; any other cell: {fallback}"
         )
 
     def describe_for(self, cell: Cell) -> str:
         """Which walk this cell follows: its own record, or the fallback."""
         if cell in self.records:
-            return "the checkout's own, as the run recorded it for this cell (bot/run/observed_walk.py)"
+            return "the checkout's tests/exporters/test_export.py, as the run recorded its lookups for this cell"
         return f"{describe_walk(self.fallback)} (the run recorded no walk for this cell)"
 
     def skip(self, cell: Cell) -> list[str]:

@@ -29,6 +29,7 @@ from bot.models.sources.base import NotBuildable
 from bot.models.sources.transformers_tests import EXPORT_MODULE
 from bot.outcomes import Status
 from bot.run import observed_walk
+from bot.run.checkout_stage import failed_stage, inside
 from bot.run.observed_walk import SKIP_METHOD, TABLE, WalkRecorder, recording
 from bot.skiplist.model import load_skiplist
 
@@ -50,33 +51,44 @@ def judged_by_checkout(source: Any) -> bool:
 
 
 class _Result(unittest.TestResult):
-    """Records what the unittest protocol reports: each subTest, the test's skip, failure or error."""
+    """Records what the unittest protocol reports: each subTest, the test's skip, failure or error.
 
-    def __init__(self) -> None:
+    A failure keeps the stage it happened in (bot/run/checkout_stage.py), read from the frames of
+    `origin` (the checkout's tests folder) in its traceback.
+    """
+
+    def __init__(self, origin: Path | None = None) -> None:
         super().__init__()
-        self.subtests: list[tuple[str, str, str, str]] = []  # (component, status, message, details)
-        self.raised: list[tuple[str, str]] = []  # outside any subTest: (`Type: first line`, traceback)
+        self.origin = origin
+        self.subtests: list[tuple[str, str, str, str, str | None]] = []  # (component, status, message, details, stage)
+        self.raised: list[
+            tuple[str, str, str | None]
+        ] = []  # outside any subTest: (`Type: first line`, traceback, stage)
 
     def addSubTest(self, test, subtest, err):  # noqa: N802 (unittest's protocol)
         name = _component(subtest)
         if err is None:
-            self.subtests.append((name, "passed", "", ""))
+            self.subtests.append((name, "passed", "", "", None))
         else:
-            self.subtests.append((name, "failed", _describe(err[1]), "".join(traceback.format_exception(*err))))
+            self.subtests.append((name, "failed", *self._failure(err)))
         super().addSubTest(test, subtest, err)
 
     def addSkip(self, test, reason):  # noqa: N802 (unittest's protocol)
         if getattr(test, "test_case", None) is not None:  # a skip inside a subTest: that component only
-            self.subtests.append((_component(test), "skipped", reason, ""))
+            self.subtests.append((_component(test), "skipped", reason, "", None))
         super().addSkip(test, reason)
 
     def addFailure(self, test, err):  # noqa: N802 (unittest's protocol)
-        self.raised.append((_describe(err[1]), "".join(traceback.format_exception(*err))))
+        self.raised.append(self._failure(err))
         super().addFailure(test, err)
 
     def addError(self, test, err):  # noqa: N802 (unittest's protocol)
-        self.raised.append((_describe(err[1]), "".join(traceback.format_exception(*err))))
+        self.raised.append(self._failure(err))
         super().addError(test, err)
+
+    def _failure(self, err) -> tuple[str, str, str | None]:
+        details = "".join(traceback.format_exception(*err))
+        return _describe(err[1]), details, failed_stage(err[2], self.origin)
 
 
 def _component(subtest: unittest.TestCase) -> str:
@@ -86,13 +98,6 @@ def _component(subtest: unittest.TestCase) -> str:
         return message
     params = getattr(subtest, "params", None) or {}
     return ",".join(f"{key}={value}" for key, value in params.items()) or subtest.id()
-
-
-def _inside(filename: str, folder: Path) -> bool:
-    try:
-        return Path(filename).resolve().is_relative_to(folder)
-    except (OSError, ValueError):
-        return False
 
 
 def _describe(exc: BaseException) -> str:
@@ -108,6 +113,7 @@ class CheckoutVerdict:
     message: str = ""
     details: str = ""
     component: str | None = None  # the failing subTest
+    stage: str | None = None  # where it failed (bot/run/checkout_stage.py); None: the frames do not say
     components: tuple[tuple[str, str, str], ...] = ()  # (name, status, message) per subTest
     warnings: tuple[str, ...] = ()
     seconds: float = 0.0
@@ -159,7 +165,7 @@ def run_method(test_class: type, method: str, origin: Path | None = None) -> Che
     With `origin` (the checkout's tests folder), only the warnings the checkout's own code raised
     are kept: the test's word, not the libraries' deprecation notices.
     """
-    result = _Result()
+    result = _Result(origin)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -169,16 +175,16 @@ def run_method(test_class: type, method: str, origin: Path | None = None) -> Che
         dict.fromkeys(
             f"{w.category.__name__}: {str(w.message).splitlines()[0]}"
             for w in caught
-            if str(w.message) and (origin is None or _inside(w.filename, origin) or w.filename in STAND_INS)
+            if str(w.message) and (origin is None or inside(w.filename, origin) or w.filename in STAND_INS)
         )
     )
-    components = tuple((name, status, message) for name, status, message, _ in result.subtests)
+    components = tuple((name, status, message) for name, status, message, _, _ in result.subtests)
     common = {"components": components, "warnings": said[:MAX_WARNINGS], "seconds": seconds}
-    for name, status, message, details in result.subtests:
+    for name, status, message, details, stage in result.subtests:
         if status == "failed":
-            return CheckoutVerdict(Status.FAILED, message, details, component=name, **common)
-    for message, details in result.raised:  # outside any subTest: the test itself
-        return CheckoutVerdict(Status.FAILED, message, details, **common)
+            return CheckoutVerdict(Status.FAILED, message, details, component=name, stage=stage, **common)
+    for message, details, stage in result.raised:  # outside any subTest: the test itself
+        return CheckoutVerdict(Status.FAILED, message, details, stage=stage, **common)
     if result.skipped and not any(status != "skipped" for _, status, _ in components):
         return CheckoutVerdict(Status.SKIPPED, result.skipped[0][1], **common)
     return CheckoutVerdict(Status.PASSED, **common)
@@ -272,6 +278,20 @@ def judge_cell(
     return (again, True) if again.status is not Status.SKIPPED else (verdict, False)
 
 
+def node_id(test_class: type, method: str, root: Path | None) -> str | None:
+    """The pytest node id of the checkout's test method (`tests/models/bert/test_modeling_bert.py::BertModelTest::…`).
+
+    What a Transformers contributor runs to reproduce the cell; None when the class's file is not in the checkout.
+    """
+    try:
+        path = Path(inspect.getsourcefile(test_class) or "").resolve()
+    except (TypeError, OSError):
+        return None
+    if root is None or not path.is_relative_to(root):
+        return None
+    return f"{path.relative_to(root).as_posix()}::{test_class.__qualname__}::{method}"
+
+
 # Upstream's words when it tolerates an ExecuTorch runtime limit: the test passes, the program never ran.
 TOLERATED = "passes without running the program"
 
@@ -342,6 +362,8 @@ def execute_by_checkout(cell: Cell, source: Any, skiplists_dir: Path | str, *, p
         judge=base.judge,
         warnings=verdict.warnings,
         failed_component=verdict.component,
+        stage=verdict.stage,
+        test_id=node_id(test_class, cell.name, getattr(source, "root", None)),
         probe=probed,
         skip_scope=verdict.skip_scope,
         compared=verdict.compared,

@@ -61,6 +61,7 @@ class CellRun:
     judge: str | None = None
     warnings: tuple[str, ...] = ()  # the checkout's test's own warnings, one line each
     failed_component: str | None = None  # the subTest that failed, when the checkout's test judged
+    test_id: str | None = None  # the checkout's test method that judged, as a pytest node id
     # The scopes the checkout's own skip logic looked up for this cell, in order, as the run observed
     # it (bot/run/observed_walk.py); those only a `runtime=True` call looked up gate part of the test.
     walk: tuple[str, ...] = ()

@@ -17,6 +17,7 @@ from bot.outcomes import (
     MAX_ABS_ERROR,
     MAX_REL_ERROR,
     MISMATCH_FRACTION,
+    TEST_ID,
     TIMING,
     TOLERANCE_RATIO,
     TRANSFORMERS_LOCATION,
@@ -144,6 +145,8 @@ def walk_properties(run: CellRun) -> Properties:
 def judge_properties(run: CellRun) -> Properties:
     """Who judged the cell (the checkout's test, or the bot's rules profile), its failing subTest, its warnings."""
     props: Properties = [("judge", run.judge)] if run.judge else []
+    if run.test_id:
+        props.append((TEST_ID, run.test_id))
     if run.failed_component and run.status is Status.FAILED:
         props.append(("failed_component", run.failed_component))
     props.extend((f"warning.{index}", text) for index, text in enumerate(run.warnings, 1))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
@@ -11,7 +12,9 @@ from bot.scopes import ScopeWalk, exactness_scopes, known_scopes, onnx_optimize_
 from bot.skiplist.layout import EntrySpan, LayoutError, TableSpan, check_syntax, scan
 from bot.skiplist.model import EXPORT_SKIPS, ONNX_DISABLE_OPTIMIZE, referenced_class
 
-ERROR, WARNING = "error", "warning"
+# A note says what lint sees and is no problem: `--strict` fails on warnings, never on notes.
+ERROR, WARNING, NOTE = "error", "warning", "note"
+TYPO_CUTOFF = 0.85  # how close an unknown class name must be to a known one to read as its typo
 _TOML_TYPES = {"dict": "a table", "list": "an array", "int": "a number", "float": "a number", "bool": "a boolean"}
 
 
@@ -42,11 +45,14 @@ class LintResult:
     def warnings(self) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if f.severity == WARNING)
 
+    @property
+    def notes(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == NOTE)
+
     def summary(self) -> str:
         counts = f"{_count(self.entries, 'entry', 'entries')} in {_count(self.scopes, 'scope', 'scopes')}"
-        problems = [
-            _count(len(x), label, label + "s") for x, label in ((self.errors, "error"), (self.warnings, "warning")) if x
-        ]
+        found = ((self.errors, "error"), (self.warnings, "warning"), (self.notes, "note"))
+        problems = [_count(len(x), label, label + "s") for x, label in found if x]
         return f"{self.file}: {counts}" + (f" ({', '.join(problems)})" if problems else "")
 
 
@@ -155,14 +161,24 @@ def _warnings(scopes, headers, toggles: bool, known_classes, walk: ScopeWalk | N
         for model_class, entry in entries.items():
             broader = _covering_scope(scope, model_class, scopes, known, walk)
             if broader:
-                report(
-                    entry.line,
-                    entry.key_column,
-                    WARNING,
-                    f"`{model_class}` in `{scope}` is redundant: "
-                    f"`{broader}` (line {scopes[broader][model_class].line}) already covers all its cells",
-                )
+                _redundant(model_class, scope, entry, broader, scopes[broader][model_class], report)
             _reference_and_class_warnings(model_class, entry, in_file, known_classes, report)
+
+
+def _redundant(model_class: str, scope: str, entry: EntrySpan, broader: str, wider: EntrySpan, report) -> None:
+    """An entry a broader one covers: a warning when it says nothing more, a note when it records a cause of its own.
+
+    Upstream keeps two such entries on purpose: each names a second cause of the same cells, the
+    one that shows once the broader entry is fixed and removed. Its reason is its own, so lint says
+    so and leaves it (the tables stay verbatim: docs/skiplists.md).
+    """
+    where = f"`{model_class}` in `{scope}`"
+    covered = f"`{broader}` (line {wider.line}) already covers all its cells"
+    if isinstance(entry.value, str) and entry.value.strip() != str(wider.value).strip():
+        message = f"{where} is shadowed: {covered}; its own reason applies once that entry goes"
+        report(entry.line, entry.key_column, NOTE, message)
+    else:
+        report(entry.line, entry.key_column, WARNING, f"{where} is redundant: {covered}, for the same reason")
 
 
 def _unreached(toggles: bool, walk: ScopeWalk | None) -> str:
@@ -184,12 +200,21 @@ def _reference_and_class_warnings(model_class: str, entry: EntrySpan, in_file, k
             f"`{target}`, which is in no scope of this file; inline its explanation",
         )
     if known_classes is not None and model_class not in known_classes:
-        report(
-            entry.line,
-            entry.key_column,
-            WARNING,
-            f"`{model_class}` is not a model class of the installed Transformers (no modeling module exports it)",
-        )
+        _unknown_class(model_class, entry, known_classes, report)
+
+
+def _unknown_class(model_class: str, entry: EntrySpan, known_classes: Collection[str], report) -> None:
+    """A name the installed Transformers does not define: its typo when one known name is that close, else a note.
+
+    Skiplists track Transformers' main, so they may name a class of a newer version than the one
+    installed (upstream's tables name two Hubert heads 5.23.0 does not have): said, never a failure.
+    """
+    missing = f"`{model_class}` is not a model class of the installed Transformers (no modeling module exports it)"
+    close = difflib.get_close_matches(model_class, list(known_classes), n=1, cutoff=TYPO_CUTOFF)
+    if close:
+        report(entry.line, entry.key_column, WARNING, f"{missing}; did you mean `{close[0]}`?")
+    else:
+        report(entry.line, entry.key_column, NOTE, f"{missing}: a class of another version?")
 
 
 def _covering_scope(scope: str, model_class: str, scopes, coverage, walk: ScopeWalk | None) -> str | None:

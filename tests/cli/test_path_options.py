@@ -64,6 +64,7 @@ GOOD = {
     ("run",): ["--cells", CELL, "-n", "0", "--junit", "{tmp}/j.xml"],
     ("select",): ["--repo", "{repo}", "--base", "HEAD", "--head", "HEAD"],
     ("site",): ["--reports", "{report}", "--out", "{tmp}/site"],
+    ("skiplist", "check-tables"): ["--checkout", "{repo}", "--skiplists", "{skiplists}"],
     ("skiplist", "explain"): [CELL],
     ("skiplist", "import"): ["{py}", "--name", "EXPORT_SKIPS", "-o", "{tmp}/i.toml"],
     ("skiplist", "lint"): ["{skiplists}"],

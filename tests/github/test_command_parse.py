@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.cells import BACKENDS
 from bot.models.index import installed_index
 from bot.publish import command
 from bot.publish.command import MAX_SHOWN, Invalid, Request, code, fenced, fork_apply_reply, help_text, parse_command
@@ -129,3 +130,28 @@ def test_a_fork_reply_always_fits_a_comment():
     assert "```diff\n+a\n```" in fork_apply_reply("someone/x", "+a\n")
     huge = fork_apply_reply("someone/x", "+line\n" * 20_000)
     assert len(huge) < 1000 and "20,000 lines" in huge and "export-report" in huge
+
+
+def _table_rows(text: str) -> list[list[str]]:
+    """The table's rows as a real Markdown parser reads them (GitHub's tables: the GFM extension): each cell's text."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    rows, row = [], None
+    for token in tokens:
+        if token.type == "tr_open":
+            row = []
+        elif token.type == "inline" and row is not None:
+            row.append("".join(child.content for child in token.children or ()))
+        elif token.type == "tr_close":
+            rows.append(row)
+            row = None
+    return rows
+
+
+def test_the_help_table_has_two_cells_a_row_and_shows_the_backends_with_their_pipes():
+    rows = _table_rows(help_text())
+    assert rows[0] == ["command", "does"] and len(rows) == 8
+    assert all(len(row) == 2 for row in rows), [len(row) for row in rows]
+    [models] = [row[0] for row in rows if "--backend" in row[0]]
+    assert f"--backend {'|'.join(BACKENDS)} …] [--static|--dynamic]" in models, models

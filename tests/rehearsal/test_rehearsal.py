@@ -152,7 +152,9 @@ class Rehearsal:
         assert self.states(head) == [("pending", run.run_id), ("failure", run.run_id)]
         # The same comment quality as under the bot's own rules: the cause, its line in the PR, a repro.
         assert "Judged by the checkout's tests/exporters/test_export.py" in body, body
-        assert "modeling_bert.py" in body and "Reproduce: `export-bot run --cells Bert" in body, body
+        # The repro a Transformers contributor runs: the checkout's own test, the bot's command beside it.
+        assert "Reproduce: `RUN_SLOW=1 python -m pytest tests/models/bert/test_modeling_bert.py::" in body, body
+        assert "modeling_bert.py" in body and "this cell alone: `export-bot run --cells Bert" in body, body
         assert "torch._check" in body and "modeling_bert.py#L" in body, body
         # Beside the status, a check run with the same verdict, annotated on the line the PR changed.
         [check] = [c for c in self.fake.state.check_runs.values() if c["head_sha"] == head]

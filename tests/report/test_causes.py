@@ -78,11 +78,12 @@ def test_extent_says_classes_and_cell_kinds_compactly():
         for fn in ("torch", "onnx")
         for shape in ("static", "dynamic")
     ]
-    assert extent(cells) == "3 classes × torch static, dynamic; onnx static, dynamic"
+    # One name per backend: the extent spells it as the comment's table and the skip scopes do.
+    assert extent(cells) == "3 classes × dynamo static, dynamic; onnx static, dynamic"
     cells += ["DModel::test_torch_export_static", "EModel::test_executorch_export_generate_dynamic_xnnpack"]
     assert extent(cells) == (
-        "3 classes × torch static, dynamic; onnx static, dynamic · 1 class × et (xnnpack) generate dynamic"
-        " · 1 class × torch static"
+        "3 classes × dynamo static, dynamic; onnx static, dynamic · 1 class × dynamo static"
+        " · 1 class × executorch (xnnpack) generate dynamic"
     )
 
 
@@ -111,5 +112,5 @@ def test_a_scattered_extent_names_three_clauses_and_counts_the_rest():
     cells += ["EModel::test_openvino_export_static", "FModel::test_openvino_export_dynamic"]
     cells += ["GModel::test_torch_export_dynamic", "HModel::test_onnx_export_static"]
     assert extent(cells) == (
-        "4 classes × torch static · 3 classes × onnx dynamic · 1 class × onnx static · 3 more classes in other kinds of cells"
+        "4 classes × dynamo static · 3 classes × onnx dynamic · 1 class × dynamo dynamic · 3 more classes in other kinds of cells"
     )

@@ -132,7 +132,7 @@ def test_details_shrink_before_the_main_lists(tmp_path):
 
 def test_summary_has_the_grid_of_model_classes_and_cells(tmp_path):
     text = render_summary(failure_report(tmp_path))
-    assert "| model class | torch st |" in text
+    assert "| model class | dynamo st |" in text
     assert "| GPT2LMHeadModel |" in text and "💥" in text and "🔓" in text and "⚠️" in text
 
 

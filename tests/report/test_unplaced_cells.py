@@ -56,7 +56,7 @@ def test_a_report_with_cells_off_the_bots_backends_renders(tmp_path):
     assert "| other | ⏭️ 1 | ❌ 1 |" in comment and "1 class × test_precomputed_inputs_match_eager" in comment
     # No scope is guessed for it: it is named for a skip by hand, with no scope of the bot's walk.
     assert "- `BertModel::test_precomputed_inputs_match_eager`\n" in comment and "```diff" not in comment
-    assert "| model class | torch st | aoti st | test_precomputed_inputs_match_eager |" in summary
+    assert "| model class | dynamo st | aoti st | test_precomputed_inputs_match_eager |" in summary
     data = build_data([NightlyReport(report, "r")])
     columns = {column["name"]: column for column in data["columns"]}
     assert [column["name"] for column in data["columns"]] == [
