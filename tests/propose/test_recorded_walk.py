@@ -45,7 +45,9 @@ def test_the_proposal_takes_the_scope_of_the_recorded_walk_and_says_so(tmp_path)
     (edit,) = proposal.entries
     # Only the checkout's walk has a scope for the merged decode on one backend.
     assert (edit.action, edit.scope, edit.model_class) == (ADD, "dynamo.generate.multi_token", "LlamaForCausalLM")
-    assert proposal.walk.startswith("the checkout's tests/exporters/test_export.py, as the run recorded its lookups for 6 cells")
+    assert proposal.walk.startswith(
+        "the checkout's tests/exporters/test_export.py, as the run recorded its lookups for 6 cells"
+    )
     assert proposal.to_json()["walk"] == proposal.walk
 
 

@@ -61,7 +61,10 @@ def test_explain_follows_the_recorded_walk_where_the_text_cannot_be_read(checkou
     assert refused.exit_code == 2 and "pass --recorded-walk" in refused.output, refused.output
     said = _invoke(*common, "--recorded-walk", str(recorded), CELL)
     assert said.exit_code == 0, said.output
-    assert "walk: the checkout's tests/exporters/test_export.py, as the run recorded its lookups for this cell" in said.output
+    assert (
+        "walk: the checkout's tests/exporters/test_export.py, as the run recorded its lookups for this cell"
+        in said.output
+    )
     assert "skip scopes walked: all → static → executorch → executorch.static → mlx → mlx.static" in said.output
     assert "skipped by scope `mlx.static`: MLX cannot hold its pooler." in said.output
     other = _invoke(*common, "--recorded-walk", str(recorded), "BertModel::test_executorch_export_dynamic_mlx")
