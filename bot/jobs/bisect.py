@@ -90,7 +90,8 @@ def bisect(
     deadline = clock() + given.max_minutes * 60
     session = _Session(loads(read_text(given.state), where=str(given.state)), lambda: deadline - clock())
     run = runner or _runner(given)
-    found = [r for r in regressions(session.baseline, skipped) if r.culprit is None]
+    # A break re-runs already disputed is left alone until main's results move its ends.
+    found = [r for r in _settled(session.baseline, skipped) if r.culprit is None]
     pending = frozenset(r.cell for r in found)
     ends: dict[tuple[str, bool], list[Cell]] = {}
     for r in found:  # the last pass must pass and the first failure fail, every time, before any step
