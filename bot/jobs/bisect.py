@@ -1,4 +1,4 @@
-"""The bisect job: run main's broken cells at commits between their last pass and first failure, fold each step into the state."""
+"""The bisect job: confirm main's breaks at both ends, run the broken cells at the commits between, confirm the culprit."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from bot.files import read_text, write_text
 from bot.jobs.github import JobOutcome
 from bot.publish import tracking
 from bot.publish.baseline import Caps, download_baseline
-from bot.publish.github_api import GitHubClient, PullRequest
+from bot.publish.github_api import GitHubClient
 from bot.publish.obsolete_skips import (
     Evidence,
     current_report_json,
@@ -23,7 +23,7 @@ from bot.publish.obsolete_skips import (
     sync_pull_request,
     title_for,
 )
-from bot.publish.tracking import TITLE
+from bot.publish.tracking import TITLE, Origin
 from bot.results.baseline import chain
 from bot.results.baseline_json import loads
 from bot.skiplist.model import load_skiplists
@@ -148,9 +148,9 @@ def track_job(client: GitHubClient, given: TrackInputs) -> JobOutcome:
     own = tracking.tracking_issues(client.issues_by(given.bot_login), given.bot_login)
     body = None
     if causes:
-        pulls = {c.culprit: _pull_of(client, c.culprit) for c in causes if c.culprit}
+        culprits = {c.culprit: _culprit_of(client, c.culprit) for c in causes if c.culprit}
         body = tracking.render_issue(
-            causes, pulls, repository_url=given.repository_url, newest=newest, mentions=given.mentions
+            causes, culprits, repository_url=given.repository_url, newest=newest, mentions=given.mentions
         )
     plan = tracking.plan_issue(own, body)
     number, line = _act(client, plan, body, given.bot_login, tracking.closing_comment(newest))
@@ -176,16 +176,21 @@ def _report_groups(path: Path | None) -> tuple:
     return load_report(path).groups
 
 
-def _pull_of(client: GitHubClient, sha: str) -> PullRequest | None:
-    """The PR that brought `sha` to main: a merged one, or none.
+def _culprit_of(client: GitHubClient, sha: str) -> Origin:
+    """The PR that brought `sha` to main (a merged one, or none) and who wrote and merged it.
 
     GitHub lists open PRs that hold a commit beside the one that merged it, and only open ones
     for a commit pushed to main directly: anyone can open a PR holding main's commit, so an
     open PR is never named (its title would speak in the issue, and it would take the blame).
     """
     merged = next((p for p in client.commit_pulls(sha) if p.merged), None)
+    if merged is None:
+        # Pushed to main directly: no PR, no merger; its author is the commit's (as upstream's
+        # utils/check_bad_commit.py falls back to it).
+        return Origin(None, client.commit_author(sha))
     # Who merged it is in the single-PR answer only (as upstream's utils/check_bad_commit.py reads it).
-    return client.pull_request(merged.number) if merged is not None else None
+    pull = client.pull_request(merged.number)
+    return Origin(pull, pull.author)
 
 
 def _act(client: GitHubClient, plan, body: str | None, bot_login: str, closing: str) -> tuple[int | None, str]:

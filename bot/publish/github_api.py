@@ -507,6 +507,17 @@ class GitHubClient:
                 return []
             raise
 
+    @_guard("read commit {0}", again=True)
+    def commit_author(self, sha: str) -> str | None:
+        """The GitHub account that authored a commit; None when none matches its email, or GitHub lacks the commit."""
+        try:
+            author = self._repo.get_commit(sha).author
+        except GithubException as exc:
+            if exc.status in (404, 422):  # "No commit found for SHA"
+                return None
+            raise
+        return author.login if author is not None else None
+
     # --- statuses, permissions, pull requests -----------------------------------------------
     @_guard("set the commit status of {0}")
     def set_status(

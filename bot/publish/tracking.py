@@ -22,7 +22,29 @@ EXCERPT = 300
 _LOGIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?")  # GitHub's logins: nothing else is mentioned
 _NO_FRAME = "No frame of the repository under test"
 # The baseline's chain and regressions, for the job (bot/jobs/github_main.py), from this one import.
-__all__ = ["Cause", "IssuePlan", "causes_of", "chain", "closing_comment", "plan_issue", "regressions", "unsettled"]
+__all__ = [
+    "Cause",
+    "IssuePlan",
+    "Origin",
+    "causes_of",
+    "chain",
+    "closing_comment",
+    "plan_issue",
+    "regressions",
+    "unsettled",
+]
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a culprit commit came from: its merged PR (None: pushed directly) and who wrote it."""
+
+    pull: PullRequest | None
+    author: str | None  # the PR's author, else the commit's GitHub account (None: none matches)
+
+    @property
+    def merged_by(self) -> str | None:
+        return self.pull.merged_by if self.pull is not None else None
 
 
 @dataclass(frozen=True)
@@ -76,7 +98,7 @@ def causes_of(
 
 def render_issue(
     causes: Sequence[Cause],
-    pulls: Mapping[str, PullRequest | None],
+    culprits: Mapping[str, Origin],
     *,
     repository_url: str | None,
     newest: str | None,
@@ -96,7 +118,7 @@ def render_issue(
     ]
     for index, cause in enumerate(causes[:CAUSES], 1):
         out += ["", cause_heading(index, cause.group), ""]
-        out.append(_culprit_line(cause, pulls.get(cause.culprit or ""), repository_url, mentions))
+        out.append(_culprit_line(cause, culprits.get(cause.culprit or ""), repository_url, mentions))
         # The baseline keeps messages, not tracebacks: for its groups, no culprit line says nothing.
         out += [
             line for line in cause_lines(cause.group, EXCERPT, repository_url) if cause.traced or _NO_FRAME not in line
@@ -121,7 +143,7 @@ def _commit(sha: str, repository_url: str | None) -> str:
     return link(short_sha(sha), url, repository_url)
 
 
-def _culprit_line(cause: Cause, pull: PullRequest | None, repository_url: str | None, mentions: bool) -> str:
+def _culprit_line(cause: Cause, culprit: Origin | None, repository_url: str | None, mentions: bool) -> str:
     if cause.doubt is not None:
         doubt = cause.doubt
         return (
@@ -141,11 +163,13 @@ def _culprit_line(cause: Cause, pull: PullRequest | None, repository_url: str | 
             f"{_commit(cause.bad, repository_url)} (first failure) ({n(cause.candidates, 'commit')})."
         )
     text = f"- 🔎 Culprit: {_commit(cause.culprit, repository_url)}"
+    pull = culprit.pull if culprit is not None else None
     if pull is not None:
         url = f"{repository_url.rstrip('/')}/pull/{pull.number}" if repository_url else None
         text += f", from {link(f'#{pull.number}', url, repository_url)} {escape(cut(pull.title, 200))}"
-        people = [f"by {_person(pull.author, mentions)}"] if pull.author else []
-        people += [f"merged by {_person(pull.merged_by, mentions)}"] if pull.merged_by else []
+    if culprit is not None:
+        people = [f"by {_person(culprit.author, mentions)}"] if culprit.author else []
+        people += [f"merged by {_person(culprit.merged_by, mentions)}"] if culprit.merged_by else []
         text += f" ({', '.join(people)})" if people else ""
     return text + "."
 

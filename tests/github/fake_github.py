@@ -188,6 +188,7 @@ class State:
     artifacts: dict[int, dict] = field(default_factory=dict)
     dispatches: list[dict] = field(default_factory=list)
     commit_pulls: dict[str, list[int]] = field(default_factory=dict)  # commit SHA → the PRs GitHub associates
+    commit_authors: dict[str, str | None] = field(default_factory=dict)  # commit SHA → its GitHub author (None: none)
     check_runs: dict[int, dict] = field(default_factory=dict)  # id → the run, its `annotations` kept beside
     next_id: int = 1000
 

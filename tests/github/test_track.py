@@ -254,6 +254,15 @@ def test_with_mention_culprits_set_the_author_and_merger_are_mentioned(fake, tra
     assert line.endswith("(by @Codertocat, merged by @octo-maintainer).")
 
 
+def test_a_culprit_pushed_without_a_pr_names_its_commit_author(fake, track):
+    fake.state.commit_authors[SHAS[2]] = "mona"  # GitHub matched the commit's email to an account
+    got, _ = track(state(BERT_BROKEN_BY_PUSH))
+    assert got.exit_code == 0, got.output
+    [issue] = tracking(fake).values()
+    [line] = LINE.findall(issue["body"])
+    assert line.endswith(f"/commit/{SHAS[2]}) (by mona).") and "merged by" not in line
+
+
 def disputed(where: int, ok: bool) -> Baseline:
     """A sweep found BERT broken between SHAS[1] and SHAS[5]; the bisect re-ran commit SHAS[where] and got `ok`."""
     found = {cell: [(SHAS[5], False, "sweep"), (SHAS[1], True, "sweep")] for cell in BERT}
