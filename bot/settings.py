@@ -71,6 +71,8 @@ class Settings:
     drift_time_seconds: float = 5.0
     drift_artifact_factor: float = 1.2
     drift_fails: bool = False
+    # The tracking issue (docs/github.md): `@`-mention a culprit's author and merger, or only name them.
+    mention_culprits: bool = False
     # The keys the file set: a configured skiplist folder that is missing is an error, while
     # an unconfigured one falls back to the bot's own skiplists.
     configured: frozenset[str] = field(default=frozenset(), compare=False)
@@ -115,6 +117,7 @@ SCHEMA: dict[str, Key] = {
     "drift_time_seconds": Key("number", 0, 1e9),
     "drift_artifact_factor": Key("number", 1, 1e9),
     "drift_fails": Key("bool"),
+    "mention_culprits": Key("bool"),
 }
 
 

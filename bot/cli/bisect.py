@@ -31,6 +31,19 @@ from bot.cli.options import FILE, FOLDER, run_id_option, skiplists_option, state
     default="",
     help='Added to each step\'s `export-bot run --cells … --probe --junit …` (e.g. "-n 0 --source transformers-tests:.").',
 )
+@click.option(
+    "--repeats",
+    type=click.IntRange(0, 20),
+    default=4,
+    show_default=True,
+    help="Runs at each end of a range before bisecting, and at the culprit and its parent (0: confirm nothing).",
+)
+@click.option(
+    "--install/--no-install",
+    default=False,
+    help="`pip install -e` each commit checked out (--no-deps when its setup.py/pyproject.toml/setup.cfg "
+    "are those installed last), in this Python; without it, the commit's src/ goes first on PYTHONPATH.",
+)
 @click.option("--out", required=True, type=FILE, help="The new baseline.json.")
 @click.option(
     "--work",
@@ -47,11 +60,15 @@ def bisect(
     max_steps: int,
     max_minutes: float,
     run_args: str,
+    repeats: int,
+    install: bool,
     out: Path,
     work: Path | None,
     run_id: int,
 ) -> None:
     """Run the broken cells at commits between their last pass and first failure; fold the results into --out."""
+    import sys
+
     from bot.jobs.bisect import BisectInputs, bisect, split_run_args
     from bot.settings import load_settings
 
@@ -68,6 +85,8 @@ def bisect(
             split_run_args(run_args),
             run_id,
             keep,
+            repeats,
+            (sys.executable, "-m", "pip", "install", "--quiet") if install else (),
         )
         outcome = bisect(given)
     for line in outcome.lines:

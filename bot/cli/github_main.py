@@ -119,5 +119,6 @@ def track(
     from bot.jobs.github_main import TrackInputs, track_job
 
     repository_url = f"{server_url.rstrip('/')}/{obj.repository}" if obj.repository else None
-    given = TrackInputs(state, skiplists_dir, report_path, bot_login, repository_url)
+    mentions = obj.settings.mention_culprits
+    given = TrackInputs(state, skiplists_dir, report_path, bot_login, repository_url, mentions)
     finish(track_job(obj.client(), given))

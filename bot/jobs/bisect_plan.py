@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.cells import Cell
@@ -105,3 +106,34 @@ def describe(outcome: Plan) -> list[str]:
             f"{why}: between {s.good[:12]} and {s.bad[:12]} ({len(s.candidates)} commits left), {len(s.cells)} cells"
         )
     return lines
+
+
+# --- installing each commit -------------------------------------------------------------------
+
+# What `pip install -e .` reads: dependency pins (setup.py's `_deps`, `install_requires`, extras), entry
+# points and the build backend. Transformers pins its dependencies in setup.py and generates
+# dependency_versions_table.py from it, so these files are the pins as installed.
+PACKAGING = ("setup.py", "pyproject.toml", "setup.cfg")
+
+
+def pins_of(files: Mapping[str, bytes | None]) -> str:
+    """One fingerprint of a commit's packaging files (`PACKAGING`, None where absent)."""
+    digest = hashlib.sha256()
+    for name in PACKAGING:
+        data = files.get(name)
+        digest.update(f"{name}:{-1 if data is None else len(data)}:".encode())
+        digest.update(data or b"")
+    return digest.hexdigest()
+
+
+def install_args(pins: str, installed: str | None) -> tuple[str, ...]:
+    """The `pip install -e` options for a commit whose packaging is `pins`, `installed` the last installed one.
+
+    The same packaging files: the dependencies installed already are the commit's own, so `--no-deps`
+    only points the editable install at the commit's checkout (seconds, and nothing the commit does
+    not ask for changes). Changed files, or nothing installed yet (`installed` None): a full install,
+    so a commit that moves a pin or an entry point is run with what it asks for. The files are
+    compared whole rather than parsed: a change of setup.py that moves no pin costs one full
+    install, a parser that misses a pin would judge the commit with the wrong versions.
+    """
+    return ("--no-deps",) if installed == pins else ()

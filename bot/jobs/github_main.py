@@ -13,7 +13,7 @@ from bot.files import read_text, write_text
 from bot.jobs.github import JobOutcome
 from bot.publish import tracking
 from bot.publish.baseline import Caps, download_baseline
-from bot.publish.github_api import GitHubClient, PullRequest
+from bot.publish.github_api import GitHubClient
 from bot.publish.obsolete_skips import (
     Evidence,
     current_report_json,
@@ -23,7 +23,7 @@ from bot.publish.obsolete_skips import (
     sync_pull_request,
     title_for,
 )
-from bot.publish.tracking import TITLE
+from bot.publish.tracking import TITLE, Origin
 from bot.results.baseline import chain
 from bot.results.baseline_json import loads
 from bot.skiplist.model import load_skiplists
@@ -131,6 +131,7 @@ class TrackInputs:
     report: Path | None  # this run's report.json: its failure groups carry culprit lines and hints
     bot_login: str  # the token's user: only issues it opened are the tracking issue
     repository_url: str | None  # links point only into this repository
+    mentions: bool = False  # `@`-mention the culprit's author and merger (the `mention-culprits` setting)
 
 
 def track_job(client: GitHubClient, given: TrackInputs) -> JobOutcome:
@@ -140,14 +141,17 @@ def track_job(client: GitHubClient, given: TrackInputs) -> JobOutcome:
     # A skiplisted cell is no regression: the skip already accepts the break.
     found = tracking.regressions(baseline, load_skiplists(given.skiplists).skipped)
     groups = _report_groups(given.report)
-    causes = tracking.causes_of(found, groups)
+    doubts = {r.cell.id: d for r in found if (d := tracking.unsettled(r, baseline.cells[r.cell])) is not None}
+    causes = tracking.causes_of(found, groups, doubts)
     commits = tracking.chain(baseline)
     newest = commits[-1] if commits else None
     own = tracking.tracking_issues(client.issues_by(given.bot_login), given.bot_login)
     body = None
     if causes:
-        pulls = {c.culprit: _pull_of(client, c.culprit) for c in causes if c.culprit}
-        body = tracking.render_issue(causes, pulls, repository_url=given.repository_url, newest=newest)
+        culprits = {c.culprit: _culprit_of(client, c.culprit) for c in causes if c.culprit}
+        body = tracking.render_issue(
+            causes, culprits, repository_url=given.repository_url, newest=newest, mentions=given.mentions
+        )
     plan = tracking.plan_issue(own, body)
     number, line = _act(client, plan, body, given.bot_login, tracking.closing_comment(newest))
     lines = [line]
@@ -159,7 +163,8 @@ def track_job(client: GitHubClient, given: TrackInputs) -> JobOutcome:
     outputs = (
         ("issue", str(number or "")),
         ("regressions", str(len(found))),
-        ("bisect", "true" if any(r.culprit is None for r in found) else "false"),
+        # A break the bisect's re-runs disputed is not bisected again until main's results move its ends.
+        ("bisect", "true" if any(r.culprit is None and r.cell.id not in doubts for r in found) else "false"),
     )
     return JobOutcome((f"{len(found)} regressions on main in {len(causes)} causes", *lines), outputs=outputs)
 
@@ -171,14 +176,21 @@ def _report_groups(path: Path | None) -> tuple:
     return load_report(path).groups
 
 
-def _pull_of(client: GitHubClient, sha: str) -> PullRequest | None:
-    """The PR that brought `sha` to main: a merged one, or none.
+def _culprit_of(client: GitHubClient, sha: str) -> Origin:
+    """The PR that brought `sha` to main (a merged one, or none) and who wrote and merged it.
 
     GitHub lists open PRs that hold a commit beside the one that merged it, and only open ones
     for a commit pushed to main directly: anyone can open a PR holding main's commit, so an
     open PR is never named (its title would speak in the issue, and it would take the blame).
     """
-    return next((p for p in client.commit_pulls(sha) if p.merged), None)
+    merged = next((p for p in client.commit_pulls(sha) if p.merged), None)
+    if merged is None:
+        # Pushed to main directly: no PR, no merger; its author is the commit's (as upstream's
+        # utils/check_bad_commit.py falls back to it).
+        return Origin(None, client.commit_author(sha))
+    # Who merged it is in the single-PR answer only (as upstream's utils/check_bad_commit.py reads it).
+    pull = client.pull_request(merged.number)
+    return Origin(pull, pull.author)
 
 
 def _act(client: GitHubClient, plan, body: str | None, bot_login: str, closing: str) -> tuple[int | None, str]:

@@ -165,6 +165,8 @@ class PullRequest:
     title: str = ""
     body: str = ""
     merged: bool = False
+    author: str | None = None  # the login that opened it (None: a deleted account)
+    merged_by: str | None = None  # who merged it: only `pull_request` (the single-PR endpoint) says
 
     @property
     def is_fork(self) -> bool:
@@ -505,6 +507,17 @@ class GitHubClient:
                 return []
             raise
 
+    @_guard("read commit {0}", again=True)
+    def commit_author(self, sha: str) -> str | None:
+        """The GitHub account that authored a commit; None when none matches its email, or GitHub lacks the commit."""
+        try:
+            author = self._repo.get_commit(sha).author
+        except GithubException as exc:
+            if exc.status in (404, 422):  # "No commit found for SHA"
+                return None
+            raise
+        return author.login if author is not None else None
+
     # --- statuses, permissions, pull requests -----------------------------------------------
     @_guard("set the commit status of {0}")
     def set_status(
@@ -553,7 +566,9 @@ class GitHubClient:
 
     @_guard("read pull request #{0}", again=True)
     def pull_request(self, number: int) -> PullRequest:
-        return _pull(self._repo.get_pull(number))
+        p = self._repo.get_pull(number)
+        merger = p.merged_by  # in the single-PR answer only: the list endpoints' `pull-request-simple` lacks it
+        return replace(_pull(p), merged_by=merger.login if merger is not None else None)
 
     @_guard("list the files of pull request #{0}", again=True)
     def pull_request_files(self, number: int) -> list[str]:
@@ -867,4 +882,5 @@ def _pull(p) -> PullRequest:
         p.title or "",
         p.body or "",
         p.merged_at is not None,  # `merged` is not in the list endpoint's answer; `merged_at` is
+        p.user.login if p.user is not None else None,
     )

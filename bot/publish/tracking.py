@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -9,6 +10,7 @@ from bot.diff.groups import Group, group_failures
 from bot.publish.github_api import Issue, PullRequest
 from bot.report.markdown import cause_heading, cause_lines, code, cut, escape, link, n, short_sha, the_cells
 from bot.results.baseline import Regression, chain, regressions
+from bot.results.bisected import Unsettled, unsettled
 
 MARKER = "<!-- export-bot:main-regressions -->"
 TITLE = "export-bot: regressions on main"
@@ -17,9 +19,32 @@ CAUSES = 40  # causes shown in full; the rest are counted
 CELLS_PER_CAUSE = 30
 EXCERPT = 300
 
+_LOGIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?")  # GitHub's logins: nothing else is mentioned
 _NO_FRAME = "No frame of the repository under test"
 # The baseline's chain and regressions, for the job (bot/jobs/github_main.py), from this one import.
-__all__ = ["Cause", "IssuePlan", "causes_of", "chain", "closing_comment", "plan_issue", "regressions"]
+__all__ = [
+    "Cause",
+    "IssuePlan",
+    "Origin",
+    "causes_of",
+    "chain",
+    "closing_comment",
+    "plan_issue",
+    "regressions",
+    "unsettled",
+]
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a culprit commit came from: its merged PR (None: pushed directly) and who wrote it."""
+
+    pull: PullRequest | None
+    author: str | None  # the PR's author, else the commit's GitHub account (None: none matches)
+
+    @property
+    def merged_by(self) -> str | None:
+        return self.pull.merged_by if self.pull is not None else None
 
 
 @dataclass(frozen=True)
@@ -32,10 +57,14 @@ class Cause:
     bad: str  # the first commit they failed at
     candidates: int  # commits between good (excluded) and bad (included)
     traced: bool = False  # grouped from full tracebacks (the run's report): "no frame" then means something
+    doubt: Unsettled | None = None  # the bisect's re-runs disputed the break: flaky or not reproducible
 
 
-def causes_of(found: Sequence[Regression], report_groups: Iterable[Group] = ()) -> tuple[Cause, ...]:
-    """The regressions grouped by cause, each group split by culprit (or by the range still to bisect).
+def causes_of(
+    found: Sequence[Regression], report_groups: Iterable[Group] = (), doubts: Mapping[str, Unsettled] | None = None
+) -> tuple[Cause, ...]:
+    """The regressions grouped by cause, each group split by culprit (or by the range still to bisect,
+    or by what the bisect's re-runs disputed: `doubts`, by cell id).
 
     A group of this run's report (`report_groups`, grouped from full tracebacks, with culprit lines
     and hints) is used for the cells it holds; the others are grouped from their messages on main.
@@ -47,23 +76,39 @@ def causes_of(found: Sequence[Regression], report_groups: Iterable[Group] = ()) 
     out = []
     for index, group in enumerate(groups):
         split: dict[tuple, list[str]] = {}
+        said: dict[tuple, Unsettled | None] = {}
         for cell_id in group.cells:
             r = by_cell.get(cell_id)
             if r is not None:
-                split.setdefault((r.culprit, r.good.commit, r.bad.commit, len(r.candidates)), []).append(cell_id)
-        for (culprit, good, bad, count), cells in split.items():
+                doubt = (doubts or {}).get(cell_id)
+                told = (doubt.kind, doubt.where, doubt.commit) if doubt else None  # the same words, one cause
+                key = (r.culprit, r.good.commit, r.bad.commit, len(r.candidates), told)
+                split.setdefault(key, []).append(cell_id)
+                said.setdefault(key, doubt)
+        for key, cells in split.items():
+            culprit, good, bad, count, _ = key
+            doubt = said[key]
             narrowed = Group(
                 group.stage, group.signature, tuple(cells), group.excerpt, group.culprit, group.repro, group.hint
             )
-            out.append(Cause(narrowed, culprit, good, bad, count, traced=index < len(given)))
+            out.append(Cause(narrowed, culprit, good, bad, count, traced=index < len(given), doubt=doubt))
     out.sort(key=lambda c: (-len(c.group.cells), c.group.stage, c.group.signature, c.bad))
     return tuple(out)
 
 
 def render_issue(
-    causes: Sequence[Cause], pulls: Mapping[str, PullRequest | None], *, repository_url: str | None, newest: str | None
+    causes: Sequence[Cause],
+    culprits: Mapping[str, Origin],
+    *,
+    repository_url: str | None,
+    newest: str | None,
+    mentions: bool = False,
 ) -> str:
-    """The issue's body: the marker, one line of what it is, then each cause with its culprit and cells."""
+    """The issue's body: the marker, one line of what it is, then each cause with its culprit and cells.
+
+    The culprit's PR author and merger are named; `@`-mentioned (notified) only when `mentions`
+    (the `mention-culprits` setting), so nobody is pinged unless the repository chooses it.
+    """
     cells = sum(len(c.group.cells) for c in causes)
     out = [
         MARKER,
@@ -73,7 +118,7 @@ def render_issue(
     ]
     for index, cause in enumerate(causes[:CAUSES], 1):
         out += ["", cause_heading(index, cause.group), ""]
-        out.append(_culprit_line(cause, pulls.get(cause.culprit or ""), repository_url))
+        out.append(_culprit_line(cause, culprits.get(cause.culprit or ""), repository_url, mentions))
         # The baseline keeps messages, not tracebacks: for its groups, no culprit line says nothing.
         out += [
             line for line in cause_lines(cause.group, EXCERPT, repository_url) if cause.traced or _NO_FRAME not in line
@@ -98,7 +143,14 @@ def _commit(sha: str, repository_url: str | None) -> str:
     return link(short_sha(sha), url, repository_url)
 
 
-def _culprit_line(cause: Cause, pull: PullRequest | None, repository_url: str | None) -> str:
+def _culprit_line(cause: Cause, culprit: Origin | None, repository_url: str | None, mentions: bool) -> str:
+    if cause.doubt is not None:
+        doubt = cause.doubt
+        return (
+            f"- 🔎 No culprit: {doubt.kind}. The {doubt.where} {_commit(doubt.commit, repository_url)} "
+            f"{doubt.verb} when the bisect re-ran it, so the break between {_commit(cause.good, repository_url)} "
+            f"(last pass) and {_commit(cause.bad, repository_url)} (first failure) is not confirmed."
+        )
     if cause.culprit is None and not cause.candidates:
         return (
             f"- 🔎 Culprit unknown: {_commit(cause.good, repository_url)} (last pass) and "
@@ -111,10 +163,20 @@ def _culprit_line(cause: Cause, pull: PullRequest | None, repository_url: str | 
             f"{_commit(cause.bad, repository_url)} (first failure) ({n(cause.candidates, 'commit')})."
         )
     text = f"- 🔎 Culprit: {_commit(cause.culprit, repository_url)}"
+    pull = culprit.pull if culprit is not None else None
     if pull is not None:
         url = f"{repository_url.rstrip('/')}/pull/{pull.number}" if repository_url else None
         text += f", from {link(f'#{pull.number}', url, repository_url)} {escape(cut(pull.title, 200))}"
+    if culprit is not None:
+        people = [f"by {_person(culprit.author, mentions)}"] if culprit.author else []
+        people += [f"merged by {_person(culprit.merged_by, mentions)}"] if culprit.merged_by else []
+        text += f" ({', '.join(people)})" if people else ""
     return text + "."
+
+
+def _person(login: str, mentions: bool) -> str:
+    """`@login` notifies the user; without the `@` the name is said and nobody is pinged."""
+    return f"@{login}" if mentions and _LOGIN.fullmatch(login) else escape(login)
 
 
 def closing_comment(newest: str | None) -> str:

@@ -188,6 +188,7 @@ class State:
     artifacts: dict[int, dict] = field(default_factory=dict)
     dispatches: list[dict] = field(default_factory=list)
     commit_pulls: dict[str, list[int]] = field(default_factory=dict)  # commit SHA → the PRs GitHub associates
+    commit_authors: dict[str, str | None] = field(default_factory=dict)  # commit SHA → its GitHub author (None: none)
     check_runs: dict[int, dict] = field(default_factory=dict)  # id → the run, its `annotations` kept beside
     next_id: int = 1000
 
@@ -347,8 +348,9 @@ class FakeGitHub:
             "created": STAMP_NOW(),
         }
 
-    def close_pull(self, number: int, *, merged: bool = False) -> None:
-        self.state.pulls[number].update(state="closed", merged=merged)
+    def close_pull(self, number: int, *, merged: bool = False, merged_by: str = "octocat") -> None:
+        """Closed, or merged by `merged_by` (GitHub's full PR answer says who; its list answers do not)."""
+        self.state.pulls[number].update(state="closed", merged=merged, merged_by=merged_by if merged else None)
 
     def add_run(
         self,
@@ -509,6 +511,7 @@ class FakeGitHub:
             auto_merge=None,
             issue_url=self.api(f"/issues/{number}"),
             merged=pr["merged"],
+            merged_by=self.user_obj(pr["merged_by"]) if pr.get("merged_by") else None,
             merged_at=P.STAMP if pr["merged"] else None,
             closed_at=P.STAMP if pr["state"] == "closed" else None,
             created_at=pr["created"],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from functools import cache, lru_cache
 
@@ -39,6 +40,11 @@ def _spec() -> tuple[dict, Registry]:
     spec = json.loads(SPEC.read_text(encoding="utf-8"))
     _nullable_to_json_schema(spec)
     return spec, Registry().with_resource(_BASE, Resource(spec, specification=DRAFT4))
+
+
+def example(name: str) -> dict:
+    """A deep copy of one of the description's own response examples (`components/examples/<name>`)."""
+    return copy.deepcopy(_spec()[0]["components"]["examples"][name]["value"])
 
 
 def _pointer(*parts: str) -> str:

@@ -6,6 +6,7 @@ import base64
 import re
 from urllib.parse import unquote
 
+from tests.github import openapi
 from tests.github import payloads as P
 from tests.github.fake_github import BOT, RUN_NAMES, STAMP_NOW, FakeGitHub, RerunRefused, _git_sha
 
@@ -839,3 +840,27 @@ def compare(fake, query, body, basehead):
         "commits": [fake.rest_commit_obj(sha) for sha in ahead[:250]],
         "files": [],
     }
+
+
+@route("GET", R + "/commits/{ref}")
+def get_repo_commit(fake, query, body, ref):
+    """A commit as the REST API shows it: its GitHub author is null when no account matches its email.
+
+    Registered last: `{ref}` spans slashes, so `/commits/{sha}/pulls` and `/status` must match first.
+    """
+    if ref not in fake.state.commit_authors:
+        docs = "https://docs.github.com/rest/commits/commits#get-a-commit"
+        return 422, {"message": f"No commit found for SHA: {ref}", "documentation_url": docs}
+    obj = openapi.example("commit")
+    login = fake.state.commit_authors[ref]
+    obj.update(
+        sha=ref,
+        url=fake.api(f"/commits/{ref}"),
+        html_url=f"{fake.repo['html_url']}/commit/{ref}",
+        comments_url=fake.api(f"/commits/{ref}/comments"),
+        author=fake.user_obj(login) if login else None,
+        committer=fake.user_obj("web-flow"),
+        parents=[],
+        files=[],  # the description's own example lists files its schema would refuse
+    )
+    return 200, obj

@@ -1,9 +1,10 @@
-"""`export-bot github track`: the one tracking issue of main's regressions, against the fake GitHub."""
+"""`export-bot github track`: the one tracking issue of main's regressions, its culprits' authors and mergers, against the fake GitHub."""
 
 from __future__ import annotations
 
 import re
 import shutil
+from dataclasses import replace
 
 import pytest
 
@@ -219,3 +220,76 @@ def test_the_runs_report_brings_its_culprit_line_and_hint(fake, track, tmp_path)
     assert got.exit_code == 0, got.output
     [issue] = tracking(fake).values()
     assert "`src/transformers/models/bert/modeling_bert.py:40`: `if int(x.max()) < 0:`" in issue["body"]
+
+
+# --- who wrote and merged the culprit; breaks the bisect's re-runs disputed ---------------------------
+
+LINE = re.compile(r"^- 🔎 .*$", re.M)
+
+
+@pytest.fixture
+def merged_culprit(fake):
+    """PR #5, opened by Codertocat and merged by octo-maintainer, brought SHAS[2] (the push that broke BERT)."""
+    fake.open_pull(5, "feature", title="Bert: a data-dependent branch", user="Codertocat")
+    fake.close_pull(5, merged=True, merged_by="octo-maintainer")
+    associate(fake, SHAS[2], 5)
+
+
+def test_the_culprit_line_names_its_author_and_merger_without_pinging_them(fake, track, merged_culprit):
+    got, _ = track(state(BERT_BROKEN_BY_PUSH))
+    assert got.exit_code == 0, got.output
+    [issue] = tracking(fake).values()
+    [line] = LINE.findall(issue["body"])
+    assert line.endswith("Bert: a data-dependent branch (by Codertocat, merged by octo-maintainer).")
+    assert "@" not in line
+    assert ("GET", "/repos/Codertocat/Hello-World/pulls/5") in fake.requests  # merged_by: the single-PR answer
+
+
+def test_with_mention_culprits_set_the_author_and_merger_are_mentioned(fake, track, merged_culprit, config):
+    config.write_text(config.read_text(encoding="utf-8") + "mention-culprits = true\n", encoding="utf-8")
+    got, _ = track(state(BERT_BROKEN_BY_PUSH))
+    assert got.exit_code == 0, got.output
+    [issue] = tracking(fake).values()
+    [line] = LINE.findall(issue["body"])
+    assert line.endswith("(by @Codertocat, merged by @octo-maintainer).")
+
+
+def test_a_culprit_pushed_without_a_pr_names_its_commit_author(fake, track):
+    fake.state.commit_authors[SHAS[2]] = "mona"  # GitHub matched the commit's email to an account
+    got, _ = track(state(BERT_BROKEN_BY_PUSH))
+    assert got.exit_code == 0, got.output
+    [issue] = tracking(fake).values()
+    [line] = LINE.findall(issue["body"])
+    assert line.endswith(f"/commit/{SHAS[2]}) (by mona).") and "merged by" not in line
+
+
+def disputed(where: int, ok: bool) -> Baseline:
+    """A sweep found BERT broken between SHAS[1] and SHAS[5]; the bisect re-ran commit SHAS[where] and got `ok`."""
+    found = {cell: [(SHAS[5], False, "sweep"), (SHAS[1], True, "sweep")] for cell in BERT}
+    base = state(found)
+    cells = {}
+    for cell, ms in base.cells.items():
+        flip = Measurement(SHAS[where], "2026-12-02T00:00:00Z", 77, "bisect", result(cell, ok), flipped=True)
+        cells[cell] = tuple(sorted((*ms, flip), key=lambda m: SHAS.index(m.commit), reverse=True))
+    return replace(base, cells=cells)
+
+
+@pytest.mark.parametrize(
+    ("where", "ok", "said"),
+    [
+        (1, False, "No culprit: flaky. The last pass [`{sha}`]({url}/commit/{full}) failed when the bisect re-ran it"),
+        (5, True, "No culprit: not reproducible. The first failure [`{sha}`]({url}/commit/{full}) passed when"),
+        (3, True, "No culprit: flaky. The candidate [`{sha}`]({url}/commit/{full}) gave another result when"),
+    ],
+)
+def test_a_break_the_re_runs_disputed_is_reported_as_such_and_not_bisected_again(fake, track, where, ok, said):
+    got, out = track(disputed(where, ok))
+    assert got.exit_code == 0, got.output
+    assert out["bisect"] == "false" and out["regressions"] == "2"
+    [issue] = tracking(fake).values()
+    lines = LINE.findall(issue["body"])
+    assert len(lines) == 1, issue["body"]  # both cells: one cause
+    [line] = lines
+    url = "https://github.com/Codertocat/Hello-World"
+    assert said.format(sha=SHAS[where][:12], url=url, full=SHAS[where]) in line
+    assert "is not confirmed" in line and "Culprit:" not in line

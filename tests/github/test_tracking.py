@@ -8,7 +8,16 @@ from bot.cells import Cell
 from bot.diff.groups import Culprit, Group
 from bot.outcomes import CellResult, Status
 from bot.publish.github_api import Issue, PullRequest
-from bot.publish.tracking import MARKER, MAX_BODY, IssuePlan, causes_of, plan_issue, render_issue, tracking_issues
+from bot.publish.tracking import (
+    MARKER,
+    MAX_BODY,
+    IssuePlan,
+    Origin,
+    causes_of,
+    plan_issue,
+    render_issue,
+    tracking_issues,
+)
 from bot.results.baseline import Measurement, Regression
 
 G, B1, B2, B3 = (f"{c}" * 40 for c in "abcd")
@@ -57,15 +66,24 @@ def test_a_group_of_the_runs_report_describes_its_cells():
 def test_the_body_names_the_culprit_its_pr_or_the_bisect_left():
     causes = causes_of([regression("BertModel", B2, B2), regression("GPT2Model", B3, None, (B1, B2, B3))])
     pull = PullRequest(5, "closed", B2, "f", "o/r", "o/r", "main", title="Bert: `x` <b>", merged=True)
-    body = render_issue(causes, {B2: pull}, repository_url=REPO, newest=B3)
+    body = render_issue(causes, {B2: Origin(pull, None)}, repository_url=REPO, newest=B3)
     assert body.startswith(MARKER + "\n2 cells fail on main that passed before, in 2 causes (main@`dddddddddddd`)")
     assert f"Culprit: [`{B2[:12]}`]({REPO}/commit/{B2}), from [#5]({REPO}/pull/5) Bert: \\`x\\` &lt;b&gt;." in body
     assert f"bisect pending between [`{G[:12]}`]({REPO}/commit/{G}) (last pass) and [`{B3[:12]}`]" in body
     assert "(3 commits)" in body
     gap = render_issue(causes_of([regression("T5Model", B3, None, ())]), {}, repository_url=None, newest=B3)
     assert "are not both on main's recorded history" in gap and "bisect pending" not in gap
-    unlinked = render_issue(causes, {B2: pull}, repository_url=None, newest=B3)
+    unlinked = render_issue(causes, {B2: Origin(pull, None)}, repository_url=None, newest=B3)
     assert "/commit/" not in unlinked and "/pull/" not in unlinked and "#5" in unlinked
+
+
+@pytest.mark.parametrize("mentions", [False, True])
+def test_a_culprit_pushed_directly_names_its_commit_author_and_a_login_is_mentioned_only_if_asked(mentions):
+    causes = causes_of([regression("BertModel", B2, B2)])
+    body = render_issue(causes, {B2: Origin(None, "mona")}, repository_url=REPO, newest=B2, mentions=mentions)
+    assert f"Culprit: [`{B2[:12]}`]({REPO}/commit/{B2}) (by {'@' if mentions else ''}mona)." in body
+    odd = render_issue(causes, {B2: Origin(None, "x @everyone")}, repository_url=REPO, newest=B2, mentions=mentions)
+    assert "@everyone" not in odd  # not a GitHub login: never a mention, whatever the setting
 
 
 def test_a_huge_list_stays_within_githubs_limit():

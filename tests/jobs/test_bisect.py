@@ -55,7 +55,8 @@ def run_bisect(tmp_path: Path, repo: Path, baseline: Baseline, *extra: str):
     if not skiplists.exists():
         shutil.copytree(SKIPLISTS, skiplists)
     args = ["bisect", "--repo", str(repo), "--state", str(tmp_path / "baseline.json"), "--skiplists", str(skiplists)]
-    args += ["--out", str(tmp_path / "out.json"), "--work", str(tmp_path / "work"), "--run-args", "-n 0", *extra]
+    args += ["--out", str(tmp_path / "out.json"), "--work", str(tmp_path / "work"), "--run-args", "-n 0"]
+    args += ["--repeats", "0", *extra]  # a real export per run: the re-runs are tested in test_bisect_confirm.py
     return CliRunner().invoke(main, args, catch_exceptions=False)
 
 
