@@ -140,6 +140,29 @@ class Caches:
         return None
 
 
+# Since "Read-only Actions cache for untrusted triggers" (GitHub changelog, 2026-06-26), a run's cache
+# token is read-only when someone without write access can trigger its event and the run is in the
+# default branch's scope (pull_request_target, issue_comment, workflow_run); the trusted triggers keep
+# a read-write token there. A fork's `pull_request` run is read-only too (its own PR's scope, which
+# nothing else reads, either way).
+TRUSTED_CACHE_EVENTS = frozenset(
+    {"push", "schedule", "workflow_dispatch", "repository_dispatch", "delete", "registry_package", "page_build"}
+)
+
+
+def cache_write_ref(event: str, *, fork: bool = False, pr: int = 1, branch: str = "main") -> str | None:
+    """The scope a run's cache token may save into, or None when GitHub gives it a read-only token.
+
+    Code running in the job can reach that token (the runner hands it to every step), whatever the
+    workflow's own cache steps say: what matters is the scope, not the `cache:` line."""
+    ref = cache_ref(event, pr=pr, branch=branch)
+    if event == "pull_request":
+        return None if fork else ref
+    if event == "merge_group" or event in TRUSTED_CACHE_EVENTS:
+        return ref
+    return None  # an untrusted trigger in the default branch's scope
+
+
 def cache_ref(event: str, *, pr: int = 1, branch: str = "main") -> str:
     """The ref a run's caches are scoped to: a pull request's test merge, a queue's branch, or the
     branch the run is on (a dispatched run's ref; the default branch for schedule, issue_comment and
