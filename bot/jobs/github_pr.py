@@ -172,9 +172,17 @@ def _post(
     # updated where an earlier push of the PR posted one, so it never goes stale.
     create = bool(report.cells) or context != STATUS_CONTEXT
     lines, settable = [], []
+    holds = _holds_status(client, target.sha, run_url, context)
     for pull in target.pulls:
         sticky = upsert_sticky(
-            client, pull.number, body, marker=marker, run_id=run_id, bot_login=bot_login, create=create
+            client,
+            pull.number,
+            body,
+            marker=marker,
+            run_id=run_id,
+            bot_login=bot_login,
+            create=create,
+            overtaken=holds and target.sha == pull.head_sha,
         )
         if sticky is not None:
             lines.append(f"#{pull.number}: comment {sticky.id}")
@@ -200,6 +208,16 @@ def _post(
         if set_ and context == STATUS_CONTEXT:
             lines.append(_check_run(client, target.sha, report, body, run_url))
     return tuple(lines)
+
+
+def _holds_status(client: GitHubClient, sha: str | None, run_url: str | None, context: str) -> bool:
+    """Whether the status on `sha` names this very run attempt, after a newer run's: then this run took it
+    over (it ran last on the commit, bot/publish/pending.py) and its report replaces the newer run's sticky."""
+    this_run = run_of(run_url)
+    if not sha or not this_run[0]:
+        return False
+    current = client.current_status(sha, context=context)
+    return current is not None and run_of(current.target_url) == this_run
 
 
 def _check_run(client: GitHubClient, sha: str, report, body: str, run_url: str | None) -> str:

@@ -105,8 +105,9 @@ def sync_pull_request(
 
     The sweep takes hours, and entries merged meanwhile must survive: the edits are applied (by
     the same editor, idempotently) to the files at `base`'s tip, never to the sweep's old copies.
-    With `dispatch`, the conformance workflow is started for the PR's new head, since a push or a
-    PR made with the workflow token starts no workflow and the required check would never come.
+    With `dispatch`, the conformance workflow is started for the PR's new head, since the run a push
+    or a PR made with the workflow token gets waits for a maintainer's approval (docs/github.md,
+    "Runs the bot's own pushes start").
     Returns what was done.
     """
     title = title or title_for([])

@@ -448,7 +448,8 @@ def _commit(client: GitHubClient, event: CommentEvent, pull: PullRequest, files:
     client.react(event.number, event.comment_id, "rocket")
     request = Request("rerun", pr=event.number, head_sha=sha, comment_id=event.comment_id)
     if dispatch:
-        # Pushes made with the workflow token start no workflows, so the re-run is dispatched.
+        # A push made with the workflow token gets a run that waits for a maintainer's approval
+        # (docs/github.md, "Runs the bot's own pushes start"): the re-run is dispatched, no click needed.
         _dispatch(client, event, dispatch, request)
     return Outcome(True, f"applied as {sha}", request=request)
 

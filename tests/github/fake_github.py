@@ -262,6 +262,9 @@ class FakeGitHub:
         self.budget = Budget()  # the token's primary rate limit, as GITHUB_TOKEN's
         self.concurrency = Concurrency()  # the workflows' concurrency groups
         self.caches = Caches()  # the Actions cache, by ref
+        # The workflow a push by the workflow's token to an open PR's branch (or a PR it opens) starts,
+        # awaiting approval (GitHub's changelog, 2026-06-11; `gated_run`); None: no such run is made.
+        self.bot_push_workflow: str | None = None
         # GitHub Pages: its source ("workflow": GitHub Actions, "legacy": a branch), None when off.
         self.pages: str | None = "workflow"
 
@@ -441,6 +444,27 @@ class FakeGitHub:
             run.update(status="in_progress")
         else:
             raise ValueError(f"run {run_id} waits for no approval")
+
+    def gated_run(self, branch: str) -> list[int]:
+        """The runs a push with `GITHUB_TOKEN` to `branch` starts ("Pull requests created by GitHub Actions
+        can run workflows with approval", GitHub's changelog, 2026-06-11): each open same-repository PR on
+        it gets a `pull_request` run of `bot_push_workflow` that waits for a maintainer with write access,
+        recorded `completed`/`action_required` as a first-time contributor's run is, until `approve`."""
+        if not self.bot_push_workflow:
+            return []
+        sha = self.state.refs[f"heads/{branch}"]
+        return [
+            self.add_run(
+                self.bot_push_workflow,
+                head_sha=sha,
+                branch=branch,
+                event="pull_request",
+                status="completed",
+                conclusion="action_required",
+            )  # fmt: skip
+            for pr in self.state.pulls.values()
+            if not pr["fork"] and pr["state"] == "open" and pr["head_ref"] == branch
+        ]
 
     def upload_artifact(self, run_id: int, name: str, data: bytes, *, overwrite: bool = False) -> int:
         """actions/upload-artifact v4: names are unique in a run, across its attempts. A name the run

@@ -377,6 +377,7 @@ def create_pull(fake, query, body):
     n = max([0, *fake.state.issues]) + 1
     fake.open_pull(n, body["head"], title=body["title"], user=BOT)
     fake.state.pulls[n]["body"] = body.get("body") or ""
+    fake.gated_run(body["head"])  # a PR the workflow's token opens: its run awaits approval
     return 201, fake.pull_obj(n)
 
 
@@ -486,6 +487,8 @@ def update_ref(fake, query, body, ref):
     if not body.get("force") and not _descends(fake, body["sha"], fake.state.refs[ref]):
         return 422, {"message": "Update is not a fast forward", "documentation_url": "https://docs.github.com/rest"}
     fake.state.refs[ref] = body["sha"]
+    if ref.startswith("heads/"):  # every write here is the workflow's token's: a bot push
+        fake.gated_run(ref.removeprefix("heads/"))
     return 200, fake.ref_obj(ref)
 
 
