@@ -216,6 +216,25 @@ def test_a_command_on_part_of_the_pr_never_cancels_the_prs_own_run():
     assert cancelled_by_groups([arrivals[0], rerun], cancel_in_progress=True) == {"pr-run"}
 
 
+def test_rerunning_an_older_run_of_a_pr_never_cancels_the_current_heads_run():
+    """A re-run keeps its run's event and payload (the old head's): in the PR's group it would cancel
+    the run of the PR's current head, and its own verdict is refused there as an old head's."""
+
+    def run(run_id: int, attempt: str) -> dict:
+        pr = {"number": 7}
+        return {"event_name": "pull_request", "event": {"pull_request": pr}, "run_id": run_id, "run_attempt": attempt}
+
+    arrivals = [
+        ("old head", _group("export-conformance.yml", run(1, "1"))),
+        ("new head", _group("export-conformance.yml", run(2, "1"))),  # cancels the old head's run
+        ("old head re-run", _group("export-conformance.yml", run(1, "2"))),
+    ]
+    assert cancelled_by_groups(arrivals, cancel_in_progress=True) == {"old head"}
+    main = {"event_name": "workflow_dispatch", "event": {}, "run_id": 3, "run_attempt": "1"}
+    command = ("rerun command", _group("export-conformance.yml", main, _dispatch("rerun", 3)))
+    assert cancelled_by_groups([*arrivals, command], cancel_in_progress=True) == {"old head", "new head"}
+
+
 def test_no_event_of_one_run_cancels_another_runs_comment_job():
     """Every dispatched run's head is main's tip: keyed on it, one PR's `completed` could be dropped."""
 

@@ -13,7 +13,14 @@ from bot.publish import checks
 from bot.publish.comment import MAX_COMMENT, stamp_length, status_description, upsert_sticky
 from bot.publish.events import RunEvent
 from bot.publish.github_api import STATUS_CONTEXT, GitHubClient, PullRequest, WorkflowRun
-from bot.publish.pending import commit_of, ended_without_report, may_set_verdict, queue_pr, run_of
+from bot.publish.pending import (
+    commit_of,
+    ended_without_report,
+    may_set_verdict,
+    queue_pr,
+    report_attempt,
+    run_of,
+)
 from bot.publish.respond import finish_command
 from bot.publish.trust import own_pulls, runs_workflow, status_refusal
 from bot.report import COMMAND_MARKER, COMMAND_NOTE, COMMENT_MARKER, render_comment
@@ -106,6 +113,12 @@ def comment_job(
         return JobOutcome((f"ignored: a run of {run.path or 'an unknown workflow'}, not of {workflow}",))
     if run is not None and run.conclusion == "cancelled":
         return _cancelled(client, event)
+    stated = report_attempt(report.run_url) if run is not None else event.run_attempt
+    if stated > event.run_attempt:  # this attempt's completion, delivered after a re-run uploaded its report
+        return JobOutcome((f"attempt {event.run_attempt}'s completion, late: the run's report is attempt {stated}'s",))
+    if stated < event.run_attempt:
+        why = f"the report.json in the run is attempt {stated}'s, not this attempt's ({event.run_attempt})"
+        return missing_report_job(lambda: client, event, f"{why}: this attempt uploaded no report")
     rendering = {"repository_url": repository_url, "dashboard_url": dashboard_url, "elapsed": _since(event, now)}
     if run is not None and run.event == "merge_group" and run.head_repo == client.repository:
         return _queue_run(client, report, run, event.status_url, bot_login=bot_login, rendering=rendering)

@@ -31,6 +31,13 @@ def run_of(url: str | None) -> tuple[int, int]:
     return (int(match.group(1)), int(match.group(2) or 1)) if match else (0, 0)
 
 
+def report_attempt(report_url: str | None) -> int:
+    """The run attempt a report names in its run link (`…/attempts/<n>`; one that names none is a first
+    attempt's). Artifacts belong to the run, not to an attempt: when a re-run's report job fails before
+    its upload, the attempt before's `export-report` is still there to download."""
+    return run_of(report_url)[1] or 1
+
+
 def queue_pr(head_branch: str | None) -> int | None:
     """The PR a merge-queue commit was made for, from the queue branch GitHub created for it."""
     match = _QUEUE_BRANCH.match(head_branch or "")
