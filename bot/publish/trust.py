@@ -9,6 +9,10 @@ from bot.publish.github_api import PullRequest, WorkflowRun
 
 # The events of the base repository's own sweeps: a fork can trigger none of them here.
 SWEEP_EVENTS = frozenset({"push", "schedule", "workflow_dispatch"})
+# The events of the runs that may hold a full sweep (the nightly schedule, or a dispatch with `full`):
+# a push measures only what it selects. Listed by these alone, ~20 pushes a day never crowd the
+# sweeps of a week out of the runs the API's listing reaches (docs/github.md, the obsolete-skip PR).
+FULL_SWEEP_EVENTS = frozenset({"schedule", "workflow_dispatch"})
 
 
 def is_sweep(run: WorkflowRun, repository: str, default_branch: str) -> bool:
