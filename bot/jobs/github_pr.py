@@ -234,7 +234,7 @@ def _holds_status(client: GitHubClient, sha: str | None, run_url: str | None, co
 
 
 def _check_run(client: GitHubClient, sha: str, report, body: str, run_url: str | None) -> str:
-    """The `export-conformance` check run beside the status: the comment as summary, culprit lines annotated."""
+    """The `export-conformance report` check run beside the status: the comment as summary, culprit lines annotated."""
 
     found = checks.annotations(report)
     outputs = [checks.output(report, body, batch) for batch in checks.batches(found)]
