@@ -463,3 +463,25 @@ def test_the_report_job_runs_after_a_failed_shard_but_not_in_a_superseded_run():
 
     assert runs("failure") and runs("success")
     assert not runs("cancelled"), "a run cancelled by a newer push must not install torch for its report"
+
+
+def test_jobs_that_hold_a_write_token_install_the_github_client_pinned():
+    """The jobs with write permissions take PyGithub and urllib3 at the versions the bot is tested with
+    (bot/data/constraints-publish.txt, the versions of this test environment), never a new release."""
+    from importlib.metadata import version
+
+    pins = dict(
+        line.split("==")
+        for line in (ROOT / "bot/data/constraints-publish.txt").read_text(encoding="utf-8").splitlines()
+        if line and not line.startswith("#")
+    )
+    assert pins == {"PyGithub": version("PyGithub"), "urllib3": version("urllib3")}
+    unpinned = [
+        f"{path.name} {name}"
+        for path in sorted(REUSABLE.glob("*.yml"))
+        for name, job in load(path)["jobs"].items()
+        if "write" in (job.get("permissions") or {}).values()
+        for step in job.get("steps", [])
+        if "pip install" in step.get("run", "") and "constraints-publish.txt" not in step["run"]
+    ]
+    assert unpinned == []
