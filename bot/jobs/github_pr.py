@@ -308,7 +308,8 @@ def _finish(client: GitHubClient, event: RunEvent, *, reported: bool, why: str |
             f"The run: {event.run_url or 'see the Actions tab'}. "
             "Comment `/export-check` again to check the PR's current head."
         )
-    return finish_command(client, event.command_comment, reported=reported, pulls=pulls, reply=reply)
+    run = f"{event.run_id}/{event.run_attempt}" if event.run_id is not None else None
+    return finish_command(client, event.command_comment, reported=reported, pulls=pulls, reply=reply, run=run)
 
 
 def missing_report_job(client_for: Callable[[], GitHubClient], event: RunEvent, problem: str) -> JobOutcome:

@@ -57,10 +57,12 @@ class Outcome:
     reply: str | None = None
 
 
-def reply_marker(comment_id: int) -> str:
+def reply_marker(comment_id: int, run: str | None = None) -> str:
     """Hidden in every reply: it makes the reply's body unique, so a post whose answer was lost is
-    found by re-listing the comments instead of being posted twice."""
-    return f"<!-- export-bot:reply-to {comment_id} -->"
+    found by re-listing the comments instead of being posted twice. A run's answer to the command
+    names the run attempt too: `apply` has replied to its comment already when the run it dispatched
+    ends, and that run's own reply must still be posted."""
+    return f"<!-- export-bot:reply-to {comment_id}{f' run {run}' if run else ''} -->"
 
 
 def _reply(client: GitHubClient, event: CommentEvent, text: str) -> None:
@@ -225,13 +227,15 @@ def finish_command(
     reported: bool,
     pulls: tuple[int, ...] = (),
     reply: str | None = None,
+    run: str | None = None,
 ) -> str:
     """React 🚀 (the run reported) or 😕 (it left no report, with `reply` saying why) to the
     `/export-check` comment a run answered.
 
     The id comes from the dispatched run's title, so it is checked before any reaction: the
     comment must still exist, be a command, and be on one of `pulls` when they are known. The
-    reply is posted once: a re-run of this job finds it by its marker.
+    reply is posted once: a re-run of this job finds it by its marker (naming `run`, the run attempt
+    that answers, when there is one).
     """
     found = client.issue_comment(comment_id)
     if found is None:
@@ -241,8 +245,9 @@ def finish_command(
         return f"comment {comment_id} is on #{number}, not on #{', #'.join(map(str, pulls))}: no reaction"
     if not comment.body.lstrip().startswith("/export-check"):
         return f"comment {comment_id} is not an /export-check command: no reaction"
-    if reply and not any(reply_marker(comment_id) in c.body for c in client.list_comments(number)):
-        client.create_comment(number, f"{reply.rstrip()}\n\n{reply_marker(comment_id)}\n")
+    marker = reply_marker(comment_id, run)
+    if reply and not any(marker in c.body for c in client.list_comments(number)):
+        client.create_comment(number, f"{reply.rstrip()}\n\n{marker}\n")
     reaction = "rocket" if reported else "confused"
     client.react(number, comment_id, reaction)
     return f"#{number}: {reaction} on command comment {comment_id}"
