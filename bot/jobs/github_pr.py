@@ -53,7 +53,7 @@ def pulls_of_run(client: GitHubClient, event: RunEvent, report_sha: str | None, 
 
 def _run_target(client: GitHubClient, run: WorkflowRun, event: RunEvent) -> PostTarget:
     """The open PRs GitHub ties to `run`; none, said, when those it lists were closed or merged since it
-    started (no one reads its report there); an error when it has none at all."""
+    started, or when no open PR has its commit as head any more (no one reads its report there)."""
 
     candidates = _candidates(client, run, event)
     found = own_pulls(run, candidates, client.repository)
@@ -61,8 +61,11 @@ def _run_target(client: GitHubClient, run: WorkflowRun, event: RunEvent) -> Post
         return PostTarget(run.head_sha, found)
     closed = [p for p in candidates if p.number in run.pull_requests and p.state != "open"]
     if closed:
-        return PostTarget(None, (), f"#{closed[0].number} is {closed[0].state}, so this run's report is not posted.")
-    raise BotError(f"no open pull request has head {run.head_sha} from {run.head_repo}; pass --pr")
+        moved = f"#{closed[0].number} is {closed[0].state}, so this run's report is not posted."
+        return PostTarget(run.head_sha, (), moved)
+    # GitHub lists the PRs whose head is the run's commit now: none once a push (a `[skip ci]` one
+    # included) moved the head on. Nothing to post; the run's own pending on its commit still ends.
+    return PostTarget(run.head_sha, (), f"no open pull request has head {run.head_sha} any more: nothing is posted")
 
 
 def _dispatched_target(client: GitHubClient, command_pr: int, report_sha: str | None) -> PostTarget:
@@ -74,7 +77,7 @@ def _dispatched_target(client: GitHubClient, command_pr: int, report_sha: str | 
     if report_sha and pull.head_sha == report_sha:
         return PostTarget(report_sha, (pull,))
     moved = f"#{pull.number} has a new head since this run checked {str(report_sha)[:12]}, so its report is not posted."
-    return PostTarget(None, (), moved)
+    return PostTarget(report_sha, (), moved)  # its own pending, set on that head, still ends
 
 
 def _candidates(client: GitHubClient, run: WorkflowRun, event: RunEvent) -> list[PullRequest]:
@@ -124,7 +127,7 @@ def comment_job(
         return _queue_run(client, report, run, event.status_url, bot_login=bot_login, rendering=rendering)
     target = pulls_of_run(client, event, report.head_sha, pr)
     if not target.pulls:
-        return _nothing_to_post(client, event, target)
+        return _nothing_to_post(client, event, target, report)
     run_id = event.run_id if event.run_id is not None else fallback_run_id
     context = event.status_context
     body = _body(report, run_id, rendering, gate=context == STATUS_CONTEXT)
@@ -136,9 +139,12 @@ def comment_job(
     return JobOutcome(lines)
 
 
-def _nothing_to_post(client: GitHubClient, event: RunEvent, target: PostTarget) -> JobOutcome:
-    """No PR to post on (a dispatched run's PR moved on): said in the log, and to the command it answers."""
+def _nothing_to_post(client: GitHubClient, event: RunEvent, target: PostTarget, report) -> JobOutcome:
+    """No PR to post on (a dispatched run's PR moved on): said in the log, and to the command it answers;
+    the run's own pending on the commit it checked ends with its verdict."""
     lines = (target.moved or "nothing to post",)
+    if target.sha:
+        lines += (_end_own_pending(client, target.sha, report, event.status_url, event.status_context),)
     if event.command_comment:
         lines += (_finish(client, event, reported=False, why=target.moved),)
     return JobOutcome(lines, annotations=(("notice", target.moved or ""),))
@@ -213,6 +219,8 @@ def _post(
             lines.append(why)
         else:
             settable.append(pull)
+    if not settable and target.sha:
+        lines.append(_end_own_pending(client, target.sha, report, run_url, context))
     if settable and target.sha:
         said, set_ = _set_verdict(client, target.sha, report, run_url, context=context)
         lines.append(said)
@@ -221,6 +229,20 @@ def _post(
         if set_ and context == STATUS_CONTEXT:
             lines.append(_check_run(client, target.sha, report, body, run_url))
     return tuple(lines)
+
+
+def _end_own_pending(client: GitHubClient, sha: str, report, run_url: str | None, context: str) -> str:
+    """This run attempt's own pending on `sha`, when it still holds the status there, ends with the run's
+    verdict: the report is not the PR's latest (the head moved, a `[skip ci]` push started no run, the
+    sticky holds a newer run's report), but it is this commit's, and no run ever leaves a pending behind."""
+    this_run = run_of(run_url)
+    current = client.current_status(sha, context=context)
+    if not this_run[0] or current is None or current.state != "pending" or run_of(current.target_url) != this_run:
+        return f"no pending of this run on {sha[:12]} to end"
+    client.set_status(
+        sha, report.verdict, status_description(report.verdict, report.headline), run_url, context=context
+    )
+    return f"status {report.verdict} on {sha} (this run's own pending, ended: its report is not the PR's latest)"
 
 
 def _holds_status(client: GitHubClient, sha: str | None, run_url: str | None, context: str) -> bool:
