@@ -16,6 +16,7 @@ from bot.publish.github_api import STATUS_CONTEXT, GitHubClient, PullRequest, Wo
 from bot.publish.pending import (
     commit_of,
     ended_without_report,
+    heads_elsewhere,
     may_set_verdict,
     queue_pr,
     report_attempt,
@@ -309,8 +310,7 @@ def _status_refusal(client: GitHubClient, sha: str | None, pull: PullRequest) ->
     if not sha:
         return "no commit to set a status on"
     # Only a fork PR's commit can head a branch here by someone else's doing: ask GitHub then.
-    branches = client.branches_at(sha) if pull.head_repo != client.repository else []
-    return status_refusal(sha, pull, client.repository, branches)
+    return status_refusal(sha, pull, client.repository, *heads_elsewhere(client, sha, pull.head_repo))
 
 
 def _cancelled(client: GitHubClient, event: RunEvent) -> JobOutcome:

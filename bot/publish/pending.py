@@ -174,14 +174,27 @@ def _overtakes(client: GitHubClient, run: ConformanceRun, sha: str, current: Com
     return status == "in_progress" and attempt == run.attempt
 
 
+def heads_elsewhere(client: GitHubClient, sha: str, head_repo: str | None) -> tuple[list[str], tuple[int, ...]]:
+    """For a run from a fork: this repository's branches whose head is `sha`, and the open PRs from
+    other repositories whose head it is and that were opened before the fork's own PR with that head
+    (GitHub's PRs associated with the commit; the PR opened first owns its head, so a copy opened later
+    can neither paint nor block it). Asked of GitHub only for a fork's run: a run of this repository's
+    own branch cannot borrow another's head."""
+    if head_repo == client.repository:
+        return [], ()
+    pulls = [p for p in client.commit_pulls(sha) if p.state == "open" and p.head_sha == sha]
+    first = min((p.number for p in pulls if p.head_repo == head_repo), default=None)
+    others = tuple(p.number for p in pulls if p.head_repo != head_repo and (first is None or p.number < first))
+    return client.branches_at(sha), others
+
+
 def update(client: GitHubClient, run: ConformanceRun) -> str:
     """Set the pending (or cancelled) status this event calls for; a line saying what was done."""
     sha = commit_of(client, run.event, run.head_sha, command_pr_of(run.title))
     if sha is None:
         return f"run {run.id} ({run.event}) names no pull request: no status"
     # A fork can push anyone's public commit to a branch of its own (bot/publish/trust.py).
-    branches = client.branches_at(sha) if run.head_repo != client.repository else []
-    refused = fork_refusal(sha, run.head_repo, client.repository, branches)
+    refused = fork_refusal(sha, run.head_repo, client.repository, *heads_elsewhere(client, sha, run.head_repo))
     if refused:
         return refused
     current = client.current_status(sha, context=run.context)

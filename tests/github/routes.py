@@ -805,7 +805,16 @@ def commit_pulls(fake, query, body, commit_sha):
             "message": f"No commit found for SHA: {commit_sha}",
             "documentation_url": "https://docs.github.com/rest",
         }
-    items = [_simple_pull(fake.pull_obj(n)) for n in fake.state.commit_pulls.get(commit_sha, [])]
+    # The PRs seeded for the commit (the one that merged it), then the open PRs whose head it is, a
+    # fork PR's included: "List pull requests associated with a commit" lists open PRs for a commit
+    # that is not on the default branch.
+    numbers = list(fake.state.commit_pulls.get(commit_sha, []))
+    numbers += [
+        n
+        for n, pr in sorted(fake.state.pulls.items())
+        if pr["state"] == "open" and fake.pull_head_sha(pr) == commit_sha and n not in numbers
+    ]
+    items = [_simple_pull(fake.pull_obj(n)) for n in numbers]
     page, headers = _page(fake, f"/repos/{fake.full_name}/commits/{commit_sha}/pulls", items, query)
     return 200, page, headers
 
