@@ -625,14 +625,14 @@ class GitHubClient:
         return _run(self._repo.get_workflow_run(run_id))
 
     @_guard("read attempt {1} of workflow run {0}", again=True)
-    def run_attempt_state(self, run_id: int, attempt: int) -> tuple[str | None, str | None, int]:
-        """(status, conclusion, the run's current attempt) of one attempt of a run (`…/runs/<id>/attempts/<n>`)."""
+    def run_attempt_state(self, run_id: int, attempt: int) -> tuple[str | None, str | None]:
+        """(status, conclusion) of one attempt of a run (`…/runs/<id>/attempts/<n>`): an earlier attempt as
+        it ended, the current one as it stands."""
         _, data = self._gh.requester.requestJsonAndCheck(
             "GET", f"{self._repo.url}/actions/runs/{run_id}/attempts/{attempt}"
         )
         data = data if isinstance(data, dict) else {}
-        current = data.get("run_attempt")
-        return data.get("status"), data.get("conclusion"), current if isinstance(current, int) else attempt
+        return data.get("status"), data.get("conclusion")
 
     @_guard("re-run workflow run {0}")
     def rerun(self, run_id: int) -> None:

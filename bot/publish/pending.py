@@ -167,11 +167,11 @@ def _overtakes(client: GitHubClient, run: ConformanceRun, sha: str, current: Com
     holder = run_of(current.target_url) if current else (0, 0)
     if run.action != "in_progress" or holder <= run.key or run.head_sha != sha or run.event == "workflow_dispatch":
         return False
-    held_status, _, _ = client.run_attempt_state(*holder)
+    held_status, _ = client.run_attempt_state(*holder)
     if held_status != "completed":
         return False
-    status, _, attempt = client.run_attempt_state(run.id, run.attempt)
-    return status == "in_progress" and attempt == run.attempt
+    status, _ = client.run_attempt_state(run.id, run.attempt)
+    return status == "in_progress"
 
 
 def heads_elsewhere(client: GitHubClient, sha: str, head_repo: str | None) -> tuple[list[str], tuple[int, ...]]:
