@@ -216,6 +216,25 @@ def test_a_command_on_part_of_the_pr_never_cancels_the_prs_own_run():
     assert cancelled_by_groups([arrivals[0], rerun], cancel_in_progress=True) == {"pr-run"}
 
 
+def test_rerunning_an_older_run_of_a_pr_never_cancels_the_current_heads_run():
+    """A re-run keeps its run's event and payload (the old head's): in the PR's group it would cancel
+    the run of the PR's current head, and its own verdict is refused there as an old head's."""
+
+    def run(run_id: int, attempt: str) -> dict:
+        pr = {"number": 7}
+        return {"event_name": "pull_request", "event": {"pull_request": pr}, "run_id": run_id, "run_attempt": attempt}
+
+    arrivals = [
+        ("old head", _group("export-conformance.yml", run(1, "1"))),
+        ("new head", _group("export-conformance.yml", run(2, "1"))),  # cancels the old head's run
+        ("old head re-run", _group("export-conformance.yml", run(1, "2"))),
+    ]
+    assert cancelled_by_groups(arrivals, cancel_in_progress=True) == {"old head"}
+    main = {"event_name": "workflow_dispatch", "event": {}, "run_id": 3, "run_attempt": "1"}
+    command = ("rerun command", _group("export-conformance.yml", main, _dispatch("rerun", 3)))
+    assert cancelled_by_groups([*arrivals, command], cancel_in_progress=True) == {"old head", "new head"}
+
+
 def test_no_event_of_one_run_cancels_another_runs_comment_job():
     """Every dispatched run's head is main's tip: keyed on it, one PR's `completed` could be dropped."""
 
@@ -485,3 +504,25 @@ def test_the_report_job_runs_after_a_failed_shard_but_not_in_a_superseded_run():
 
     assert runs("failure") and runs("success")
     assert not runs("cancelled"), "a run cancelled by a newer push must not install torch for its report"
+
+
+def test_jobs_that_hold_a_write_token_install_the_github_client_pinned():
+    """The jobs with write permissions take PyGithub and urllib3 at the versions the bot is tested with
+    (bot/data/constraints-publish.txt, the versions of this test environment), never a new release."""
+    from importlib.metadata import version
+
+    pins = dict(
+        line.split("==")
+        for line in (ROOT / "bot/data/constraints-publish.txt").read_text(encoding="utf-8").splitlines()
+        if line and not line.startswith("#")
+    )
+    assert pins == {"PyGithub": version("PyGithub"), "urllib3": version("urllib3")}
+    unpinned = [
+        f"{path.name} {name}"
+        for path in sorted(REUSABLE.glob("*.yml"))
+        for name, job in load(path)["jobs"].items()
+        if "write" in (job.get("permissions") or {}).values()
+        for step in job.get("steps", [])
+        if "pip install" in step.get("run", "") and "constraints-publish.txt" not in step["run"]
+    ]
+    assert unpinned == []

@@ -173,13 +173,18 @@ def apply(obj: Context, workflow: str, dispatch: str | None, skiplists_path: str
 @github.command("verify-sha")
 @click.option("--pr", type=int, required=True)
 @click.option("--sha", required=True, help="Head SHA pinned when the command was accepted.")
+@click.option(
+    "--same-repository",
+    is_flag=True,
+    help="Stop too when the PR's head is in a fork: a dispatched run must not run a fork's code (docs/github.md).",
+)
 @click.pass_obj
 @github_errors
-def verify_sha(obj: Context, pr: int, sha: str) -> None:
-    """Stop (exit 1) when the PR head moved away from the pinned SHA."""
+def verify_sha(obj: Context, pr: int, sha: str, same_repository: bool) -> None:
+    """Stop (exit 1) when the PR head moved away from the pinned SHA, or (--same-repository) is a fork's."""
     from bot.jobs.github_command import verify_sha_job
 
-    finish(verify_sha_job(obj.client(), pr, sha))
+    finish(verify_sha_job(obj.client(), pr, sha, same_repository=same_repository))
 
 
 @github.command("merge-base")

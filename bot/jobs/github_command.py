@@ -92,10 +92,11 @@ def _not_committed(client: GitHubClient, event: CommentEvent, failure: BotError)
     return JobOutcome((line, message), EXIT_USAGE, outputs=(("accepted", "false"),), annotations=(("error", message),))
 
 
-def verify_sha_job(client: GitHubClient, pr: int, sha: str) -> JobOutcome:
-    """Stop (exit 1) when the PR head moved away from the pinned SHA."""
+def verify_sha_job(client: GitHubClient, pr: int, sha: str, *, same_repository: bool = False) -> JobOutcome:
+    """Stop (exit 1) when the PR head moved away from the pinned SHA, or, with `same_repository`, when the
+    PR's head is in a fork: a dispatched run runs on the default branch, and a fork's code must not."""
 
-    moved = head_moved(client, pr, sha)
+    moved = head_moved(client, pr, sha, same_repository=same_repository)
     if moved:
         return JobOutcome((moved,), EXIT_FAILURE, annotations=(("error", moved),))
     return JobOutcome((f"#{pr} head is still {sha}",))

@@ -101,6 +101,9 @@ def obsolete_skips_job(client: GitHubClient, given: ObsoleteInputs, caps: Caps) 
     edits = obsolete_files(report, history, given.skiplists_dir, min_passes=k)
     entries = [e.to_json() for e in edits]
     body = render_body(entries, min_passes=k, runs=evidence_runs(client, earlier, given, report.run_url))
+    short = None
+    if len(history) < k - 1:
+        short = f"{len(history)} earlier sweep(s) found of the {k - 1} a removal needs, so nothing could be judged"
     done = sync_pull_request(
         client,
         edits,
@@ -109,6 +112,7 @@ def obsolete_skips_job(client: GitHubClient, given: ObsoleteInputs, caps: Caps) 
         base=given.branch,
         folder=given.skiplists_path,
         dispatch=given.dispatch,
+        short_history=short,
     )
     return JobOutcome((done,))
 

@@ -13,7 +13,15 @@ from bot.publish import checks
 from bot.publish.comment import MAX_COMMENT, stamp_length, status_description, upsert_sticky
 from bot.publish.events import RunEvent
 from bot.publish.github_api import STATUS_CONTEXT, GitHubClient, PullRequest, WorkflowRun
-from bot.publish.pending import commit_of, ended_without_report, may_set_verdict, queue_pr, run_of
+from bot.publish.pending import (
+    commit_of,
+    ended_without_report,
+    heads_elsewhere,
+    may_set_verdict,
+    queue_pr,
+    report_attempt,
+    run_of,
+)
 from bot.publish.respond import finish_command
 from bot.publish.trust import own_pulls, runs_workflow, status_refusal
 from bot.report import COMMAND_MARKER, COMMAND_NOTE, COMMENT_MARKER, render_comment
@@ -46,7 +54,7 @@ def pulls_of_run(client: GitHubClient, event: RunEvent, report_sha: str | None, 
 
 def _run_target(client: GitHubClient, run: WorkflowRun, event: RunEvent) -> PostTarget:
     """The open PRs GitHub ties to `run`; none, said, when those it lists were closed or merged since it
-    started (no one reads its report there); an error when it has none at all."""
+    started, or when no open PR has its commit as head any more (no one reads its report there)."""
 
     candidates = _candidates(client, run, event)
     found = own_pulls(run, candidates, client.repository)
@@ -54,8 +62,11 @@ def _run_target(client: GitHubClient, run: WorkflowRun, event: RunEvent) -> Post
         return PostTarget(run.head_sha, found)
     closed = [p for p in candidates if p.number in run.pull_requests and p.state != "open"]
     if closed:
-        return PostTarget(None, (), f"#{closed[0].number} is {closed[0].state}, so this run's report is not posted.")
-    raise BotError(f"no open pull request has head {run.head_sha} from {run.head_repo}; pass --pr")
+        moved = f"#{closed[0].number} is {closed[0].state}, so this run's report is not posted."
+        return PostTarget(run.head_sha, (), moved)
+    # GitHub lists the PRs whose head is the run's commit now: none once a push (a `[skip ci]` one
+    # included) moved the head on. Nothing to post; the run's own pending on its commit still ends.
+    return PostTarget(run.head_sha, (), f"no open pull request has head {run.head_sha} any more: nothing is posted")
 
 
 def _dispatched_target(client: GitHubClient, command_pr: int, report_sha: str | None) -> PostTarget:
@@ -67,7 +78,7 @@ def _dispatched_target(client: GitHubClient, command_pr: int, report_sha: str | 
     if report_sha and pull.head_sha == report_sha:
         return PostTarget(report_sha, (pull,))
     moved = f"#{pull.number} has a new head since this run checked {str(report_sha)[:12]}, so its report is not posted."
-    return PostTarget(None, (), moved)
+    return PostTarget(report_sha, (), moved)  # its own pending, set on that head, still ends
 
 
 def _candidates(client: GitHubClient, run: WorkflowRun, event: RunEvent) -> list[PullRequest]:
@@ -106,12 +117,18 @@ def comment_job(
         return JobOutcome((f"ignored: a run of {run.path or 'an unknown workflow'}, not of {workflow}",))
     if run is not None and run.conclusion == "cancelled":
         return _cancelled(client, event)
+    stated = report_attempt(report.run_url) if run is not None else event.run_attempt
+    if stated > event.run_attempt:  # this attempt's completion, delivered after a re-run uploaded its report
+        return JobOutcome((f"attempt {event.run_attempt}'s completion, late: the run's report is attempt {stated}'s",))
+    if stated < event.run_attempt:
+        why = f"the report.json in the run is attempt {stated}'s, not this attempt's ({event.run_attempt})"
+        return missing_report_job(lambda: client, event, f"{why}: this attempt uploaded no report")
     rendering = {"repository_url": repository_url, "dashboard_url": dashboard_url, "elapsed": _since(event, now)}
     if run is not None and run.event == "merge_group" and run.head_repo == client.repository:
         return _queue_run(client, report, run, event.status_url, bot_login=bot_login, rendering=rendering)
     target = pulls_of_run(client, event, report.head_sha, pr)
     if not target.pulls:
-        return _nothing_to_post(client, event, target)
+        return _nothing_to_post(client, event, target, report)
     run_id = event.run_id if event.run_id is not None else fallback_run_id
     context = event.status_context
     body = _body(report, run_id, rendering, gate=context == STATUS_CONTEXT)
@@ -123,9 +140,12 @@ def comment_job(
     return JobOutcome(lines)
 
 
-def _nothing_to_post(client: GitHubClient, event: RunEvent, target: PostTarget) -> JobOutcome:
-    """No PR to post on (a dispatched run's PR moved on): said in the log, and to the command it answers."""
+def _nothing_to_post(client: GitHubClient, event: RunEvent, target: PostTarget, report) -> JobOutcome:
+    """No PR to post on (a dispatched run's PR moved on): said in the log, and to the command it answers;
+    the run's own pending on the commit it checked ends with its verdict."""
     lines = (target.moved or "nothing to post",)
+    if target.sha:
+        lines += (_end_own_pending(client, target.sha, report, event.status_url, event.status_context),)
     if event.command_comment:
         lines += (_finish(client, event, reported=False, why=target.moved),)
     return JobOutcome(lines, annotations=(("notice", target.moved or ""),))
@@ -173,9 +193,17 @@ def _post(
     # cell where cells were expected is no such change: its comment says what JUnit was expected.
     create = bool(report.cells) or report.no_cells or context != STATUS_CONTEXT
     lines, settable = [], []
+    holds = _holds_status(client, target.sha, run_url, context)
     for pull in target.pulls:
         sticky = upsert_sticky(
-            client, pull.number, body, marker=marker, run_id=run_id, bot_login=bot_login, create=create
+            client,
+            pull.number,
+            body,
+            marker=marker,
+            run_id=run_id,
+            bot_login=bot_login,
+            create=create,
+            overtaken=holds and target.sha == pull.head_sha,
         )
         if sticky is not None:
             lines.append(f"#{pull.number}: comment {sticky.id}")
@@ -193,6 +221,8 @@ def _post(
             lines.append(why)
         else:
             settable.append(pull)
+    if not settable and target.sha:
+        lines.append(_end_own_pending(client, target.sha, report, run_url, context))
     if settable and target.sha:
         said, set_ = _set_verdict(client, target.sha, report, run_url, context=context)
         lines.append(said)
@@ -203,8 +233,32 @@ def _post(
     return tuple(lines)
 
 
+def _end_own_pending(client: GitHubClient, sha: str, report, run_url: str | None, context: str) -> str:
+    """This run attempt's own pending on `sha`, when it still holds the status there, ends with the run's
+    verdict: the report is not the PR's latest (the head moved, a `[skip ci]` push started no run, the
+    sticky holds a newer run's report), but it is this commit's, and no run ever leaves a pending behind."""
+    this_run = run_of(run_url)
+    current = client.current_status(sha, context=context)
+    if not this_run[0] or current is None or current.state != "pending" or run_of(current.target_url) != this_run:
+        return f"no pending of this run on {sha[:12]} to end"
+    client.set_status(
+        sha, report.verdict, status_description(report.verdict, report.headline), run_url, context=context
+    )
+    return f"status {report.verdict} on {sha} (this run's own pending, ended: its report is not the PR's latest)"
+
+
+def _holds_status(client: GitHubClient, sha: str | None, run_url: str | None, context: str) -> bool:
+    """Whether the status on `sha` names this very run attempt, after a newer run's: then this run took it
+    over (it ran last on the commit, bot/publish/pending.py) and its report replaces the newer run's sticky."""
+    this_run = run_of(run_url)
+    if not sha or not this_run[0]:
+        return False
+    current = client.current_status(sha, context=context)
+    return current is not None and run_of(current.target_url) == this_run
+
+
 def _check_run(client: GitHubClient, sha: str, report, body: str, run_url: str | None) -> str:
-    """The `export-conformance` check run beside the status: the comment as summary, culprit lines annotated."""
+    """The `export-conformance report` check run beside the status: the comment as summary, culprit lines annotated."""
 
     found = checks.annotations(report)
     outputs = [checks.output(report, body, batch) for batch in checks.batches(found)]
@@ -257,8 +311,7 @@ def _status_refusal(client: GitHubClient, sha: str | None, pull: PullRequest) ->
     if not sha:
         return "no commit to set a status on"
     # Only a fork PR's commit can head a branch here by someone else's doing: ask GitHub then.
-    branches = client.branches_at(sha) if pull.head_repo != client.repository else []
-    return status_refusal(sha, pull, client.repository, branches)
+    return status_refusal(sha, pull, client.repository, *heads_elsewhere(client, sha, pull.head_repo))
 
 
 def _cancelled(client: GitHubClient, event: RunEvent) -> JobOutcome:
@@ -278,7 +331,8 @@ def _finish(client: GitHubClient, event: RunEvent, *, reported: bool, why: str |
             f"The run: {event.run_url or 'see the Actions tab'}. "
             "Comment `/export-check` again to check the PR's current head."
         )
-    return finish_command(client, event.command_comment, reported=reported, pulls=pulls, reply=reply)
+    run = f"{event.run_id}/{event.run_attempt}" if event.run_id is not None else None
+    return finish_command(client, event.command_comment, reported=reported, pulls=pulls, reply=reply, run=run)
 
 
 def missing_report_job(client_for: Callable[[], GitHubClient], event: RunEvent, problem: str) -> JobOutcome:

@@ -240,6 +240,48 @@ def fork_apply_reply(head_repo: str, patch: str | None) -> str:
     )
 
 
+# Said on every answer to a command on a fork PR (docs/github.md, the threat model).
+_FORK_CONTEXT = (
+    "A command on a pull request from a fork never starts a run on the default branch: the fork's code "
+    "would run there with the default branch's cache scope, which main's own runs restore."
+)
+
+
+def fork_kind_reply(kind: str) -> str:
+    """`/export-check <kind>` on a fork PR, for a kind that would need a dispatched run."""
+    return (
+        f"{_FORK_CONTEXT} `/export-check {kind}` needs such a run, so nothing was started. Comment "
+        "`/export-check` to re-run this PR's own conformance run (it runs in the PR's own context), or ask "
+        "the contributor to push a commit."
+    )
+
+
+def fork_no_run_reply(head_sha: str) -> str:
+    return (
+        f"{_FORK_CONTEXT} `/export-check` re-runs this PR's own conformance run, and there is none for its head "
+        f"{head_sha[:12]} (a `[skip ci]` commit starts none): nothing was started. Ask the contributor to push "
+        "a commit without `[skip ci]`, then comment `/export-check` again if needed."
+    )
+
+
+def fork_run_going_reply(run_id: int, url: str, *, waiting: bool) -> str:
+    state = (
+        "is waiting for a maintainer to approve it: approve it on its page to start it"
+        if waiting
+        else "has not finished yet: its report will update the comment and the status"
+    )
+    return f"{_FORK_CONTEXT} This PR's own conformance run for its head ([run {run_id}]({url})) {state}."
+
+
+def fork_rerun_reply(run_id: int, url: str) -> str:
+    return (
+        f"{_FORK_CONTEXT} Re-running this PR's own conformance run instead ([run {run_id}]({url}), the PR's "
+        "`pull_request` run with its read-only token and its own cache scope). Its report updates the comment "
+        "and the status. It ran the fork's copy of the workflow: review what the PR changes under `.github/` "
+        "before trusting its verdict."
+    )
+
+
 def fenced(text: str, language: str = "") -> str:
     """A fenced code block that `text` cannot close: the fence is longer than any backquote run inside."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)

@@ -50,12 +50,13 @@ class StickyPlan:
     edit: bool  # rewrite `keep` with our body
 
 
-def plan_sticky(found: list[Comment], body: str, run_id: int) -> StickyPlan:
-    """Keep the oldest sticky comment, delete the rest, and write ours unless a newer run already did."""
+def plan_sticky(found: list[Comment], body: str, run_id: int, *, overtaken: bool = False) -> StickyPlan:
+    """Keep the oldest sticky comment, delete the rest, and write ours unless a newer run already did
+    (`overtaken`: the newer run ended before this one ran, and this one holds the status: it is ours)."""
     if not found:
         return StickyPlan(None, (), False)
     keep, *rest = found
-    return StickyPlan(keep, tuple(rest), keep.body != body and run_of(keep.body) <= run_id)
+    return StickyPlan(keep, tuple(rest), keep.body != body and (overtaken or run_of(keep.body) <= run_id))
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ def upsert_sticky(
     run_id: int,
     bot_login: str = DEFAULT_BOT_LOGIN,
     create: bool = True,
+    overtaken: bool = False,
 ) -> Sticky | None:
     """Post or update the one sticky comment on PR `number`.
 
@@ -89,7 +91,7 @@ def upsert_sticky(
         return None
     if not found:
         found = _create(client, number, body, marker, bot_login)
-    plan = plan_sticky(found, body, run_id)
+    plan = plan_sticky(found, body, run_id, overtaken=overtaken)
     _delete(client, number, plan.delete)
     if plan.edit:
         try:
@@ -100,7 +102,7 @@ def upsert_sticky(
             # Deleted between the listing and the edit (by hand, or by a concurrent run): post anew.
             log.info("comment %s was deleted before it was edited: posting a new one", plan.keep.id)
             found = _create(client, number, body, marker, bot_login)
-            plan = plan_sticky(found, body, run_id)
+            plan = plan_sticky(found, body, run_id, overtaken=overtaken)
             _delete(client, number, plan.delete)
             if plan.edit:
                 client.edit_comment(number, plan.keep.id, body)

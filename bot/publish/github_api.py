@@ -639,6 +639,22 @@ class GitHubClient:
     def workflow_run(self, run_id: int) -> WorkflowRun:
         return _run(self._repo.get_workflow_run(run_id))
 
+    @_guard("read attempt {1} of workflow run {0}", again=True)
+    def run_attempt_state(self, run_id: int, attempt: int) -> tuple[str | None, str | None]:
+        """(status, conclusion) of one attempt of a run (`…/runs/<id>/attempts/<n>`): an earlier attempt as
+        it ended, the current one as it stands."""
+        _, data = self._gh.requester.requestJsonAndCheck(
+            "GET", f"{self._repo.url}/actions/runs/{run_id}/attempts/{attempt}"
+        )
+        data = data if isinstance(data, dict) else {}
+        return data.get("status"), data.get("conclusion")
+
+    @_guard("re-run workflow run {0}")
+    def rerun(self, run_id: int) -> None:
+        """Re-run a completed run (`POST …/runs/<id>/rerun`): the same run id, event, commit and ref, the
+        next attempt, with the privileges of the actor who started it ("Re-running workflows and jobs")."""
+        self._gh.requester.requestJsonAndCheck("POST", f"{self._repo.url}/actions/runs/{run_id}/rerun")
+
     @_guard("find the merge base of {0} and {1}", again=True)
     def merge_base(self, base: str, head: str) -> str:
         """The commit `head` branched off `base` (a branch or a SHA): the compare API's `merge_base_commit`."""

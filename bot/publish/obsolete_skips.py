@@ -100,13 +100,18 @@ def sync_pull_request(
     base: str = "main",
     folder: str = "skiplists",
     dispatch: str | None = None,
+    short_history: str | None = None,
 ) -> str:
     """Bring the branch and its PR in line with `edits`, applied to `base`'s skiplists as they are now.
 
+    `short_history` says why the edits could not be judged (fewer earlier sweeps than a removal
+    needs): an open PR is then left as it is, never closed as if its skips were needed again.
+
     The sweep takes hours, and entries merged meanwhile must survive: the edits are applied (by
     the same editor, idempotently) to the files at `base`'s tip, never to the sweep's old copies.
-    With `dispatch`, the conformance workflow is started for the PR's new head, since a push or a
-    PR made with the workflow token starts no workflow and the required check would never come.
+    With `dispatch`, the conformance workflow is started for the PR's new head, since the run a push
+    or a PR made with the workflow token gets waits for a maintainer's approval (docs/github.md,
+    "Runs the bot's own pushes start").
     Returns what was done.
     """
     title = title or title_for([])
@@ -118,6 +123,8 @@ def sync_pull_request(
     if not files:
         if pull is None:
             return "nothing to remove, no PR open"
+        if short_history:
+            return f"#{pull.number} left as it is: {short_history}"
         client.edit_pull(
             pull.number,
             state="closed",
@@ -199,7 +206,7 @@ def history_json(
     night) must not drop that night's probes.
     """
     from bot.publish.baseline import ArtifactError, Caps, fetch_artifacts, read_json_member
-    from bot.publish.trust import SWEEP_EVENTS, is_sweep
+    from bot.publish.trust import FULL_SWEEP_EVENTS, is_sweep
 
     caps = caps or Caps()
     reports = []
@@ -207,12 +214,14 @@ def history_json(
         client,
         workflow,
         artifact,
-        accept=lambda run: run.id != exclude_run and is_sweep(run, client.repository, branch),
+        accept=lambda run: (
+            run.id != exclude_run and run.event in FULL_SWEEP_EVENTS and is_sweep(run, client.repository, branch)
+        ),
         branch=branch,
         status=None,
         limit=count,
         caps=caps,
-        events=SWEEP_EVENTS,
+        events=FULL_SWEEP_EVENTS,  # the API's `event` filter: pushes, which never sweep, take no room
     )
     for fetched in fetched_runs:
         try:

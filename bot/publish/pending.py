@@ -31,6 +31,13 @@ def run_of(url: str | None) -> tuple[int, int]:
     return (int(match.group(1)), int(match.group(2) or 1)) if match else (0, 0)
 
 
+def report_attempt(report_url: str | None) -> int:
+    """The run attempt a report names in its run link (`…/attempts/<n>`; one that names none is a first
+    attempt's). Artifacts belong to the run, not to an attempt: when a re-run's report job fails before
+    its upload, the attempt before's `export-report` is still there to download."""
+    return run_of(report_url)[1] or 1
+
+
 def queue_pr(head_branch: str | None) -> int | None:
     """The PR a merge-queue commit was made for, from the queue branch GitHub created for it."""
     match = _QUEUE_BRANCH.match(head_branch or "")
@@ -95,15 +102,17 @@ class ConformanceRun:
         )
 
 
-def decide(run: ConformanceRun, current: CommitStatus | None) -> tuple[str, str] | None:
+def decide(run: ConformanceRun, current: CommitStatus | None, *, overtakes: bool = False) -> tuple[str, str] | None:
     """The (state, description) to set for this event, or None to leave the status as it is.
 
     A status names its run and attempt in its link; an older run or attempt never overwrites it, so
     a late or superseded run cannot replace a newer one's pending or verdict, and a re-run attempt
     replaces the verdict of the attempt before it with its own pending (docs/github.md, the state table).
+    The one exception is `overtakes`: this run of the same commit started running after the newer run
+    named there ended (a run that waited for approval, approved late), so it runs last and reports last.
     """
     holder = run_of(current.target_url) if current else (0, 0)
-    if holder > run.key:
+    if holder > run.key and not (overtakes and run.action == "in_progress"):
         return None
     if run.action in ("requested", "in_progress"):
         wanted = ("pending", AWAITING if _awaiting(run) else RUNNING)
@@ -148,17 +157,48 @@ def commit_of(client: GitHubClient, event_name: str, head_sha: str | None, comma
     return client.pull_request(command_pr).head_sha if command_pr else None
 
 
+def _overtakes(client: GitHubClient, run: ConformanceRun, sha: str, current: CommitStatus | None) -> bool:
+    """Whether this `in_progress` run takes the status from the newer run attempt that holds it: the two
+    checked the same commit (this run's own head: a dispatched run's pinned head is not in its record),
+    the holder's attempt has ended, and this attempt is running now (GitHub's record, not the event,
+    which may come late). GitHub's concurrency group cancels the older of two runs that meet in it, so
+    the one still running started last: an approval-gated run approved after the bot's dispatched one
+    (docs/github.md, "Runs the bot's own pushes start")."""
+    holder = run_of(current.target_url) if current else (0, 0)
+    if run.action != "in_progress" or holder <= run.key or run.head_sha != sha or run.event == "workflow_dispatch":
+        return False
+    held_status, _ = client.run_attempt_state(*holder)
+    if held_status != "completed":
+        return False
+    status, _ = client.run_attempt_state(run.id, run.attempt)
+    return status == "in_progress"
+
+
+def heads_elsewhere(client: GitHubClient, sha: str, head_repo: str | None) -> tuple[list[str], tuple[int, ...]]:
+    """For a run from a fork: this repository's branches whose head is `sha`, and the open PRs from
+    other repositories whose head it is and that were opened before the fork's own PR with that head
+    (GitHub's PRs associated with the commit; the PR opened first owns its head, so a copy opened later
+    can neither paint nor block it). Asked of GitHub only for a fork's run: a run of this repository's
+    own branch cannot borrow another's head."""
+    if head_repo == client.repository:
+        return [], ()
+    pulls = [p for p in client.commit_pulls(sha) if p.state == "open" and p.head_sha == sha]
+    first = min((p.number for p in pulls if p.head_repo == head_repo), default=None)
+    others = tuple(p.number for p in pulls if p.head_repo != head_repo and (first is None or p.number < first))
+    return client.branches_at(sha), others
+
+
 def update(client: GitHubClient, run: ConformanceRun) -> str:
     """Set the pending (or cancelled) status this event calls for; a line saying what was done."""
     sha = commit_of(client, run.event, run.head_sha, command_pr_of(run.title))
     if sha is None:
         return f"run {run.id} ({run.event}) names no pull request: no status"
     # A fork can push anyone's public commit to a branch of its own (bot/publish/trust.py).
-    branches = client.branches_at(sha) if run.head_repo != client.repository else []
-    refused = fork_refusal(sha, run.head_repo, client.repository, branches)
+    refused = fork_refusal(sha, run.head_repo, client.repository, *heads_elsewhere(client, sha, run.head_repo))
     if refused:
         return refused
-    decision = decide(run, client.current_status(sha, context=run.context))
+    current = client.current_status(sha, context=run.context)
+    decision = decide(run, current, overtakes=_overtakes(client, run, sha, current))
     if decision is None:
         return f"run {run.id} {run.action}: the {run.context} status on {sha[:12]} stays as it is"
     state, description = decision

@@ -21,6 +21,10 @@ from bot.publish.command import (
     closed_refusal,
     failing_cells,
     fork_apply_reply,
+    fork_kind_reply,
+    fork_no_run_reply,
+    fork_rerun_reply,
+    fork_run_going_reply,
     help_text,
     left_out_reply,
     no_failing_reply,
@@ -53,10 +57,12 @@ class Outcome:
     reply: str | None = None
 
 
-def reply_marker(comment_id: int) -> str:
+def reply_marker(comment_id: int, run: str | None = None) -> str:
     """Hidden in every reply: it makes the reply's body unique, so a post whose answer was lost is
-    found by re-listing the comments instead of being posted twice."""
-    return f"<!-- export-bot:reply-to {comment_id} -->"
+    found by re-listing the comments instead of being posted twice. A run's answer to the command
+    names the run attempt too: `apply` has replied to its comment already when the run it dispatched
+    ends, and that run's own reply must still be posted."""
+    return f"<!-- export-bot:reply-to {comment_id}{f' run {run}' if run else ''} -->"
 
 
 def _reply(client: GitHubClient, event: CommentEvent, text: str) -> None:
@@ -101,6 +107,8 @@ def handle_command(
         patch = fork_patch(client, workflow, pull, caps=caps)
         reply = fork_apply_reply(pull.head_repo or "a deleted fork", patch)
         return _refuse(client, event, reply, "answered apply on a fork with the patch")
+    if pull.is_fork and parsed.kind != "apply":
+        return _fork_run(client, event, pull, workflow, parsed.kind)
     if parsed.kind == "failed":
         found = _failed(client, event, pull, workflow, caps)
         if isinstance(found, Outcome):
@@ -111,6 +119,28 @@ def handle_command(
     if dispatch and request.kind != "apply":  # `apply` commits first, then dispatches itself
         _dispatch(client, event, dispatch, request)
     return Outcome(True, f"accepted {request.kind} at {pull.head_sha}", request=request)
+
+
+def _fork_run(client: GitHubClient, event: CommentEvent, pull: PullRequest, workflow: str, kind: str) -> Outcome:
+    """A command on a fork PR never dispatches: a dispatched run runs on the default branch, where the
+    fork's code could reach the job's read-write cache token and plant what main's runs restore
+    (docs/github.md, the threat model). `/export-check` re-runs the PR's own `pull_request` run for its
+    head instead, in the PR's own context; the other run kinds are refused with a reply saying so."""
+    if kind != "rerun":
+        return _refuse(client, event, fork_kind_reply(kind), f"refused {kind} on a fork PR: no dispatch")
+    runs = client.workflow_runs(workflow, head_sha=pull.head_sha, event="pull_request", status=None, limit=5)
+    own = [r for r in runs if proposal_source(r, pull, client.repository) is not None]
+    if not own:
+        return _refuse(client, event, fork_no_run_reply(pull.head_sha), "refused: the fork PR has no run for its head")
+    run = max(own, key=lambda r: r.id)
+    if run.status != "completed" or run.conclusion == "action_required":
+        _reply(client, event, fork_run_going_reply(run.id, run.url, waiting=run.conclusion == "action_required"))
+        client.react(event.number, event.comment_id, "eyes")
+        return Outcome(True, f"the fork PR's run {run.id} is {run.conclusion or run.status}: not re-run")
+    client.rerun(run.id)
+    client.react(event.number, event.comment_id, "eyes")
+    _reply(client, event, fork_rerun_reply(run.id, run.url))
+    return Outcome(True, f"re-ran the fork PR's own run {run.id} at {pull.head_sha}")
 
 
 def _screen(client: GitHubClient, event: CommentEvent, parsed: Request | Invalid) -> Outcome | None:
@@ -197,13 +227,15 @@ def finish_command(
     reported: bool,
     pulls: tuple[int, ...] = (),
     reply: str | None = None,
+    run: str | None = None,
 ) -> str:
     """React 🚀 (the run reported) or 😕 (it left no report, with `reply` saying why) to the
     `/export-check` comment a run answered.
 
     The id comes from the dispatched run's title, so it is checked before any reaction: the
     comment must still exist, be a command, and be on one of `pulls` when they are known. The
-    reply is posted once: a re-run of this job finds it by its marker.
+    reply is posted once: a re-run of this job finds it by its marker (naming `run`, the run attempt
+    that answers, when there is one).
     """
     found = client.issue_comment(comment_id)
     if found is None:
@@ -213,16 +245,23 @@ def finish_command(
         return f"comment {comment_id} is on #{number}, not on #{', #'.join(map(str, pulls))}: no reaction"
     if not comment.body.lstrip().startswith("/export-check"):
         return f"comment {comment_id} is not an /export-check command: no reaction"
-    if reply and not any(reply_marker(comment_id) in c.body for c in client.list_comments(number)):
-        client.create_comment(number, f"{reply.rstrip()}\n\n{reply_marker(comment_id)}\n")
+    marker = reply_marker(comment_id, run)
+    if reply and not any(marker in c.body for c in client.list_comments(number)):
+        client.create_comment(number, f"{reply.rstrip()}\n\n{marker}\n")
     reaction = "rocket" if reported else "confused"
     client.react(number, comment_id, reaction)
     return f"#{number}: {reaction} on command comment {comment_id}"
 
 
-def head_moved(client: GitHubClient, number: int, pinned: str) -> str | None:
-    """A message when PR `number`'s head is no longer `pinned`, else None."""
+def head_moved(client: GitHubClient, number: int, pinned: str, *, same_repository: bool = False) -> str | None:
+    """A message when PR `number`'s head is no longer `pinned` (or, with `same_repository`, is a fork's), else None."""
     pull = client.pull_request(number)
+    if same_repository and pull.is_fork:
+        return (
+            f"#{number}'s head is in {pull.head_repo or 'a deleted fork'}, not in this repository: a run on the "
+            "default branch does not run a fork's code, so this run stops. Comment `/export-check` on the PR "
+            "to re-run its own conformance run."
+        )
     if pull.head_sha == pinned:
         return None
     return (
@@ -414,7 +453,8 @@ def _commit(client: GitHubClient, event: CommentEvent, pull: PullRequest, files:
     client.react(event.number, event.comment_id, "rocket")
     request = Request("rerun", pr=event.number, head_sha=sha, comment_id=event.comment_id)
     if dispatch:
-        # Pushes made with the workflow token start no workflows, so the re-run is dispatched.
+        # A push made with the workflow token gets a run that waits for a maintainer's approval
+        # (docs/github.md, "Runs the bot's own pushes start"): the re-run is dispatched, no click needed.
         _dispatch(client, event, dispatch, request)
     return Outcome(True, f"applied as {sha}", request=request)
 

@@ -9,6 +9,10 @@ from bot.publish.github_api import PullRequest, WorkflowRun
 
 # The events of the base repository's own sweeps: a fork can trigger none of them here.
 SWEEP_EVENTS = frozenset({"push", "schedule", "workflow_dispatch"})
+# The events of the runs that may hold a full sweep (the nightly schedule, or a dispatch with `full`):
+# a push measures only what it selects. Listed by these alone, ~20 pushes a day never crowd the
+# sweeps of a week out of the runs the API's listing reaches (docs/github.md, the obsolete-skip PR).
+FULL_SWEEP_EVENTS = frozenset({"schedule", "workflow_dispatch"})
 
 
 def is_sweep(run: WorkflowRun, repository: str, default_branch: str) -> bool:
@@ -73,23 +77,36 @@ def own_pulls(run: WorkflowRun, candidates: list[PullRequest], repository: str) 
     )
 
 
-def status_refusal(sha: str, pull: PullRequest, repository: str, base_branches_at_sha: list[str]) -> str | None:
+def status_refusal(
+    sha: str, pull: PullRequest, repository: str, base_branches_at_sha: list[str], other_pulls: tuple[int, ...] = ()
+) -> str | None:
     """Why the `export-conformance` status must not be set on `sha` for `pull`, or None when it may.
 
     The status belongs to a commit, not a PR: it shows on every PR whose head that commit is. It is
     set only on the PR's current head, and a fork's run never sets it on a commit that heads a branch
-    of this repository (a fork can push anyone's public commit to its own branch).
+    of this repository, or another repository's open PR here (a fork can push anyone's public commit
+    to its own branch, another fork PR's head included).
     """
     if sha != pull.head_sha:
         return f"#{pull.number}'s head is {pull.head_sha[:12]}, not this run's {sha[:12]}: no status"
-    return fork_refusal(sha, pull.head_repo, repository, base_branches_at_sha)
+    return fork_refusal(sha, pull.head_repo, repository, base_branches_at_sha, other_pulls)
 
 
-def fork_refusal(sha: str, head_repo: str | None, repository: str, base_branches_at_sha: list[str]) -> str | None:
+def fork_refusal(
+    sha: str,
+    head_repo: str | None,
+    repository: str,
+    base_branches_at_sha: list[str],
+    other_pulls: tuple[int, ...] = (),
+) -> str | None:
     """Why a run whose head came from `head_repo` must not set a status (pending or verdict) on `sha`:
-    a fork's run never does on a commit that heads a branch of this repository, where it would stand
-    beside, or hold back, that branch's own PR's status. None when it may."""
+    a fork's run never does on a commit that heads a branch of this repository, or an open PR here from
+    another repository (`other_pulls`), where it would stand beside, or hold back, that PR's own status.
+    None when it may."""
     if head_repo != repository and base_branches_at_sha:
         shown = ", ".join(sorted(base_branches_at_sha)[:3])
         return f"{sha[:12]} also heads {shown} of {repository}: a fork's run sets no status there"
+    if head_repo != repository and other_pulls:
+        shown = ", ".join(f"#{n}" for n in sorted(other_pulls)[:3])
+        return f"{sha[:12]} also heads {shown}, from another repository: a fork's run sets no status there"
     return None

@@ -140,6 +140,29 @@ class Caches:
         return None
 
 
+# Since "Read-only Actions cache for untrusted triggers" (GitHub changelog, 2026-06-26), a run's cache
+# token is read-only when someone without write access can trigger its event and the run is in the
+# default branch's scope (pull_request_target, issue_comment, workflow_run); the trusted triggers keep
+# a read-write token there. A fork's `pull_request` run is read-only too (its own PR's scope, which
+# nothing else reads, either way).
+TRUSTED_CACHE_EVENTS = frozenset(
+    {"push", "schedule", "workflow_dispatch", "repository_dispatch", "delete", "registry_package", "page_build"}
+)
+
+
+def cache_write_ref(event: str, *, fork: bool = False, pr: int = 1, branch: str = "main") -> str | None:
+    """The scope a run's cache token may save into, or None when GitHub gives it a read-only token.
+
+    Code running in the job can reach that token (the runner hands it to every step), whatever the
+    workflow's own cache steps say: what matters is the scope, not the `cache:` line."""
+    ref = cache_ref(event, pr=pr, branch=branch)
+    if event == "pull_request":
+        return None if fork else ref
+    if event == "merge_group" or event in TRUSTED_CACHE_EVENTS:
+        return ref
+    return None  # an untrusted trigger in the default branch's scope
+
+
 def cache_ref(event: str, *, pr: int = 1, branch: str = "main") -> str:
     """The ref a run's caches are scoped to: a pull request's test merge, a queue's branch, or the
     branch the run is on (a dispatched run's ref; the default branch for schedule, issue_comment and
@@ -240,6 +263,9 @@ class FakeGitHub:
         self.budget = Budget()  # the token's primary rate limit, as GITHUB_TOKEN's
         self.concurrency = Concurrency()  # the workflows' concurrency groups
         self.caches = Caches()  # the Actions cache, by ref
+        # The workflow a push by the workflow's token to an open PR's branch (or a PR it opens) starts,
+        # awaiting approval (GitHub's changelog, 2026-06-11; `gated_run`); None: no such run is made.
+        self.bot_push_workflow: str | None = None
         # GitHub Pages: its source ("workflow": GitHub Actions, "legacy": a branch), None when off.
         self.pages: str | None = "workflow"
 
@@ -420,6 +446,27 @@ class FakeGitHub:
             run.update(status="in_progress")
         else:
             raise ValueError(f"run {run_id} waits for no approval")
+
+    def gated_run(self, branch: str) -> list[int]:
+        """The runs a push with `GITHUB_TOKEN` to `branch` starts ("Pull requests created by GitHub Actions
+        can run workflows with approval", GitHub's changelog, 2026-06-11): each open same-repository PR on
+        it gets a `pull_request` run of `bot_push_workflow` that waits for a maintainer with write access,
+        recorded `completed`/`action_required` as a first-time contributor's run is, until `approve`."""
+        if not self.bot_push_workflow:
+            return []
+        sha = self.state.refs[f"heads/{branch}"]
+        return [
+            self.add_run(
+                self.bot_push_workflow,
+                head_sha=sha,
+                branch=branch,
+                event="pull_request",
+                status="completed",
+                conclusion="action_required",
+            )  # fmt: skip
+            for pr in self.state.pulls.values()
+            if not pr["fork"] and pr["state"] == "open" and pr["head_ref"] == branch
+        ]
 
     def upload_artifact(self, run_id: int, name: str, data: bytes, *, overwrite: bool = False) -> int:
         """actions/upload-artifact v4: names are unique in a run, across its attempts. A name the run

@@ -378,6 +378,7 @@ def create_pull(fake, query, body):
     n = max([0, *fake.state.issues]) + 1
     fake.open_pull(n, body["head"], title=body["title"], user=BOT)
     fake.state.pulls[n]["body"] = body.get("body") or ""
+    fake.gated_run(body["head"])  # a PR the workflow's token opens: its run awaits approval
     return 201, fake.pull_obj(n)
 
 
@@ -487,6 +488,8 @@ def update_ref(fake, query, body, ref):
     if not body.get("force") and not _descends(fake, body["sha"], fake.state.refs[ref]):
         return 422, {"message": "Update is not a fast forward", "documentation_url": "https://docs.github.com/rest"}
     fake.state.refs[ref] = body["sha"]
+    if ref.startswith("heads/"):  # every write here is the workflow's token's: a bot push
+        fake.gated_run(ref.removeprefix("heads/"))
     return 200, fake.ref_obj(ref)
 
 
@@ -803,7 +806,16 @@ def commit_pulls(fake, query, body, commit_sha):
             "message": f"No commit found for SHA: {commit_sha}",
             "documentation_url": "https://docs.github.com/rest",
         }
-    items = [_simple_pull(fake.pull_obj(n)) for n in fake.state.commit_pulls.get(commit_sha, [])]
+    # The PRs seeded for the commit (the one that merged it), then the open PRs whose head it is, a
+    # fork PR's included: "List pull requests associated with a commit" lists open PRs for a commit
+    # that is not on the default branch.
+    numbers = list(fake.state.commit_pulls.get(commit_sha, []))
+    numbers += [
+        n
+        for n, pr in sorted(fake.state.pulls.items())
+        if pr["state"] == "open" and fake.pull_head_sha(pr) == commit_sha and n not in numbers
+    ]
+    items = [_simple_pull(fake.pull_obj(n)) for n in numbers]
     page, headers = _page(fake, f"/repos/{fake.full_name}/commits/{commit_sha}/pulls", items, query)
     return 200, page, headers
 

@@ -210,6 +210,30 @@ def test_a_fork_with_the_victims_head_cannot_paint_its_status(fake, gh, tmp_path
     assert len(fake.bot_comments(9)) == 1 and "❌" in fake.bot_comments(1)[0]["body"]
 
 
+def test_a_fork_with_another_fork_prs_head_cannot_paint_its_status(fake, gh, tmp_path):
+    """The victim's PR comes from a fork too: its head heads no branch of this repository, but it is
+    another repository's open PR here, and Mallory's run must not set (or hold back) its status."""
+    victim_head = fake.commit({"src/x.py": "x = 4\n"}, (fake.state.refs["heads/main"],), "victim's change")
+    fake.open_pull(8, "fix", fork="victim/Hello-World", head_sha=victim_head)
+    fake.open_pull(9, "patch-1", fork=FORK, head_sha=victim_head)
+    fork = P.repository(FORK, 4242, fake.url)
+    event = _run_event(fake, 6, victim_head, branch="patch-1", head_repo=fork)
+    event["action"] = "requested"
+    result = gh("pending", event=event)
+    assert result.exit_code == 0 and "also heads #8, from another repository" in result.output, result.output
+    forged = _report_file(tmp_path, "forged", head_sha=victim_head, verdict="success")
+    event["action"] = "completed"
+    result = gh("comment", "--report", str(forged), event=event)
+    assert result.exit_code == 0, result.output
+    assert fake.state.statuses.get(victim_head, []) == []
+    assert "a fork's run sets no status there" in result.output
+    # The victim's own run (from its fork) still sets it: the other PR is Mallory's, from another repository.
+    victim = P.repository("victim/Hello-World", 4243, fake.url)
+    own = _run_event(fake, 7, victim_head, branch="fix", head_repo=victim)
+    assert gh("comment", "--report", str(forged), event=own).exit_code == 0
+    assert [s["state"] for s in fake.state.statuses[victim_head]] == ["success"]
+
+
 def test_a_workflow_that_took_the_conformance_name_is_not_published(fake, gh, tmp_path):
     head = fake.state.refs["heads/feature"]
     forged = _report_file(tmp_path, "forged", head_sha=head)

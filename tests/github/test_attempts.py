@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import urllib.request
@@ -47,6 +48,9 @@ def _upload_report(fake, run_id: int, headline: str, verdict: str) -> None:
         if s.get("uses", "").startswith("actions/upload-artifact@")
     ]
     report = make_report(head_sha=fake.state.refs["heads/feature"], verdict=verdict, headline=headline)
+    # The report job's --run-url names the attempt (`github.run_attempt`), as conformance.yml passes it.
+    url = f"{fake.repo['html_url']}/actions/runs/{run_id}/attempts/{fake.run(run_id)['attempt']}"
+    report = dataclasses.replace(report, run_url=url)
     fake.upload_artifact(run_id, upload["name"], report_zip(report), overwrite=upload.get("overwrite", False))
 
 
@@ -171,3 +175,30 @@ def test_a_run_waiting_on_an_environments_reviewers_is_not_running(fake, gh):
     fake.approve(run)
     assert gh("pending", event=fake.run_event(run, "in_progress")).exit_code == 0
     assert _status(fake)[::2] == ("pending", "export-conformance is running")
+
+
+def test_a_rerun_that_uploaded_no_report_never_posts_the_attempt_befores(fake, gh, tmp_path):
+    """Attempt 2's report job fails before its upload: attempt 1's `export-report` is still in the run
+    (artifacts belong to the run), and the comment job must not post it as attempt 2's verdict."""
+    [url] = [
+        s["env"]["RUN_URL"]
+        for s in load(REUSABLE / "conformance.yml")["jobs"]["report"]["steps"]
+        if "RUN_URL" in s.get("env", {})
+    ]
+    assert url.endswith("/attempts/${{ github.run_attempt }}")
+    run = fake.add_run(
+        CONFORMANCE, head_sha=fake.state.refs["heads/feature"], branch="feature", event="pull_request", status="queued"
+    )
+    _upload_report(fake, run, "attempt one", "success")
+    fake.finish_run(run, "success")
+    assert _comment_job(fake, gh, tmp_path, fake.run_event(run, "completed"), "a1").exit_code == 0
+    fake.rerun(run)
+    assert gh("pending", event=fake.run_event(run, "requested")).exit_code == 0
+    fake.finish_run(run, "failure")  # no upload this time
+    result = _comment_job(fake, gh, tmp_path, fake.run_event(run, "completed"), "a2")
+    assert result.exit_code == 2 and "attempt 1's, not this attempt's (2)" in result.output
+    assert _status(fake) == (
+        "error",
+        f"{run}/attempts/2",
+        "the run ended without a report: its log says why; re-run it",
+    )

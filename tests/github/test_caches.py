@@ -7,7 +7,7 @@ import urllib.request
 
 import pytest
 
-from tests.github.fake_github import Caches, cache_ref
+from tests.github.fake_github import Caches, cache_ref, cache_write_ref
 from tests.rehearsal.expressions import Evaluator
 from tests.test_workflows import CALLERS, REUSABLE, load
 
@@ -157,3 +157,95 @@ def test_the_check_finds_a_dispatched_run_of_a_forks_code_that_caches():
     ]
     # A pull request's and a queue's runs cache into their own scope: not named.
     assert _events(path) == {"pull_request", "merge_group", "workflow_dispatch"}
+
+
+# --- 2026: which events write the default branch's scope, and no fork code under them ----------
+
+
+def test_the_cache_token_is_read_only_for_untrusted_triggers_and_fork_prs():
+    """GitHub's changelog of 2026-06-26: the trusted triggers on the default branch keep a read-write
+    token into its scope; an untrusted trigger there, and a fork's `pull_request` run, get a read-only one."""
+    for event in ("push", "schedule", "workflow_dispatch"):
+        assert cache_write_ref(event) == MAIN
+    for event in ("issue_comment", "pull_request_target", "workflow_run"):
+        assert cache_write_ref(event) is None
+    assert cache_write_ref("pull_request", fork=True, pr=7) is None
+    assert cache_write_ref("pull_request", pr=7) == "refs/pull/7/merge"  # a same-repository PR's own scope
+
+
+GATE = ("export-bot github verify-sha", "--same-repository")
+
+
+def _refuses_a_fork(job: dict, evaluator: Evaluator) -> bool:
+    """Whether the job runs a step that stops on a fork's head (verify-sha --same-repository, whose refusal
+    of a fork PR tests/github/test_command.py checks against the fake) before any PR code is checked out."""
+    for step in job.get("steps", []):
+        if step.get("uses", "").startswith("actions/checkout@") and "repository" not in step.get("with", {}):
+            return False  # the PR's code (or the default branch's) is in the workspace before the gate
+        run = step.get("run", "")
+        if all(part in run for part in GATE) and evaluator.condition(step.get("if")):
+            return True
+    return False
+
+
+def fork_code_in_mains_scope(path, workflow: dict | None = None) -> list[str]:
+    """Each job and event where a fork PR's code runs while the run's cache token writes the default
+    branch's scope: code in the job can reach the token and plant a cache main's runs restore."""
+    workflow = workflow or load(path)
+    found = []
+    for event in sorted(_events(path)):
+        if cache_write_ref(event, fork=True, pr=7) != MAIN:
+            continue
+        results: dict[str, str] = {}
+        pending = dict(workflow["jobs"])
+        while pending:
+            name, job = next((n, j) for n, j in pending.items() if set(_needs(j)) <= set(results))
+            del pending[name]
+            context = _context(workflow, job, event)
+            for need in _needs(job):
+                context["needs"][need]["result"] = results[need]
+            wanted = [results[n] for n in _needs(job)]
+            evaluator = Evaluator(context, status=lambda s, w=wanted: _status(s, w))
+            if not evaluator.condition(job.get("if")):
+                results[name] = "skipped"
+            elif _refuses_a_fork(job, Evaluator(context)):
+                results[name] = "failure"
+            else:
+                results[name] = "success"
+                if _runs_pr_code(job, context):
+                    found.append(f"{path.name} {name} on {event}")
+    return found
+
+
+def _needs(job: dict) -> list[str]:
+    needs = job.get("needs", [])
+    return [needs] if isinstance(needs, str) else list(needs)
+
+
+def _status(name: str, results: list[str]) -> bool:
+    """GitHub's status functions in a job's `if:`, from the results of the jobs it needs."""
+    return {
+        "success": all(r == "success" for r in results),
+        "failure": any(r == "failure" for r in results),
+        "cancelled": False,
+        "always": True,
+    }[name]
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.stem)
+def test_no_job_runs_a_forks_code_where_the_cache_token_writes_mains_scope(path):
+    """A dispatched `/export-check` runs on the default branch with a read-write cache token: a fork PR's
+    head is refused before any job checks it out, whatever the workflow's cache steps say."""
+    assert fork_code_in_mains_scope(path) == []
+
+
+def test_the_check_finds_a_dispatched_run_that_checks_a_forks_code_out():
+    path = REUSABLE / "conformance.yml"
+    workflow = load(path)
+    for step in workflow["jobs"]["pinned"]["steps"]:
+        step["run"] = step.get("run", "").replace(" --same-repository", "")
+    assert fork_code_in_mains_scope(path, workflow) == [
+        "conformance.yml select on workflow_dispatch",
+        "conformance.yml shard on workflow_dispatch",
+        "conformance.yml report on workflow_dispatch",
+    ]

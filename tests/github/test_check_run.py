@@ -38,8 +38,10 @@ def test_a_breaking_pr_gets_a_check_run_annotated_on_its_culprit_line(fake, gh, 
     head, result = _comment(fake, gh, tmp_path, (_group(0),))
     (run,) = fake.state.check_runs.values()
     assert (run["name"], run["head_sha"], run["status"], run["conclusion"]) == (
-        "export-conformance", head, "completed", "failure"
+        "export-conformance report", head, "completed", "failure"
     )  # fmt: skip
+    # Its own name: a check run named like the required status would be required too.
+    assert run["name"] not in {s["context"] for s in fake.state.statuses[head]}
     # Its summary is the sticky comment (which adds only its run stamp), its title the verdict.
     assert fake.bot_comments(1)[0]["body"].startswith(run["output"]["summary"])
     assert run["output"]["title"] == "Export conformance: failure"

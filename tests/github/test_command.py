@@ -304,3 +304,18 @@ def test_apply_answers_when_github_refuses_to_list_the_runs(fake, gh):
     assert "could not be read" in reply["body"] and "nothing was committed" in reply["body"]
     assert fake.state.reactions[500][-1] == "confused"
     assert fake.state.refs["heads/feature"] == head
+
+
+def test_apply_then_its_run_leaving_no_report_says_why_beside_the_confused(fake, gh, tmp_path):
+    """`apply` replied to its comment already; the run it dispatched answers the same comment, in words too."""
+    propose_on_feature(fake)
+    event = comment_event(fake, "/export-check apply")
+    assert gh("apply", "--dispatch", "export-conformance.yml", event=event).exit_code == 0
+    [run] = [r["id"] for r in fake.state.runs if r["event"] == "workflow_dispatch"]
+    fake.finish_run(run, "failure")
+    result = gh("comment", "--report", str(tmp_path / "none" / "report.json"), event=fake.run_event(run, "completed"))
+    assert result.exit_code == 2
+    committed, why = [c["body"] for c in fake.bot_comments(1)]
+    assert committed.startswith("Committed the proposed skiplist edits")
+    assert "left no report" in why and f"/actions/runs/{run}" in why
+    assert fake.state.reactions[500][-1] == "confused"

@@ -179,7 +179,8 @@ def test_fork_pr_found_from_the_head_owner_and_branch_in_one_request(fake, gh, t
     write_report(make_report(head_sha="f" * 40), path)
     assert gh("comment", "--report", str(path), event=event).exit_code == 0
     assert len(fake.bot_comments(7)) == 1 and fake.state.statuses["f" * 40][-1]["state"] == "success"
-    assert [p for m, p in fake.requests if m == "GET" and p.endswith("/pulls")] == [f"/repos/{fake.full_name}/pulls"]
+    listed = [p for m, p in fake.requests if m == "GET" and p.endswith("/pulls") and "/commits/" not in p]
+    assert listed == [f"/repos/{fake.full_name}/pulls"]
 
 
 def test_github_refusing_still_writes_the_summary_and_fails(fake, gh, tmp_path):

@@ -22,6 +22,7 @@ def test_earlier_sweeps_oldest_first_without_this_run(fake, gh, tmp_path):
             "export-baseline.yml",
             head_sha=main,
             conclusion=conclusion,
+            event="schedule",  # sweeps are nightly (or dispatched) runs
             artifacts={"export-baseline": report_zip(make_report(head_sha=sha, cells=[(CELL, status, False)]))},
         )
     this_run = fake.add_run("export-baseline.yml", head_sha=main, artifacts={"export-baseline": b"not a zip"})
@@ -40,7 +41,9 @@ def test_earlier_sweeps_oldest_first_without_this_run(fake, gh, tmp_path):
 def test_a_flood_of_fork_runs_named_main_leaves_the_history_to_main_s_sweeps(fake, gh, tmp_path):
     main = fake.state.refs["heads/main"]
     sweep = make_report(head_sha="1" * 40, cells=[(CELL, "passed", False)])
-    fake.add_run("export-baseline.yml", head_sha=main, artifacts={"export-baseline": report_zip(sweep)})
+    fake.add_run(
+        "export-baseline.yml", head_sha=main, event="schedule", artifacts={"export-baseline": report_zip(sweep)}
+    )
     for _ in range(70):
         forged = make_report(head_sha="f" * 40, cells=[(CELL, "failed", False)])
         fake.add_run(

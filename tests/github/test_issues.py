@@ -72,8 +72,9 @@ def test_a_rate_limited_listing_is_waited_out(fake, client):
 
 def test_the_pull_requests_of_a_commit(fake, client):
     sha = fake.state.refs["heads/feature"]
-    assert client.commit_pulls(sha) == []
-    associate(fake, sha, 1)
-    [pull] = client.commit_pulls(sha)
+    assert client.commit_pulls(fake.state.refs["heads/main"]) == []
+    [pull] = client.commit_pulls(sha)  # a commit off the default branch: the open PR whose head it is
     assert (pull.number, pull.head_ref, pull.merged) == (1, "feature", False)
+    associate(fake, sha, 1)
+    assert [p.number for p in client.commit_pulls(sha)] == [1]
     assert client.commit_pulls("f" * 40) == []  # a commit GitHub does not know: 422, no PR

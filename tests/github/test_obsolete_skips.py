@@ -29,6 +29,7 @@ def _night(fake, gh, passing, failing=(), *extra):
         "export-baseline.yml",
         head_sha=fake.state.refs["heads/main"],
         status="in_progress",
+        event="schedule",  # the nightly run sweeps; a push measures only what it selects
         artifacts={"export-baseline": artifact},
     )
     result = gh(
@@ -49,7 +50,7 @@ def _night(fake, gh, passing, failing=(), *extra):
 def _state(fake) -> str:
     """The night's baseline state: a full sweep of main, dated by the night (the runs so far, plus this one)."""
     main = fake.state.refs["heads/main"]
-    stamp = f"2026-12-{len(fake.state.runs) + 1:02d}T00:00:00Z"
+    stamp = f"2026-12-{sum(r['event'] == 'schedule' for r in fake.state.runs) + 1:02d}T00:00:00Z"
     sweep = measured(ResultSet(), commit=main, time=stamp, run_id=0, source="sweep", segment=None, full=True)
     return dumps(sweep)
 
@@ -252,3 +253,34 @@ def test_the_pr_keeps_what_main_merged_during_the_sweep_and_gets_its_required_ch
     assert dispatched["ref"] == "main"
     assert (dispatched["inputs"]["pr"], dispatched["inputs"]["sha"]) == (str(pr["number"]), head)
     assert json.loads(dispatched["inputs"]["request"])["kind"] == "rerun"
+
+
+def _pushes(fake, count: int) -> None:
+    """Pushes to main between two nights: baseline runs that measure what they select and never sweep."""
+    for _ in range(count):
+        fake.add_run("export-baseline.yml", head_sha=fake.state.refs["heads/main"], event="push")
+
+
+def test_a_week_of_pushes_between_sweeps_never_hides_the_earlier_sweeps(fake, gh):
+    """At ~20 pushes a day, the newest runs of every event together hold ~3 days: the sweeps a week
+    apart are listed by their own events (`schedule`, `workflow_dispatch`), and the PR stays up to date."""
+    for _ in range(3):
+        _sweep(fake, gh, [GDINO])
+        _pushes(fake, 140)
+    [pr] = _open_pulls(fake)
+    assert _sweep(fake, gh, [GDINO]) == f"updated #{pr['number']}" and pr["state"] == "open"
+    assert ("GET", "/repos/Codertocat/Hello-World/actions/workflows/export-baseline.yml/runs") in fake.requests
+
+
+def test_too_short_a_history_never_closes_the_open_pr(fake, gh):
+    for _ in range(3):
+        _sweep(fake, gh, [GDINO])
+    [pr] = _open_pulls(fake)
+    # The earlier sweeps' artifacts expired: this sweep alone cannot tell a needed skip from an obsolete one.
+    for artifact in fake.state.artifacts.values():
+        artifact["expired"] = True
+    said = _sweep(fake, gh, [GDINO])
+    assert (
+        said.startswith(f"#{pr['number']} left as it is: 0 earlier sweep(s) found of the 2") and pr["state"] == "open"
+    )
+    assert f"heads/{BRANCH}" in fake.state.refs

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from bot.diff.model import write_report
 from bot.publish.events import RunEvent, command_comment_of, command_kind_of, command_pr_of
 from bot.publish.github_api import CommitStatus
@@ -219,7 +221,9 @@ def test_a_rerun_attempt_sets_pending_again_and_its_own_verdict(fake, gh, tmp_pa
     gh("pending", event=_attempt(_event(fake, 60, "in_progress"), 1))
     assert fake.state.statuses[fake.state.refs["heads/feature"]][-1]["target_url"].endswith("/60/attempts/2")
     report = tmp_path / "report-60b.json"
-    write_report(make_report(head_sha=fake.state.refs["heads/feature"], verdict="success", headline="a2"), report)
+    a2 = make_report(head_sha=fake.state.refs["heads/feature"], verdict="success", headline="a2")
+    # The report job's --run-url names its attempt (conformance.yml): attempt 2's report says so.
+    write_report(dataclasses.replace(a2, run_url=f"{fake.repo['html_url']}/actions/runs/60/attempts/2"), report)
     event = _attempt(_event(fake, 60, "completed", conclusion="success"), 2)
     assert gh("comment", "--report", str(report), event=event).exit_code == 0
     last = fake.state.statuses[fake.state.refs["heads/feature"]][-1]

@@ -138,6 +138,7 @@ class Runner:
             "token": self.fake.token,
             "server_url": "https://github.com",
             "run_id": str(run_id),
+            "run_attempt": "1",  # every run here is a first attempt (a string, as GitHub's context gives it)
             "workflow": data.get("name", workflow),
         }
         inputs = dict(event.get("inputs") or {}) if event_name == "workflow_dispatch" else {}

@@ -158,7 +158,11 @@ class Rehearsal:
         assert "torch._check" in body and "modeling_bert.py#L" in body, body
         # Beside the status, a check run with the same verdict, annotated on the line the PR changed.
         [check] = [c for c in self.fake.state.check_runs.values() if c["head_sha"] == head]
-        assert (check["name"], check["status"], check["conclusion"]) == ("export-conformance", "completed", "failure")
+        assert (check["name"], check["status"], check["conclusion"]) == (
+            "export-conformance report",
+            "completed",
+            "failure",
+        )
         changed = {
             (g["culprit"]["path"], g["culprit"]["line"])
             for g in report["groups"]
