@@ -188,7 +188,7 @@ def tables(footprinted: dict[str, tuple[frozenset[str], int]]) -> dict:
     Cells of one model share their model's groups and nearly every cell the import-time code of the
     library, so a cell keeps a few dozen group numbers rather than hundreds of names.
     """
-    names = sorted({name for functions, _ in footprinted.values() for name in functions})
+    names = sorted({name for functions, _ in footprinted.values() for name in functions}, key=split)
     number = {name: i for i, name in enumerate(names)}
     groups: dict[tuple[int, ...], int] = {}
     per_cell = {}
@@ -200,7 +200,7 @@ def tables(footprinted: dict[str, tuple[frozenset[str], int]]) -> dict:
         per_cell[cell_id] = (at, ids)
     shared = set.intersection(*(ids for _, ids in per_cell.values())) if per_cell else set()
     return {
-        "functions": names,
+        "functions": _by_path(names),
         "groups": [list(group) for group in groups],
         "shared_groups": sorted(shared),
         "footprints": {c: {"at": at, "groups": sorted(ids - shared)} for c, (at, ids) in per_cell.items()},
@@ -211,10 +211,7 @@ def read_tables(data: dict, measured: int) -> dict[str, tuple[int, frozenset[str
     """`tables` read back, checked: cell id → (index into `measured`, functions); FootprintError names the field."""
     if "footprints" not in data:
         return {}  # version 2, or a state without footprints
-    names = _list(data.get("functions"), "functions")
-    for i, name in enumerate(names):
-        if not isinstance(name, str) or not valid(name):
-            raise FootprintError(f"functions[{i}]: not `PATH::QUALNAME`: {_shown(str(name))}")
+    names = _names(data.get("functions"))
     groups = [
         _numbers(group, len(names), f"groups[{i}]") for i, group in enumerate(_list(data.get("groups"), "groups"))
     ]
@@ -233,6 +230,32 @@ def read_tables(data: dict, measured: int) -> dict[str, tuple[int, frozenset[str
             raise FootprintError(f"{where}: more than {MAX_FUNCTIONS:,} functions")
         found[cell_id] = (entry["at"], functions)
     return found
+
+
+def _by_path(names: list[str]) -> dict[str, list[str]]:
+    """`{path: [qualname, …]}`: each path once; a function's number is its place in this order."""
+    grouped: dict[str, list[str]] = {}
+    for name in names:
+        path, qualname = split(name)
+        grouped.setdefault(path, []).append(qualname)
+    return grouped
+
+
+def _names(value: object) -> list[str]:
+    """`_by_path` read back, each path and name checked, in the order that numbers them."""
+    if not isinstance(value, dict) or len(value) > MAX_TABLE:
+        raise FootprintError(f"functions: expected an object of at most {MAX_TABLE:,} paths")
+    names: list[str] = []
+    for path, qualnames in value.items():
+        if not valid_path(path):
+            raise FootprintError(f"functions: not a checkout path: {_shown(path)}")
+        for qualname in _list(qualnames, f"functions[{_shown(path)}]"):
+            if not isinstance(qualname, str) or not valid_qualname(qualname):
+                raise FootprintError(f"functions[{_shown(path)}]: not a qualified name: {_shown(str(qualname))}")
+            names.append(function(path, qualname))
+        if len(names) > MAX_TABLE:
+            raise FootprintError(f"functions: more than {MAX_TABLE:,}")
+    return names
 
 
 def _list(value: object, where: str) -> list:

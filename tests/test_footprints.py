@@ -111,12 +111,13 @@ def test_tables_share_groups_and_read_back_checked():
         "BertModel::test_onnx_export_static": (frozenset({"src/a.py::f", "src/a.py::g", "src/c.py::k"}), 1),
     }
     document = footprints.tables(cells)
-    assert document["functions"] == ["src/a.py::f", "src/a.py::g", "src/b.py::h", "src/c.py::k"]
+    assert document["functions"] == {"src/a.py": ["f", "g"], "src/b.py": ["h"], "src/c.py": ["k"]}  # numbered 0 to 3
     assert [document["groups"][i] for i in document["shared_groups"]] == [[0, 1]]  # a.py's set, stored once
     assert footprints.read_tables(document, 2) == {cell: (at, functions) for cell, (functions, at) in cells.items()}
     for broken, expected in [
         ({**document, "groups": [[0, 99]]}, "groups\\[0\\]: expected indices"),
-        ({**document, "functions": ["../x.py::f"]}, "not `PATH::QUALNAME`"),
+        ({**document, "functions": {"../x.py": ["f"]}}, "not a checkout path"),
+        ({**document, "functions": {"src/a.py": ["f(g)"]}}, "not a qualified name"),
         ({**document, "footprints": {"BertModel::test_dynamo_export_static": {"at": 5, "groups": []}}}, "`at`"),
         ({**document, "shared_groups": "0"}, "shared_groups"),
     ]:
