@@ -1,13 +1,16 @@
 """Footprints: what recording costs a cell, and what the footprints cost main's baseline.json.
 
     python benchmarks/footprint.py [--models BertModel,LlamaForCausalLM,ViTModel] [--backends dynamo,onnx]
-                                   [--source zoo | transformers-tests:PATH] [-n 1] [--out DIR]
+                                   [--source zoo | transformers-tests:PATH] [--repeats 2]
 
-Runs the same cells twice in one go, without and with `--footprints` (each a fresh pytest session:
-the recorder must be in place before transformers is imported), and prints per-cell CPU seconds
-side by side, the ratio recorded / plain over the cells both passed, the functions and files per
-footprint, the JUnit property's size, and the size of a baseline.json holding the run's cells with
-and without their footprints, extrapolated to the full sweep (docs/selection.md, "Footprints").
+Runs the same cells in two fresh processes, one plain and one recording (the recorder must be in
+place before transformers is imported, as `export-bot run --footprints` installs it in each
+worker), each as the plugin runs a cell (`execute_cell`, between the recorder's `start` and
+`stop`): a first pass, which also pays the imports (compiling the instrumented modules, once per
+worker), then `--repeats` passes, each cell's fastest kept (the steady state of a long shard).
+Prints per-cell CPU seconds side by side, the ratios recorded / plain of both, the functions and
+files per footprint, the JUnit property's size, and the size of baseline.json's footprint tables,
+extrapolated to the full sweep (docs/selection.md, "Footprints").
 """
 
 from __future__ import annotations
@@ -21,11 +24,14 @@ ROOT = HERE.parent
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != HERE]
 
 import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
 import statistics  # noqa: E402
-import tempfile  # noqa: E402
-from dataclasses import replace  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
 
 FULL_SWEEP_CELLS = 17_784  # the catalogue's full sweep (docs/baseline.md, "The push mix")
+FULL_SWEEP_TYPES = 521  # model types exporting in the full sweep (docs/baseline.md)
 
 
 def main() -> None:
@@ -33,13 +39,33 @@ def main() -> None:
     parser.add_argument("--models", default="BertModel,LlamaForCausalLM,ViTModel")
     parser.add_argument("--backends", default="dynamo,onnx")
     parser.add_argument("--source", default="zoo")
-    parser.add_argument("-n", dest="workers", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=None, help="keep both JUnit files here")
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--worker", choices=("plain", "recorded"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        worker(args)
+        return
+    runs = {}
+    for mode in ("plain", "recorded"):
+        command = [sys.executable, __file__, "--worker", mode, *sys.argv[1:]]
+        env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
+        done = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+        runs[mode] = json.loads(done.stdout.strip().splitlines()[-1])
+    report(runs["plain"], runs["recorded"])
 
-    from bot.run import session
+
+def worker(args) -> None:
+    """One process: the cells once (imports included), then `repeats` times; prints one JSON line."""
+    recorder = None
+    if args.worker == "recorded":
+        from bot.run.footprint import Recorder, roots_for
+
+        recorder = Recorder(roots_for(args.source))
+        recorder.install()
+    from bot.models.sources import get_source
+    from bot.run.execute import execute_cell
     from bot.run.planning import build_plan
-    from bot.skiplist.model import read_skiplists
+    from bot.skiplist.model import load_skiplists, read_skiplists
 
     plan = build_plan(
         models=(args.models,),
@@ -47,60 +73,72 @@ def main() -> None:
         source=args.source,
         skiplists=read_skiplists(ROOT / "skiplists"),
     )
-    out = args.out or Path(tempfile.mkdtemp(prefix="footprint-bench-"))
-    out.mkdir(parents=True, exist_ok=True)
-    junit = {}
-    for recorded in (False, True):
-        junit[recorded] = out / f"junit-{'recorded' if recorded else 'plain'}.xml"
-        options = session.SessionOptions(junit=junit[recorded], workers=args.workers, progress=False, log=out / "log")
-        session.run_session(replace(plan, footprints=recorded), options)
-    report(junit[False], junit[True], len(plan.cells))
+    source, skiplists = get_source(plan.source), load_skiplists(plan.skiplists)
+    first, best, status, footprints = {}, {}, {}, {}
+
+    def once(cell) -> float:
+        if recorder is not None:
+            recorder.start()
+        cpu = time.process_time()
+        run = execute_cell(cell, source, skiplists, probe=True, rules=plan.rules)
+        if recorder is not None:
+            footprints[cell.id] = sorted(recorder.stop())
+        status[cell.id] = run.status.value
+        return time.process_time() - cpu  # the recorder's `stop` included: the plugin pays it per cell
+
+    for cell in plan.cells:
+        first[cell.id] = once(cell)
+    for _ in range(args.repeats):
+        for cell in plan.cells:
+            best[cell.id] = min(best.get(cell.id, float("inf")), once(cell))
+    sys.stdout.write(
+        "\n" + json.dumps({"first": first, "best": best, "status": status, "footprints": footprints}) + "\n"
+    )
 
 
-def report(plain_junit: Path, recorded_junit: Path, planned: int) -> None:
+def report(plain: dict, recorded: dict) -> None:
+    cells = [
+        c
+        for c in plain["first"]
+        if plain["status"][c] == recorded["status"].get(c) and plain["status"][c].startswith("passed")
+    ]
+    print(f"{'cell':64} {'first pass (imports)':>26} {'steady':>24}")
+    for c in cells:
+        a, b, x, y = plain["first"][c], recorded["first"][c], plain["best"][c], recorded["best"][c]
+        print(f"{c:64} {a:6.2f} → {b:6.2f} s ×{b / a:5.3f}   {x:6.2f} → {y:6.2f} s ×{y / x:5.3f}")
+    for name in ("first", "best"):
+        a, b = sum(plain[name][c] for c in cells), sum(recorded[name][c] for c in cells)
+        label = "first pass, one-time imports included" if name == "first" else "steady state"
+        ratios = [recorded[name][c] / plain[name][c] for c in cells]
+        print(
+            f"{label}: CPU {a:.1f} s plain, {b:.1f} s recorded: ratio {b / a:.3f} (per-cell median {statistics.median(ratios):.3f})"
+        )
+    print(f"{len(cells)} of {len(plain['first'])} cells passed alike in both processes")
+    sizes(recorded["footprints"])
+
+
+def sizes(found: dict[str, list[str]]) -> None:
     from bot import footprints
-    from bot.outcomes import CPU_PROPERTY
-    from bot.results import read_results
-    from bot.results.baseline import measured
-    from bot.results.baseline_json import dumps
 
-    plain, recorded = read_results([plain_junit]).results, read_results([recorded_junit]).results
-
-    def cpu(result) -> float | None:
-        value = dict(result.properties).get(CPU_PROPERTY)
-        return float(value) if value else None
-
-    rows = []
-    for cell in sorted(plain):
-        a, b = plain[cell], recorded.get(cell)
-        if b is None or not (a.status.passing and b.status.passing) or cpu(a) is None or cpu(b) is None:
-            continue
-        rows.append((cell.id, cpu(a), cpu(b)))
-        print(f"{cell.id:60} plain {cpu(a):7.2f} s  recorded {cpu(b):7.2f} s  ×{cpu(b) / cpu(a):.3f}")
-    total_a, total_b = sum(r[1] for r in rows), sum(r[2] for r in rows)
-    print(f"\n{len(rows)} of {planned} cells passed in both runs")
-    if rows:
-        print(f"CPU seconds: plain {total_a:.1f}, recorded {total_b:.1f}: ratio {total_b / total_a:.3f}")
-        print(f"per-cell ratio: median {statistics.median(r[2] / r[1] for r in rows):.3f}")
-    props = [dict(r.properties).get(footprints.PROPERTY, "") for r in recorded.values()]
-    sets = [footprints.decode(p) for p in props if p]
-    if sets:
-        files = [len({footprints.split(f)[0] for f in s}) for s in sets]
-        print(
-            f"footprints: {len(sets)} cells, median {statistics.median(map(len, sets)):.0f} functions in "
-            f"{statistics.median(files):.0f} files; property median {statistics.median(len(p) for p in props if p):,.0f} characters"
-        )
-    sha = "0" * 40
-    for name, results in (("plain", plain_junit), ("recorded", recorded_junit)):
-        state = measured(
-            read_results([results]), commit=sha, time="2026-12-05T00:00:00Z", run_id=1, source="sweep", segment=None
-        )
-        size = len(dumps(state).encode())
-        per_cell = size / max(len(state.cells), 1)
-        print(
-            f"baseline.json, {name}: {size:,} bytes for {len(state.cells)} cells ({per_cell:,.0f} per cell; "
-            f"{per_cell * FULL_SWEEP_CELLS / 1e6:.1f} MB at {FULL_SWEEP_CELLS:,} cells, one measurement each)"
-        )
+    sets = {cell: frozenset(names) for cell, names in found.items() if names}
+    if not sets:
+        return
+    files = [len({footprints.split(name)[0] for name in s}) for s in sets.values()]
+    props = [len(footprints.encode(s)) for s in sets.values()]
+    print(
+        f"footprints: median {statistics.median(map(len, sets.values())):.0f} functions in {statistics.median(files):.0f} "
+        f"files; JUnit property median {statistics.median(props):,.0f} characters"
+    )
+    document = footprints.tables({cell: (s, 0) for cell, s in sets.items()})
+    table = len(json.dumps({k: document[k] for k in ("functions", "groups", "shared_groups")}, separators=(",", ":")))
+    per_cell = len(json.dumps(document["footprints"], separators=(",", ":"))) / len(sets)
+    types = len({cell.split("::")[0].removesuffix("ForCausalLM").removesuffix("Model") for cell in sets})
+    estimate = per_cell * FULL_SWEEP_CELLS + table / types * FULL_SWEEP_TYPES
+    print(
+        f"baseline.json footprints: tables {table:,} bytes for {types} model types, {per_cell:,.0f} bytes per cell; "
+        f"at {FULL_SWEEP_CELLS:,} cells of {FULL_SWEEP_TYPES} types about {estimate / 1e6:.1f} MB "
+        "(the tables grown per model type: an upper bound, library code is shared)"
+    )
 
 
 if __name__ == "__main__":
