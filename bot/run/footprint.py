@@ -89,7 +89,7 @@ class Recorder:
         tree = ast.parse(source, filename=origin)
         for node, qualname in named_functions(tree):
             at = _after_docstring(node.body)
-            node.body.insert(at, self._hit(path, qualname, node.body[at].lineno))
+            node.body.insert(at, self._hit(path, qualname, node.body[min(at, len(node.body) - 1)].lineno))
         at = _after_docstring(tree.body)
         while at < len(tree.body) and _is_future(tree.body[at]):
             at += 1
@@ -120,11 +120,12 @@ class Recorder:
 
 
 def _after_docstring(body: list[ast.stmt]) -> int:
+    """Where the hit goes: after the docstring, which must stay first to stay `__doc__` (auto_docstring reads it)."""
     first = body[0] if body else None
     docstring = (
         isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
     )
-    return 1 if docstring and len(body) > 1 else 0
+    return 1 if docstring else 0
 
 
 def _is_future(node: ast.stmt) -> bool:
@@ -153,14 +154,25 @@ class _Finder(importlib.abc.MetaPathFinder):
         self.recorder = recorder
 
     def find_spec(self, fullname, path, target=None):
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        spec = self._others(fullname, path, target)
+        if spec is None or not spec.origin or not spec.origin.endswith(".py") or not spec.has_location:
             return None
         recorded = self.recorder.name_of(spec.origin)
         if recorded is None:
             return None
         spec.loader = _Loader(fullname, spec.origin, self.recorder, recorded)
         return spec
+
+    def _others(self, fullname, path, target):
+        """The spec the finders after this one give (an editable install's own finder among them)."""
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(fullname, path, target)
+            if spec is not None:
+                return spec
+        return None
 
 
 def roots_for(source: str) -> list[tuple[Path, str]]:

@@ -44,6 +44,10 @@ def generate(n):
 
 def boom():
     raise ValueError("line kept")
+
+
+def stub():
+    """Only a docstring."""
 '''
 
 
@@ -90,6 +94,7 @@ def test_the_checkout_s_line_numbers_stay_in_tracebacks(package):
     last = traceback.extract_tb(raised.value.__traceback__)[-1]
     assert (last.name, last.line) == ("boom", 'raise ValueError("line kept")')
     assert mod.Layer.__doc__ == "Doc." and mod.REGISTRY == {"Layer": mod.Layer}
+    assert mod.stub.__doc__ == "Only a docstring." and mod.stub() is None  # the hit goes after a docstring
 
 
 def test_the_plan_carries_the_switch():
