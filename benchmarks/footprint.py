@@ -91,9 +91,41 @@ def worker(args) -> None:
     for _ in range(args.repeats):
         for cell in plan.cells:
             best[cell.id] = min(best.get(cell.id, float("inf")), once(cell))
-    sys.stdout.write(
-        "\n" + json.dumps({"first": first, "best": best, "status": status, "footprints": footprints}) + "\n"
-    )
+    calls = counted(recorder, plan.cells, once) if recorder is not None else {}
+    document = {"first": first, "best": best, "status": status, "footprints": footprints, "calls": calls}
+    sys.stdout.write("\n" + json.dumps(document) + "\n")
+
+
+def counted(recorder, cells, once) -> dict[str, list[float]]:
+    """Per cell: the instrumented calls it made and what they and `stop` cost, by count × the measured price.
+
+    A figure the shared machine's noise does not blur, as the side-by-side ratios are.
+    """
+    import timeit
+
+    from bot.run.footprint import HIT
+
+    modules = [m for m in list(sys.modules.values()) if HIT in getattr(m, "__dict__", {})]
+    calls = [0]
+    add = recorder.hits.add
+
+    def count(index):
+        calls[0] += 1
+        add(index)
+
+    price = timeit.timeit("add(5)", globals={"add": set().add}, number=1_000_000) / 1_000_000
+    found = {}
+    for cell in cells:
+        for module in modules:
+            module.__dict__[HIT] = count
+        calls[0] = 0
+        once(cell)
+        for module in modules:
+            module.__dict__[HIT] = add
+        start = time.process_time()
+        recorder.stop()  # the hits of the cell just run are still there: the same stop again
+        found[cell.id] = [calls[0], calls[0] * price + time.process_time() - start]
+    return found
 
 
 def report(plain: dict, recorded: dict) -> None:
@@ -114,6 +146,14 @@ def report(plain: dict, recorded: dict) -> None:
             f"{label}: CPU {a:.1f} s plain, {b:.1f} s recorded: ratio {b / a:.3f} (per-cell median {statistics.median(ratios):.3f})"
         )
     print(f"{len(cells)} of {len(plain['first'])} cells passed alike in both processes")
+    calls = recorded.get("calls", {})
+    if calls:
+        share = sum(calls[c][1] for c in cells if c in calls) / sum(plain["best"][c] for c in cells if c in calls)
+        median = statistics.median(calls[c][0] for c in cells if c in calls)
+        print(
+            f"accounted: median {median:,.0f} instrumented calls per cell; their price is {share * 100:.2f} % "
+            "of the cells' CPU"
+        )
     sizes(recorded["footprints"])
 
 
