@@ -1,7 +1,7 @@
 """Layers: the pipeline reads off the packages (docs/README.md), and no import runs back up it.
 
 From the bottom: the shared root modules (cells, outcomes, scopes, errors, files, settings, toml,
-skiplist, setup_problems, profiles, registry, data), then `bot.models` (catalogue, index, sources: what selection and the
+skiplist, setup_problems, profiles, registry, footprints, data), then `bot.models` (catalogue, index, sources: what selection and the
 runner both read), then the stages select → run → results → diff → report → propose → publish,
 then the dashboard (`bot.site`, a reader of reports). The command line (`bot.cli`, `bot.jobs`,
 `__main__`) sits on top and may import anything; inside it, `bot.jobs` composes the stages and never
@@ -26,6 +26,9 @@ BOT = ROOT / "bot"
 ROOT_MODULES = ("cells", "outcomes", "scopes", "errors", "files", "settings", "toml", "skiplist", "setup_problems")
 ROOT_MODULES += ("profiles",)  # the rules profiles: settings choose one, the runner judges by it
 ROOT_MODULES += ("registry",)  # the backends, one declaration each: every stage reads them
+ROOT_MODULES += (
+    "footprints",
+)  # which functions a cell executed: the runner records, the baseline keeps, selection reads
 ROOT_MODULES += ("data",)  # package data (the default skiplists, pins, cell times): no code to speak of
 LAYERS = ("root", "models", "select", "run", "results", "diff", "report", "propose", "publish", "site")
 TOP = ("cli", "jobs", "__main__")  # the command line and the jobs it calls: they compose the stages

@@ -41,6 +41,12 @@ from bot.cli.run_options import durations_option, models_options, run_options
     help="Where to write the JUnit XML.",
 )
 @run_options(workers="auto")
+@click.option(
+    "--footprints",
+    is_flag=True,
+    help="Record each cell's footprint, the checkout's functions it executed, as the testcase property "
+    "`footprint` (main's sweeps keep them in baseline.json for selection; docs/selection.md).",
+)
 @handle_errors
 def run(selection, rerun_of, cell_ids, junit, workers, skiplists_dir, checkout, durations, **options) -> None:
     """Run the conformance cells and write JUnit; exits 0 when every cell ran (failures are data)."""

@@ -11,10 +11,12 @@ A PR is judged against each cell's newest result at or before its merge base (`a
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 
+from bot import footprints
 from bot.cells import Cell
 from bot.outcomes import (
     ARTIFACT_BYTES,
@@ -30,8 +32,10 @@ from bot.outcomes import (
 from bot.results.model import ResultSet, SuiteInfo
 from bot.setup_problems import MODULE
 
+log = logging.getLogger(__name__)
+
 FORMAT = "export-bot-baseline"
-VERSION = 2
+VERSION = 3  # 3: footprints; version 2 is read as a state without them
 SOURCES = ("push", "sweep", "bisect")
 MESSAGE_LIMIT = 500  # a measurement keeps the first characters of its message, never the traceback
 FULL_SWEEPS_KEPT = 20
@@ -55,6 +59,17 @@ class Measurement:
 
 
 @dataclass(frozen=True)
+class Footprint:
+    """The checkout's functions one cell executed, recorded by one run on main (docs/selection.md, "Footprints")."""
+
+    commit: str
+    time: str
+    run_id: int
+    source: str
+    functions: frozenset[str]  # `PATH::QUALNAME` (bot/footprints.py)
+
+
+@dataclass(frozen=True)
 class Segment:
     """Commits one push added to main, oldest first, and the commit they were pushed onto."""
 
@@ -71,6 +86,8 @@ class Baseline:
     # (commit, reason): why a full sweep is due, and the push that said so ("shared: src/…/modeling_utils.py")
     due: tuple[tuple[str, str], ...] = ()
     runs: frozenset[int] = frozenset()  # the runs folded in (a measurement run is folded once)
+    # Each cell's newest recorded footprint: a run that records none leaves the one before in place.
+    footprints: Mapping[Cell, Footprint] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -202,7 +219,23 @@ def fold(*parts: Baseline, keep: int = 10) -> Baseline:
         full_sweeps=tuple(sweeps[:FULL_SWEEPS_KEPT]),
         due=due,
         runs=frozenset(run for part in parts for run in part.runs),
+        footprints=_newest_footprints(parts, rank),
     )
+
+
+def _newest_footprints(parts: Iterable[Baseline], rank: Mapping[str, int]) -> dict[Cell, Footprint]:
+    """Per cell, the footprint of the newest run that recorded one (chain place, time, run; then its content)."""
+
+    def key(f: Footprint) -> tuple:
+        return (rank.get(f.commit, -1), f.time, f.run_id, f.commit, f.source, sorted(f.functions))
+
+    newest: dict[Cell, Footprint] = {}
+    for part in parts:
+        for cell, footprint in part.footprints.items():
+            held = newest.get(cell)
+            if held is None or key(footprint) > key(held):
+                newest[cell] = footprint
+    return dict(sorted(newest.items()))
 
 
 def _kept(ordered: list[Measurement], keep: int) -> tuple[Measurement, ...]:
@@ -285,7 +318,11 @@ def measured(
     again = rerun.results if rerun is not None else {}
     time = utc(time)
     cells = {}
+    footprints = {}
     for cell, result in sorted(results.results.items()):
+        functions = _footprint_of(result)
+        if functions:
+            footprints[cell] = Footprint(commit, time, run_id, source, functions)
         other = again.get(cell)
         flipped = (
             other is not None and None not in (outcome(result), outcome(other)) and outcome(result) != outcome(other)
@@ -297,7 +334,20 @@ def measured(
         full_sweeps=((commit, time),) if full else (),
         due=tuple(sorted({(commit, reason) for reason in due})),
         runs=frozenset({run_id}) if run_id else frozenset(),
+        footprints=footprints,
     )
+
+
+def _footprint_of(result: CellResult) -> frozenset[str]:
+    """The functions of a result's `footprint` property; none when it has none, or one the reader refuses (said)."""
+    text = next((value for key, value in result.properties if key == footprints.PROPERTY), None)
+    if not text:
+        return frozenset()
+    try:
+        return footprints.decode(text)
+    except footprints.FootprintError as exc:
+        log.warning("%s: footprint not kept: %s", result.cell.id, exc)
+        return frozenset()
 
 
 # --- reading the state ------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from pathlib import Path
 from bot.cells import Cell, CellIdError
 from bot.errors import BotError
 from bot.files import read_text
+from bot.footprints import FootprintError, read_tables, tables
 from bot.outcomes import RESULT_STATUSES, CellResult
 from bot.results.baseline import (
     FORMAT,
@@ -20,6 +21,7 @@ from bot.results.baseline import (
     SOURCES,
     VERSION,
     Baseline,
+    Footprint,
     Measurement,
     Segment,
     fold,
@@ -31,6 +33,7 @@ from bot.results.model import ResultSet
 log = logging.getLogger(__name__)
 
 STATE_FILE = "baseline.json"
+READ_VERSIONS = (2, VERSION)  # version 2 has no footprints
 MEASUREMENT_FILE = "measurement.json"
 # Bounds of a state the bot could have written: far above main's real size (30,000 cells, a few
 # thousand pushes a year), far below what would exhaust a runner's memory.
@@ -53,13 +56,17 @@ class BaselineError(BotError, ValueError):
 
 
 def dumps(baseline: Baseline) -> str:
-    """The state as version-2 JSON: each (commit, time, run, source) once in `measured`, cells point into it."""
+    """The state as version-3 JSON: each (commit, time, run, source) once in `measured`, cells point into it."""
     table: dict[tuple, int] = {}
     cells = {}
     for cell, ms in sorted(baseline.cells.items()):
         cells[cell.id] = [
             _measurement_json(m, table.setdefault((m.commit, m.time, m.run_id, m.source), len(table))) for m in ms
         ]
+    footprinted = {
+        cell.id: (f.functions, table.setdefault((f.commit, f.time, f.run_id, f.source), len(table)))
+        for cell, f in sorted(baseline.footprints.items())
+    }
     document = {
         "format": FORMAT,
         "version": VERSION,
@@ -69,6 +76,7 @@ def dumps(baseline: Baseline) -> str:
         "due": [{"commit": c, "reason": r} for c, r in baseline.due],
         "measured": [{"commit": c, "time": t, "run_id": r, "source": s} for c, t, r, s in table],
         "cells": cells,
+        **tables(footprinted),
     }
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
 
@@ -120,7 +128,7 @@ def _check_header(data: object, where: str) -> None:
             f"{where} is version {version}, written by a newer export-bot (this one reads version {VERSION}); "
             "update the bot-ref or delete the artifact"
         )
-    if version != VERSION:
+    if version not in READ_VERSIONS:
         raise BaselineError(
             f"{where}: unknown baseline version {version!r} (this export-bot reads version {VERSION}, "
             "and a folder of JUnit XML as version 1); delete the artifact so the next merge starts anew"
@@ -155,9 +163,17 @@ class _Reader:
             ),
             due=tuple(self.pair(d, "reason", f"due[{i}]") for i, d in enumerate(self.items(data, "due"))),
             runs=frozenset(self.integer(r, f"runs[{i}]") for i, r in enumerate(self.items(data, "runs"))),
+            footprints=self.footprints(data, table),
         )
         # Canonical whatever the file's order: newest first per cell, as every reader of the state assumes.
         return fold(state, keep=MAX_PER_CELL)
+
+    def footprints(self, data: dict, table: list) -> dict[Cell, Footprint]:
+        try:
+            found = read_tables(data, len(table))
+        except FootprintError as exc:
+            raise self.fail("footprints", str(exc)) from None
+        return {self.cell(cell_id): Footprint(*table[at], functions) for cell_id, (at, functions) in found.items()}
 
     def items(self, data: dict, key: str) -> list:
         value = data.get(key, [])

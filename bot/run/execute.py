@@ -74,6 +74,8 @@ class CellRun:
     artifact: Mapping[str, float] = field(default_factory=dict)
     # The worker's CPU time while the cell ran (user and system, every thread): what the cell cost.
     cpu_seconds: float | None = None
+    # The checkout's functions the cell executed, `PATH::QUALNAME` (bot/footprints.py), when the run records them.
+    footprint: frozenset[str] = frozenset()
 
 
 class _Clock:

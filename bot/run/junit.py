@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot import registry
+from bot import footprints, registry
 from bot.cells import Cell
 from bot.outcomes import (
     CPU_PROPERTY,
@@ -70,6 +70,8 @@ def run_properties(run: CellRun) -> Properties:
     props.extend(timing_properties(run.timings))
     if run.cpu_seconds is not None:
         props.append((CPU_PROPERTY, f"{run.cpu_seconds:.3f}"))
+    if run.footprint:
+        props.append((footprints.PROPERTY, footprints.encode(run.footprint)))
     return props
 
 

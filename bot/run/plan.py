@@ -32,6 +32,8 @@ class RunPlan:
     rules: str = RULES_PROFILE  # the rules profile judging cells the checkout's own tests do not (bot/profiles.py)
     # Seconds per cell id from an earlier run: cells start longest first so workers finish together.
     durations: Mapping[str, float] = field(default_factory=dict)
+    # Record each cell's footprint, the checkout's functions it executed (bot/run/footprint.py).
+    footprints: bool = False
 
     def to_json(self) -> dict:
         return {
@@ -44,6 +46,7 @@ class RunPlan:
             "cell_timeout": self.cell_timeout,
             "rules": self.rules,
             "durations": {cell.id: self.durations[cell.id] for cell in self.cells if cell.id in self.durations},
+            "footprints": self.footprints,
         }
 
     @classmethod
@@ -61,6 +64,7 @@ class RunPlan:
                 cell_timeout=float(data["cell_timeout"]),
                 rules=_rules(data.get("rules", RULES_PROFILE), where),
                 durations={k: float(v) for k, v in data.get("durations", {}).items()},
+                footprints=bool(data.get("footprints", False)),
             )
         except (KeyError, TypeError, CellIdError) as exc:
             raise PlanError(f"{where}: {type(exc).__name__}: {exc}") from exc

@@ -26,6 +26,7 @@ def build_plan(
     skiplists: LoadedSkiplists,
     cell_timeout=None,
     settings=None,
+    footprints=False,
 ) -> RunPlan:
     """Every usage problem is a `BotError` naming the option, raised before anything runs.
 
@@ -63,6 +64,7 @@ def build_plan(
         cell_timeout=cell_timeout or settings.cell_timeout,
         rules=settings.rules,
         durations=times,
+        footprints=footprints,
     )
 
 

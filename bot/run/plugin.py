@@ -29,6 +29,7 @@ logger = logging.getLogger(__name__)
 
 _PLAN = pytest.StashKey[RunPlan]()
 _PLAN_PATH = pytest.StashKey[Path]()
+_RECORDER = pytest.StashKey[object]()
 TIMEOUT_PREFIX = "Timeout ("  # pytest-timeout's `Timeout (>Ns) from pytest-timeout.`
 
 
@@ -47,6 +48,12 @@ def pytest_configure(config: pytest.Config) -> None:
     path = Path(path).resolve()
     config.stash[_PLAN] = plan = read_plan(path)
     config.stash[_PLAN_PATH] = path
+    if plan.footprints:
+        # Before anything imports transformers: its modules are instrumented as they are imported.
+        from bot.run.footprint import Recorder, roots_for
+
+        config.stash[_RECORDER] = recorder = Recorder(roots_for(plan.source))
+        recorder.install()
     if hasattr(config, "workerinput"):
         config.pluginmanager.register(WorkerState(state_dir(path), config.workerinput["workerid"]), "export-bot-worker")
     else:
@@ -76,7 +83,7 @@ class CellsFile(pytest.File):
 
     def collect(self):
         plan = self.config.stash[_PLAN]
-        runner = CellRunner(plan)
+        runner = CellRunner(plan, self.config.stash.get(_RECORDER, None))
         runner.warm_up()
         for cell in plan.cells:
             yield CellItem.from_parent(self, name=cell.name, nodeid=cell.id, cell=cell, runner=runner)
@@ -85,8 +92,9 @@ class CellsFile(pytest.File):
 class CellRunner:
     """The model source and skiplists a worker loads once and shares across its cells."""
 
-    def __init__(self, plan: RunPlan):
+    def __init__(self, plan: RunPlan, recorder=None):
         self.plan = plan
+        self.recorder = recorder  # bot/run/footprint.Recorder when the plan records footprints
         self._loaded: tuple | None = None
 
     def load(self):
@@ -124,11 +132,15 @@ class CellRunner:
         source, skiplists = self.load()
         measured = memory.reset_peak()  # the cell's own peak, not the worker's so far (bot/run/memory.py)
         cpu = time.process_time()
+        if self.recorder is not None:
+            self.recorder.start()
         if judged_by_checkout(source):  # the checkout's own export test judges, not the bot's rules
             run = execute_by_checkout(cell, source, self.plan.skiplists, probe=self.plan.probe)
         else:
             run = execute_cell(cell, source, skiplists, probe=self.plan.probe, rules=self.plan.rules)
         run = replace(run, cpu_seconds=time.process_time() - cpu)
+        if self.recorder is not None:
+            run = replace(run, footprint=self.recorder.stop())
         peak = memory.peak_bytes() if measured else None
         return run if peak is None else replace(run, artifact={**run.artifact, "peak_rss_bytes": peak})
 

@@ -100,6 +100,38 @@ def changed_lines(repo: Path | str, base: str, head: str) -> dict[str, list[tupl
     return parse_hunks(out.decode("utf-8", errors="replace"))
 
 
+def parse_base_hunks(output: str) -> dict[str, list[tuple[int, int]]]:
+    """Path → the base's changed lines from `git diff -U0` output, in the base's numbering (the old path of a
+    rename): (first, last) inclusive for lines removed or rewritten, (n + 1, n) for lines inserted after line n.
+    An added file has no base lines."""
+    ranges: dict[str, list[tuple[int, int]]] = {}
+    path = None
+    for line in output.splitlines():
+        if line.startswith("--- "):
+            source = line[4:]
+            path = source[2:] if source.startswith("a/") else None  # `/dev/null`: the file was added
+        elif line.startswith("@@ ") and path is not None:
+            match = _BASE_HUNK.match(line)
+            if match:
+                start, count = int(match[1]), int(match[2]) if match[2] is not None else 1
+                ranges.setdefault(path, []).append((start, start + count - 1) if count else (start + 1, start))
+    return ranges
+
+
+_BASE_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
+
+
+def changed_base_lines(repo: Path | str, base: str, head: str) -> dict[str, list[tuple[int, int]]]:
+    """The lines of the merge base that `head` removed, rewrote or inserted between, per base path (`parse_base_hunks`)."""
+    out = _git(repo, "diff", "-U0", "-M", "--no-ext-diff", "--no-color", f"{base}...{head}", "--")
+    return parse_base_hunks(out.decode("utf-8", errors="replace"))
+
+
+def merge_base(repo: Path | str, base: str, head: str) -> str:
+    """The commit `base...head` diffs from: the base coordinates of `changed_base_lines` are its lines."""
+    return _git(repo, "merge-base", base, head).decode().strip()
+
+
 def list_files(repo: Path | str, ref: str, under: str) -> list[str]:
     """Paths of the files below `under` at `ref` (empty when the folder does not exist there)."""
     out = _git(repo, "ls-tree", "-r", "--name-only", "-z", ref, "--", under.rstrip("/") + "/")

@@ -85,7 +85,7 @@ def _hostile(tmp_path) -> dict:
     with huge.open("wb") as handle:
         handle.truncate(MAX_INPUT_BYTES + 1)  # sparse: no disk used, refused by its size
     newer = tmp_path / "newer.json"
-    newer.write_text('{"format": "export-bot-baseline", "version": 3}')
+    newer.write_text('{"format": "export-bot-baseline", "version": 4}')
     return {"fifo": fifo, "deep": deep, "deeper": deeper, "huge": huge, "newer": newer}
 
 

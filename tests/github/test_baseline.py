@@ -175,11 +175,11 @@ def test_a_flood_of_fork_runs_on_a_branch_named_main_does_not_push_main_s_state_
 
 def test_a_state_of_a_newer_version_is_refused_with_what_to_do(fake, gh, tmp_path):
     run = push_run(fake, sha(1))
-    newer = json.dumps({"format": "export-bot-baseline", "version": 3, "cells": {}})
+    newer = json.dumps({"format": "export-bot-baseline", "version": 4, "cells": {}})
     fake.add_artifact(run, "export-baseline", zipped({"baseline.json": newer}))
     result = gh("baseline", "--out", str(tmp_path / "base"))
     assert result.exit_code == 2
-    assert "version 3, written by a newer export-bot" in result.output and "update the bot-ref" in result.output
+    assert "version 4, written by a newer export-bot" in result.output and "update the bot-ref" in result.output
     assert not (tmp_path / "base" / "baseline.json").exists()
 
 

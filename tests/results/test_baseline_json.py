@@ -55,7 +55,7 @@ def test_a_state_round_trips_and_keeps_only_what_the_diff_reads(tmp_path):
     state = loads(text, where="baseline.json")
     assert dumps(state) == text
     document = json.loads(text)
-    assert (document["format"], document["version"]) == ("export-bot-baseline", 2)
+    assert (document["format"], document["version"]) == ("export-bot-baseline", 3)
     assert {"commit": A, "time": "2026-11-29T19:58:52Z", "run_id": 7, "source": "sweep"} in document["measured"]
     assert len(document["measured"]) == 2  # each run's (commit, time, run, source) once
     bert = state.cells[Cell.parse("BertModel::test_onnx_export_static")][0]
@@ -95,7 +95,7 @@ def test_a_folder_of_states_is_folded_and_an_empty_one_is_no_baseline_yet(tmp_pa
 @pytest.mark.parametrize(
     ("document", "expected"),
     [
-        ({"format": "export-bot-baseline", "version": 3}, "is version 3, written by a newer export-bot"),
+        ({"format": "export-bot-baseline", "version": 4}, "is version 4, written by a newer export-bot"),
         ({"format": "export-bot-baseline", "version": "2"}, "unknown baseline version '2'"),
         ({"format": "export-bot-baseline", "version": 1}, "a folder of JUnit XML as version 1"),
         ({"format": "something-else", "version": 2}, "not an export-bot baseline"),
