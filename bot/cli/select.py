@@ -61,6 +61,13 @@ from bot.cli.run_options import durations_option
     help="On a push to main: the caller workflow that pins export-bot (e.g. .github/workflows/export-baseline.yml). "
     "A push changing the pin makes a full sweep due: the new bot measures with its own toolchain.",
 )
+@click.option(
+    "--footprints",
+    type=click.Path(path_type=Path),  # a missing path is refused by the reader, with what to pass instead
+    default=None,
+    help="Main's baseline.json (or the folder `export-bot github baseline --out` wrote): a changed file some "
+    "cell executed on main's sweeps selects the cells that ran its changed functions (docs/selection.md).",
+)
 @handle_errors
 def select(
     repo: Path,
@@ -74,6 +81,7 @@ def select(
     request_json: str | None,
     github_output: Path | None,
     pin_file: str | None,
+    footprints: Path | None,
 ) -> None:
     """Print the cells a pull request must run, why, and the shard matrix, as JSON.
 
@@ -98,5 +106,6 @@ def select(
         json_out=json_out,
         github_output=github_output,
         pin_file=pin_file,
+        footprints=footprints,
     )
     click.echo(json.dumps(document, indent=2))

@@ -19,6 +19,7 @@ from bot.select.base_settings import BaseSettings, read_base_settings
 from bot.select.catalog import load_catalog
 from bot.select.changes import changed_files, read_files, resolve
 from bot.select.due import sweep_reasons
+from bot.select.footprints import load_footprints
 from bot.select.request import parse_request, request_cells
 from bot.select.selection import Sample
 from bot.settings import Settings
@@ -39,12 +40,16 @@ def select_job(
     json_out: Path | None = None,
     github_output: Path | None = None,
     pin_file: str | None = None,
+    footprints: Path | None = None,
 ) -> dict:
     """The selection document `export-bot select` prints; the selection file and `$GITHUB_OUTPUT` lines are written too.
 
     On a push to main, `full_sweep_due` says why every cell must be re-measured: a shared path or
     a skiplist changed, a change's import graph reach was only sampled, or the caller workflow
     `pin_file` pins another export-bot (docs/workflows.md).
+
+    `footprints`: main's baseline.json (or its folder); the cells it recorded running a changed file's
+    changed functions are selected for that file (docs/selection.md, "Footprints").
 
     `settings` None: `[tool.export-bot]` at the base (a PR does not narrow its own gate); the
     document carries them for the later stages and lists the PR's own edits to apply after the merge.
@@ -53,7 +58,8 @@ def select_job(
     base_sha, head_sha = resolve(repo, base), resolve(repo, head)
     pinned = read_base_settings(repo, base_sha, head_sha) if settings is None else BaseSettings(settings, None, None)
     settings = pinned.settings
-    cells, described, sample = _cells(request, repo, base_sha, head_sha, settings)
+    recorded = load_footprints(footprints) if footprints else None
+    cells, described, sample = _cells(request, repo, base_sha, head_sha, settings, recorded)
     unchanged = frozenset(described.get("unchanged_code", ()))  # comments or docstrings only: nothing to re-measure
     due = _sweep_due(repo, base_sha, head_sha, settings, pin_file, unchanged, sample) if request.uses_git else ()
     times = read_durations(durations) if durations else None
@@ -113,10 +119,11 @@ def _sweep_due(
     return sweep_reasons(paths, settings, pins=pins, sample=sample)
 
 
-def _cells(request, repo: Path, base_sha: str, head_sha: str, settings: Settings):
+def _cells(request, repo: Path, base_sha: str, head_sha: str, settings: Settings, footprints=None):
     """The cells and how they were chosen: the git diff's rules, or the cells a request names."""
     if request.uses_git:
-        selection = select_cells(repo, base_sha, head_sha, settings, walk=_walk(settings), seconds=estimate)
+        walk = _walk(settings)
+        selection = select_cells(repo, base_sha, head_sha, settings, walk=walk, footprints=footprints, seconds=estimate)
         if settings.backends:
             # The repository gates on some backends only ([tool.export-bot] backends).
             kept = tuple(c for c in selection.cells if kept_by(c, settings.backends, SHAPES))

@@ -127,11 +127,6 @@ def changed_base_lines(repo: Path | str, base: str, head: str) -> dict[str, list
     return parse_base_hunks(out.decode("utf-8", errors="replace"))
 
 
-def merge_base(repo: Path | str, base: str, head: str) -> str:
-    """The commit `base...head` diffs from: the base coordinates of `changed_base_lines` are its lines."""
-    return _git(repo, "merge-base", base, head).decode().strip()
-
-
 def list_files(repo: Path | str, ref: str, under: str) -> list[str]:
     """Paths of the files below `under` at `ref` (empty when the folder does not exist there)."""
     out = _git(repo, "ls-tree", "-r", "--name-only", "-z", ref, "--", under.rstrip("/") + "/")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -14,6 +14,7 @@ from bot.scopes import ScopeWalk
 from bot.select import changes as git
 from bot.select.catalog import Catalog, load_catalog
 from bot.select.code_change import same_code
+from bot.select.footprints import observed_impact
 from bot.select.imports import ImportGraph, graph_paths, read_graph
 from bot.select.rules import classify, decide, model_type_of
 from bot.select.selection import Selection
@@ -48,13 +49,15 @@ def select_cells(
     models_dir: str = MODELS_DIR,
     walk: ScopeWalk | None = None,
     *,
-    observed: Mapping[str, Mapping[str, str]] | None = None,
+    footprints: Mapping[str, Iterable[str]] | None = None,
     seconds: Callable[[Cell], float] | None = None,
 ) -> Selection:
     """The cells a pull request from `base` to `head` must run, with the reason for each model class.
 
     `walk` maps a changed skiplist entry to cells: the checkout's own scope walk, None for the bot's.
-    `observed` and `seconds` are rules.decide's: the cells main saw run each file, a cell's CPU seconds.
+    `footprints`: cell id → the checkout functions it executed on main's sweeps (docs/selection.md,
+    "Footprints"); a changed file some cell executed selects the cells that ran its changed lines, the
+    import graph decides the rest. `seconds` is rules.decide's: a cell's CPU seconds, for the sample.
     """
     settings = settings or Settings()
     catalog = catalog or load_catalog(settings)
@@ -70,6 +73,7 @@ def select_cells(
     base_tree = tree_at(repo, base, models_dir) if gone else ModelTree({})
 
     entries, notes = _skiplist_changes(repo, base, head, changed, kinds)
+    observed = _observed(repo, base, head, footprints, {p for p, k in kinds.items() if k in ("other", "shared")})
     # The import graph is read only for a Python file of src/ or tests/ outside a model folder no footprint decides.
     graphed = graph_paths(p for p, k in kinds.items() if k == "other" and p not in (observed or {}))
     graph = graph_at(repo, head) if graphed else None
@@ -78,6 +82,22 @@ def select_cells(
     hunks = git.changed_lines(repo, base, head)
     changed_lines = {path: tuple(ranges) for path, ranges in hunks.items()}
     return replace(selection, changed_lines=changed_lines, unchanged_code=unchanged)
+
+
+def _observed(repo, base, head, footprints, paths: set[str]) -> dict[str, dict[str, str]] | None:
+    """Changed path → {cell id: what it executed of the change}, for the `paths` some recorded cell executed.
+
+    The footprints were recorded on main's code, so the change is read on the merge base's side and
+    mapped to the functions holding it there (bot/select/footprints.py).
+    """
+    if not footprints or not paths:
+        return None
+    ran = {name.partition("::")[0] for names in footprints.values() for name in names}
+    lines = {p: r for p, r in git.changed_base_lines(repo, base, head).items() if p in paths and p in ran}
+    if not lines:
+        return None
+    texts = git.read_files(repo, git.merge_base(repo, base, head), list(lines))
+    return observed_impact(footprints, texts, lines)
 
 
 def _code_changes(repo, base, head, changed: list[git.Change]) -> tuple[list[git.Change], tuple[str, ...]]:

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from bot.jobs.select import select_job
+from bot.results.baseline_json import dumps
 from bot.run.shard import estimate
 from bot.select.catalog import load_catalog
 from bot.select.changes import Change
@@ -106,3 +107,42 @@ def test_lazy_inits_and_modules_only_an_init_imports_reach_no_class(head):
     paths = (f"{T}/models/gpt2/__init__.py", f"{T}/utils/dummy_pt_objects.py")
     selection = select(head, *paths)
     assert selection.cells == () and selection.ignored == paths
+
+
+def test_main_s_footprints_narrow_a_shared_change_to_the_cells_that_ran_it(real_checkout, tmp_path):  # noqa: F811
+    # The sample above is what the import graph can do for rope utils (every class reaches it); main's
+    # recorded footprints say which cells ran the changed function, and only those run.
+    rope = f"{T}/modeling_rope_utils.py"
+    scaled = "LlamaForCausalLM::test_torch_export_static"
+    footprints = {
+        scaled: {f"{rope}::_compute_linear_scaling_rope_parameters", f"{rope}::<module>"},
+        "BertModel::test_torch_export_static": {f"{rope}::<module>"},  # imported it, ran none of it
+    }
+    (tmp_path / "baseline.json").write_text(dumps(_state(footprints)))
+    source = (real_checkout / rope).read_text(encoding="utf-8")
+    anchor = "def _compute_linear_scaling_rope_parameters("
+    body = source.index("\n", source.index('"""', source.index('"""', source.index(anchor)) + 3)) + 1
+    git(real_checkout, "checkout", "-q", "-b", "rope", "main")
+    (real_checkout / rope).write_text(source[:body] + "    _changed = 1\n" + source[body:], encoding="utf-8")
+    git(real_checkout, "commit", "-qam", "a line inside one rope function")
+    git(real_checkout, "checkout", "-q", "main")
+    document = select_job(real_checkout, "main", "rope", Settings(), footprints=tmp_path)
+    assert document["cells"] == [scaled] and document["sample"] is None
+    assert document["classes"]["LlamaForCausalLM"] == [
+        {"kind": "footprint", "detail": "executed modeling_rope_utils.py::_compute_linear_scaling_rope_parameters"}
+    ]
+    # Without main's footprints, the same change reaches every class and runs the sample.
+    assert select_job(real_checkout, "main", "rope", Settings())["sample"]["reached_classes"] > 1500
+
+
+def _state(footprints: dict[str, set[str]]):
+    from bot.cells import Cell
+    from bot.results.baseline import Footprint, measured
+    from bot.results.model import ResultSet
+
+    state = measured(ResultSet(), commit="a" * 40, time="2026-12-05T00:00:00Z", run_id=1, source="sweep", segment=None)
+    prints = {
+        Cell.parse(cell): Footprint("a" * 40, "2026-12-05T00:00:00Z", 1, "sweep", frozenset(names))
+        for cell, names in footprints.items()
+    }
+    return type(state)(footprints=prints)
