@@ -130,14 +130,15 @@ def track(
     default="",
     help="This push's own reasons, `; `-separated (select's `due=`), not in the state yet; the state's are added.",
 )
+@click.option("--commit", default=None, help="The push's commit, where its --due reasons are.")
 @click.option("--workflow", default="export-baseline.yml", show_default=True, help="The caller workflow to dispatch.")
 @click.option("--branch", default="main", show_default=True, help="The default branch, whose head the sweep measures.")
 @run_id_option("This run, never counted as a sweep already started (default: GITHUB_RUN_ID).")
 @click.pass_obj
 @github_errors
-def sweep(obj: Context, state: Path, due: str, workflow: str, branch: str, run_id: int) -> None:
+def sweep(obj: Context, state: Path, due: str, commit: str | None, workflow: str, branch: str, run_id: int) -> None:
     """Start the due full sweep now (a dispatch with `full: true`), unless a sweep already started covers it."""
     from bot.jobs.github_main import SweepInputs, sweep_job
 
     reasons = tuple(reason.strip() for reason in due.split("; ") if reason.strip())
-    finish(sweep_job(obj.client(), SweepInputs(state, reasons, workflow, branch, run_id)))
+    finish(sweep_job(obj.client(), SweepInputs(state, reasons, commit, workflow, branch, run_id)))

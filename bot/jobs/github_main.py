@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.diff.model import Report, load_report
+from bot.errors import BotError
 from bot.files import read_text, write_text
 from bot.jobs.github import JobOutcome
 from bot.publish import tracking
@@ -203,6 +204,7 @@ def _act(client: GitHubClient, plan, body: str | None, bot_login: str, closing: 
 class SweepInputs:
     state: Path  # main's baseline.json; absent: no state yet
     due: tuple[str, ...]  # this push's own reasons, not in the state yet (the plan job's `due=`)
+    commit: str | None  # the push's commit, where its reasons are (a sweep there or later answered them)
     workflow: str  # the caller workflow, whose dispatch runs the full sweep
     branch: str  # the default branch
     run_id: int  # this run: never counted as a sweep already started
@@ -212,7 +214,9 @@ def sweep_job(client: GitHubClient, given: SweepInputs) -> JobOutcome:
     """Start the due sweep now (a dispatch of the caller with `full: true`), unless one already started covers it."""
 
     baseline = loads(read_text(given.state), where=str(given.state)) if given.state.exists() else Baseline()
-    reasons = tuple(dict.fromkeys((*given.due, *pending_due(baseline))))
+    if given.due and not given.commit:
+        raise BotError("--due needs --commit: name the push's commit its reasons are at (github.sha)")
+    reasons = pending_due(baseline, [(given.commit, reason) for reason in given.due])
     unfinished = unfinished_sweeps(client, given.workflow, given.branch, exclude=given.run_id)
     decision = sweep_start(reasons, [run.id for run in unfinished], baseline.runs)
     if not decision.start:

@@ -444,12 +444,11 @@ def sweep_due(baseline: Baseline, *, now: str, every_days: float) -> tuple[str, 
     return tuple(reasons)
 
 
-def pending_due(baseline: Baseline) -> tuple[str, ...]:
-    """The reasons pushes recorded that no full sweep has answered yet, each with its commit."""
-    return tuple(
-        f"{reason} (main@{commit[:7]})"
-        for commit, reason in _pending(baseline.due, baseline.full_sweeps, ranks(baseline))
-    )
+def pending_due(baseline: Baseline, also: Iterable[tuple[str, str]] = ()) -> tuple[str, ...]:
+    """The due reasons no full sweep has answered yet, each with its commit: the state's, and `also`'s
+    ((commit, reason) a push found and its merge has not recorded yet)."""
+    left = _pending((*baseline.due, *also), baseline.full_sweeps, ranks(baseline))
+    return tuple(f"{reason} (main@{commit[:7]})" for commit, reason in left)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,8 @@ def sweep_runs(fake):
 def test_pushes_in_a_row_start_one_sweep_and_its_merge_starts_the_next(fake, gh, tmp_path):
     fake.state.refs["heads/main"] = P1
     # The first push's plan: its own reason, not in the state yet; nothing under way → dispatched.
-    result = gh("sweep", "--state", str(tmp_path / "none.json"), "--due", IMPORTS, env={"GITHUB_RUN_ID": "11"})
+    args = ("--state", str(tmp_path / "none.json"), "--due", IMPORTS, "--commit", P1)
+    result = gh("sweep", *args, env={"GITHUB_RUN_ID": "11"})
     assert result.exit_code == 0, result.output
     assert fake.state.dispatches == [{"workflow": "export-baseline.yml", "ref": "main", "inputs": {"full": "true"}}]
     assert outputs(gh.output)["started"] == "true"
@@ -46,7 +47,7 @@ def test_pushes_in_a_row_start_one_sweep_and_its_merge_starts_the_next(fake, gh,
     fake.state.refs["heads/main"] = P2
     first["status"] = "in_progress"
     state = state_file(tmp_path, push(P1, None, 11, due=(IMPORTS,)), push(P2, P1, 12))
-    result = gh("sweep", "--state", str(state), "--due", SETTINGS, env={"GITHUB_RUN_ID": "12"})
+    result = gh("sweep", "--state", str(state), "--due", SETTINGS, "--commit", P2, env={"GITHUB_RUN_ID": "12"})
     assert "no sweep started" in result.output and len(fake.state.dispatches) == 1
     # The sweep's own merge folds it (a full sweep at P1): P2's reason is left, so it starts the next.
     swept = measured(
@@ -67,3 +68,17 @@ def test_nothing_due_and_a_finished_sweep_start_nothing(fake, gh, tmp_path):
     assert result.exit_code == 0, result.output
     assert "no sweep due" in result.output and fake.state.dispatches == []
     assert outputs(gh.output)["started"] == "false"
+
+
+def test_a_re_run_of_a_push_the_sweep_already_answered_starts_nothing(fake, gh, tmp_path):
+    fake.state.refs["heads/main"] = P1
+    swept = measured(
+        ResultSet(), commit=P1, time="2026-12-05T02:00:00Z", run_id=20, source="sweep", segment=None, full=True
+    )
+    state = state_file(tmp_path, push(P1, None, 11, due=(IMPORTS,)), swept)
+    result = gh("sweep", "--state", str(state), "--due", IMPORTS, "--commit", P1, env={"GITHUB_RUN_ID": "11"})
+    assert result.exit_code == 0, result.output
+    assert "no sweep due" in result.output and fake.state.dispatches == []
+    # Reasons without the commit they are at cannot be weighed against the sweeps: refused.
+    result = gh("sweep", "--state", str(state), "--due", IMPORTS)
+    assert result.exit_code == 2 and "--due needs --commit" in result.output
