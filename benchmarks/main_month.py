@@ -11,8 +11,10 @@ Two designs run over the same pushes (docs/baseline.md, Cost):
 - new: each push runs exactly the cells `export-bot select` picks for its files (the real rules of
   bot/select over the real tree and catalogue), never cancelled; its measurement is folded by a
   merge job whose group replaces a pending merge (the newer merge folds every unmerged measurement);
-  the nightly slot runs the full sweep when `baseline due` says so (weekly, or after a shared-path,
-  skiplist or toolchain change); regressions without a culprit are bisected (log2 steps × broken cells).
+  a shared-path, skiplist or toolchain push starts the full sweep at once (a sweep under way covers
+  it, and its merge starts the next), and the nightly slot runs it when the last one is a week old
+  (docs/workflows.md, "When the due sweep starts"); regressions without a culprit are bisected
+  (log2 steps × broken cells).
 Cell times: bot/data/cell_seconds.json through the runner's own estimator (bot/run/shard.py), 1 s for
 a class the zoo coverage saw fail before export (as benchmarks/sweep.py projects the sweep); shards
 are split by the runner's own `assign_shards` and run on 2-core runners. Every figure the data
@@ -467,10 +469,10 @@ class Measurement:
 
 
 def simulate_new(world: World, month: Month) -> Outcome:
-    """Push runs of their selected cells, the due-driven nightly sweep, one merge group, bisect, track."""
+    """Push runs of their selected cells, the full sweep when due (at once after a due push), one merge group, bisect, track."""
     out = Outcome([0.0] * month.days)
     measured = [Measurement(0, 0.0, None, len(world.full_cells))] + _push_runs(world, month, out)
-    measured += _nightly_sweeps(world, month, out)
+    measured += _sweeps(world, month, out)
     measured.sort(key=lambda m: (m.ready, m.commit))
     folds = _merge_group(measured, month, out)
     out.selected_cells = sum(m.cells for m in measured[1:])
@@ -496,25 +498,39 @@ def _push_runs(world: World, month: Month, out: Outcome) -> list[Measurement]:
     return found
 
 
-def _nightly_sweeps(world: World, month: Month, out: Outcome) -> list[Measurement]:
-    """The nightly slot runs `baseline due`; the full sweep when the last one is a week old or a change made it due."""
+def _sweeps(world: World, month: Month, out: Outcome) -> list[Measurement]:
+    """The full sweeps: started by a due push at once, and by the nightly slot when the last one is a week old.
+
+    docs/workflows.md, "When the due sweep starts": a shared-path, skiplist or toolchain push's plan
+    job dispatches the sweep; a sweep still measuring covers the reasons that arrive meanwhile, and
+    its merge starts the next sweep for those at commits it did not measure (one, not one each).
+    """
+    light, merge = ASSUMED["light_job_s"], ASSUMED["merge_job_s"]
     every = world.settings.sweep_every_days * DAY
-    last_time, last_commit, found = 0.0, 0, []
-    setting_due = [p for p in month.pushes if p.kind in ("shared", "skiplist")]
-    for day in range(month.days):
-        now = day * DAY + CRON
-        head = month.head_at(now)
-        due = now - last_time >= every or any(last_commit < p.commit <= head for p in setting_due)
-        due = due or any(last_time < t <= now for t in month.toolchain)
-        if not due:
-            charge(out.daily, [Job(now, ASSUMED["light_job_s"])], month.end)
+    due = [(p.time + light, p.commit) for p in month.pushes if p.kind in ("shared", "skiplist")]
+    due += [(t + light, month.head_at(t)) for t in month.toolchain]
+    nights = {day * DAY + CRON for day in range(month.days)}
+    moments = sorted({t for t, _ in due} | nights)
+    last_time, last_commit, free_at, found = 0.0, 0, -math.inf, []
+    while moments:
+        now = moments.pop(0)
+        if now >= month.end:
+            break
+        if now < free_at:
+            continue  # the sweep under way covers it; its merge asks again
+        pending = any(t <= now and commit > last_commit for t, commit in due)
+        if not pending and not (now in nights and now - last_time >= every):
+            if now in nights:
+                charge(out.daily, [Job(now, light)], month.end)
             continue
         jobs, report_end = sweep_jobs(world, now)
         charge(out.daily, jobs, month.end)
+        head = month.head_at(now)
         found.append(Measurement(head, report_end, None, len(world.full_cells)))
         out.runs += 1
         out.sweeps += 1
-        last_time, last_commit = now, head
+        last_time, last_commit, free_at = now, head, report_end + merge
+        moments = sorted({*moments, free_at})
     return found
 
 

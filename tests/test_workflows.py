@@ -526,3 +526,42 @@ def test_jobs_that_hold_a_write_token_install_the_github_client_pinned():
         if "pip install" in step.get("run", "") and "constraints-publish.txt" not in step["run"]
     ]
     assert unpinned == []
+
+
+def test_a_push_making_the_sweep_due_starts_it_at_once_and_every_merge_asks_again():
+    """docs/workflows.md, "When the due sweep starts": not at the next nightly run, up to a day later."""
+    baseline = load(REUSABLE / "baseline.yml")
+    jobs = baseline["jobs"]
+
+    def starts(job: str) -> list[dict]:
+        return [s for s in jobs[job]["steps"] if "export-bot github sweep" in s.get("run", "")]
+
+    [plan], [merge] = starts("plan"), starts("merge")
+    # The plan starts it as soon as the push's selection says so, with the push's own reasons
+    # (not in the state before the merge), once its select step has run.
+    assert plan["if"] == "github.event_name == 'push' && steps.select.outputs.full == 'true'"
+    assert plan["env"]["DUE"] == "${{ steps.select.outputs.due }}" and '--due "$DUE"' in plan["run"]
+    steps = jobs["plan"]["steps"]
+    assert steps.index(plan) > next(i for i, s in enumerate(steps) if s.get("id") == "select")
+    # Every merge asks again, after its upload, in the merges' group: a sweep still measuring covers
+    # a reason, and its own merge starts the next sweep for what it did not measure.
+    assert "if" not in merge and "--state baseline/baseline.json" in merge["run"]
+    steps = jobs["merge"]["steps"]
+    upload = next(i for i, s in enumerate(steps) if s.get("with", {}).get("name") == "export-baseline")
+    assert steps.index(merge) > upload and jobs["merge"]["concurrency"]["group"] == "export-baseline-merge"
+    for job, step in (("plan", plan), ("merge", merge)):
+        # The workflow token may dispatch (its one event that starts a run) with actions: write.
+        assert jobs[job]["permissions"]["actions"] == "write", job
+        assert step["env"]["GITHUB_TOKEN"] == "${{ github.token }}"
+        assert step["env"]["BASELINE_WORKFLOW"] == "${{ inputs.baseline-workflow }}"
+        # A refused dispatch costs neither the push its cells nor the merge its tracking issue.
+        assert step["continue-on-error"] is True, job
+    # What it dispatches: the caller, with the input that forces the sweep, which the caller declares
+    # and the plan reads from the dispatched run's event.
+    from bot.publish.baseline import SWEEP_INPUTS
+
+    declared = load(CALLERS / "export-baseline.yml")["on"]["workflow_dispatch"]["inputs"]
+    assert set(SWEEP_INPUTS) <= set(declared) and declared["full"]["type"] == "boolean"
+    sweep = next(s for s in jobs["plan"]["steps"] if s.get("id") == "sweep")
+    assert sweep["env"]["FORCED"] == "${{ github.event.inputs.full }}"
+    assert load(CALLERS / "export-baseline.yml")["jobs"]["baseline"]["permissions"]["actions"] == "write"

@@ -223,5 +223,11 @@ def _checked_ref(value: str, flag: str, *, sha: bool) -> str:
 
 
 # Main's health: baseline, reports, obsolete-skips, track.
-for _command in (github_main.baseline, github_main.reports, github_main.obsolete_skips, github_main.track):
+for _command in (
+    github_main.baseline,
+    github_main.reports,
+    github_main.obsolete_skips,
+    github_main.track,
+    github_main.sweep,
+):
     github.add_command(_command)

@@ -1,4 +1,4 @@
-"""`export-bot github baseline|reports|obsolete-skips|track`: main's health, as export-baseline.yml calls it (docs/baseline.md)."""
+"""`export-bot github baseline|reports|obsolete-skips|track|sweep`: main's health, as export-baseline.yml calls it (docs/baseline.md)."""
 
 from __future__ import annotations
 
@@ -122,3 +122,24 @@ def track(
     mentions = obj.settings.mention_culprits
     given = TrackInputs(state, skiplists_dir, report_path, bot_login, repository_url, mentions)
     finish(track_job(obj.client(), given))
+
+
+@click.command()
+@state_option("Main's baseline.json as the run has it (absent: no state yet).", folder=False)
+@click.option(
+    "--due",
+    default="",
+    help="This push's own reasons, `; `-separated (select's `due=`), not in the state yet; the state's are added.",
+)
+@click.option("--commit", default=None, help="The push's commit, where its --due reasons are.")
+@click.option("--workflow", default="export-baseline.yml", show_default=True, help="The caller workflow to dispatch.")
+@click.option("--branch", default="main", show_default=True, help="The default branch, whose head the sweep measures.")
+@run_id_option("This run, never counted as a sweep already started (default: GITHUB_RUN_ID).")
+@click.pass_obj
+@github_errors
+def sweep(obj: Context, state: Path, due: str, commit: str | None, workflow: str, branch: str, run_id: int) -> None:
+    """Start the due full sweep now (a dispatch with `full: true`), unless a sweep already started covers it."""
+    from bot.jobs.github_main import SweepInputs, sweep_job
+
+    reasons = tuple(reason.strip() for reason in due.split("; ") if reason.strip())
+    finish(sweep_job(obj.client(), SweepInputs(state, reasons, commit, workflow, branch, run_id)))

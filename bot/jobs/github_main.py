@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.diff.model import Report, load_report
+from bot.errors import BotError
 from bot.files import read_text, write_text
 from bot.jobs.github import JobOutcome
 from bot.publish import tracking
-from bot.publish.baseline import Caps, download_baseline
+from bot.publish.baseline import Caps, download_baseline, start_sweep, unfinished_sweeps
 from bot.publish.github_api import GitHubClient
 from bot.publish.obsolete_skips import (
     Evidence,
@@ -24,7 +25,7 @@ from bot.publish.obsolete_skips import (
     title_for,
 )
 from bot.publish.tracking import TITLE, Origin
-from bot.results.baseline import chain
+from bot.results.baseline import Baseline, chain, pending_due, sweep_start
 from bot.results.baseline_json import loads
 from bot.skiplist.model import load_skiplists
 
@@ -213,3 +214,30 @@ def _act(client: GitHubClient, plan, body: str | None, bot_login: str, closing: 
     if plan.number is not None:
         return plan.number, f"#{plan.number}: tracking issue unchanged"
     return None, "no regression on main and no open tracking issue"
+
+
+@dataclass(frozen=True)
+class SweepInputs:
+    state: Path  # main's baseline.json; absent: no state yet
+    due: tuple[str, ...]  # this push's own reasons, not in the state yet (the plan job's `due=`)
+    commit: str | None  # the push's commit, where its reasons are (a sweep there or later answered them)
+    workflow: str  # the caller workflow, whose dispatch runs the full sweep
+    branch: str  # the default branch
+    run_id: int  # this run: never counted as a sweep already started
+
+
+def sweep_job(client: GitHubClient, given: SweepInputs) -> JobOutcome:
+    """Start the due sweep now (a dispatch of the caller with `full: true`), unless one already started covers it."""
+
+    baseline = loads(read_text(given.state), where=str(given.state)) if given.state.exists() else Baseline()
+    if given.due and not given.commit:
+        raise BotError("--due needs --commit: name the push's commit its reasons are at (github.sha)")
+    reasons = pending_due(baseline, [(given.commit, reason) for reason in given.due])
+    unfinished = unfinished_sweeps(client, given.workflow, given.branch, exclude=given.run_id)
+    decision = sweep_start(reasons, [run.id for run in unfinished], baseline.runs)
+    if not decision.start:
+        return JobOutcome((f"no sweep started: {decision.why}",), outputs=(("started", "false"),))
+    run = start_sweep(client, given.workflow, given.branch, {run.id for run in unfinished})
+    started = f"run {run.id}" if run else "a run"
+    line = f"sweep started ({given.workflow} on {given.branch}, full: true), {started}, for: {decision.why}"
+    return JobOutcome((line,), outputs=(("started", "true"),))

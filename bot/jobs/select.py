@@ -61,7 +61,10 @@ def select_job(
     recorded = load_footprints(footprints) if footprints else None
     cells, described, sample = _cells(request, repo, base_sha, head_sha, settings, recorded)
     unchanged = frozenset(described.get("unchanged_code", ()))  # comments or docstrings only: nothing to re-measure
-    due = _sweep_due(repo, base_sha, head_sha, settings, pin_file, unchanged, sample) if request.uses_git else ()
+    edited = [change.key for change in pinned.after_merge]
+    due = (
+        _sweep_due(repo, base_sha, head_sha, settings, pin_file, unchanged, sample, edited) if request.uses_git else ()
+    )
     times = read_durations(durations) if durations else None
     # Sized by the selection's cost: a one-model PR gets one shard, `full` as many as its budget needs.
     count = shard_count(cells, times, cap=shards, budget_seconds=shard_minutes * 60 if shard_minutes else None)
@@ -110,13 +113,14 @@ def _sweep_due(
     pin_file: str | None,
     unchanged: frozenset[str],
     sample: Sample | None,
+    settings_keys: list[str],
 ) -> tuple[str, ...]:
     paths = [p for change in changed_files(repo, base_sha, head_sha) for p in change.paths if p not in unchanged]
     pins = {}
     if pin_file and pin_file in paths:
         before, after = read_files(repo, base_sha, [pin_file]), read_files(repo, head_sha, [pin_file])
         pins[pin_file] = (before.get(pin_file), after.get(pin_file))
-    return sweep_reasons(paths, settings, pins=pins, sample=sample)
+    return sweep_reasons(paths, settings, pins=pins, sample=sample, settings_keys=settings_keys)
 
 
 def _cells(request, repo: Path, base_sha: str, head_sha: str, settings: Settings, footprints=None):

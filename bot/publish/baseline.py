@@ -12,7 +12,7 @@ import logging
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -24,6 +24,9 @@ log = logging.getLogger(__name__)
 
 BASELINE_ARTIFACT = "export-baseline"
 REPORT_ARTIFACT = "export-report"
+# The caller's own `workflow_dispatch` input that forces the full sweep
+# (examples/transformers/.github/workflows/export-baseline.yml).
+SWEEP_INPUTS = {"full": "true"}
 
 
 class ArtifactError(BotError, ValueError):
@@ -403,3 +406,21 @@ def _text(raw: bytes, run: WorkflowRun, member: str) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ArtifactError(f"run {run.id}'s {member} is not UTF-8 text ({exc}); delete the artifact") from None
+
+
+def unfinished_sweeps(client: GitHubClient, workflow: str, branch: str, *, exclude: int = 0) -> list[WorkflowRun]:
+    """The dispatched runs of `workflow` on `branch` not finished yet (queued, waiting or in progress), `exclude` left out.
+
+    Dispatched runs are the sweeps a due reason started (docs/workflows.md, "When the due sweep
+    starts"); the newest 30 are looked at, which holds every unfinished one.
+    """
+    runs = client.workflow_runs(workflow, branch=branch, event="workflow_dispatch", status=None, limit=30)
+    return [run for run in runs if run.status != "completed" and run.id != exclude]
+
+
+def start_sweep(client: GitHubClient, workflow: str, branch: str, seen: Collection[int]) -> WorkflowRun | None:
+    """Dispatch the full sweep on `branch`; the run it started when a retry found it (a new run, not in `seen`).
+
+    The workflow token may dispatch: `workflow_dispatch` is the one event it raises that starts a run.
+    """
+    return client.dispatch(workflow, branch, dict(SWEEP_INPUTS), started=lambda run: run.id not in seen)

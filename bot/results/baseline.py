@@ -12,7 +12,7 @@ A PR is judged against each cell's newest result at or before its merge base (`a
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 
@@ -492,6 +492,44 @@ def sweep_due(baseline: Baseline, *, now: str, every_days: float) -> tuple[str, 
     for due_commit, reason in _pending(baseline.due, baseline.full_sweeps, rank):
         reasons.append(f"{reason} (main@{due_commit[:7]})")
     return tuple(reasons)
+
+
+def pending_due(baseline: Baseline, also: Iterable[tuple[str, str]] = ()) -> tuple[str, ...]:
+    """The due reasons no full sweep has answered yet, each with its commit: the state's, and `also`'s
+    ((commit, reason) a push found and its merge has not recorded yet)."""
+    left = _pending((*baseline.due, *also), baseline.full_sweeps, ranks(baseline))
+    return tuple(f"{reason} (main@{commit[:7]})" for commit, reason in left)
+
+
+@dataclass(frozen=True)
+class SweepStart:
+    """Whether a due sweep is started now, and why (docs/workflows.md, "When the due sweep starts")."""
+
+    start: bool
+    why: str
+
+
+def sweep_start(reasons: Sequence[str], unfinished: Iterable[int], folded: Collection[int]) -> SweepStart:
+    """Start the due sweep now, unless one already started covers the reasons (pure).
+
+    `reasons`: what is due and unanswered (the state's pending reasons and this push's own);
+    `unfinished`: the sweeps already started and not finished (dispatched runs queued or in
+    progress, this run left out); `folded`: the runs whose measurement main's state holds.
+
+    An unfinished sweep whose measurement no merge has folded yet is still to measure: it covers
+    the reasons, even one recorded after it began, because its own merge asks again once it has
+    folded, and starts the next sweep for what it did not measure. So pushes in a row start one
+    sweep, and at most one more queued behind it, never one each. A sweep whose measurement is
+    folded has measured all it will: it covers nothing more.
+    """
+    if not reasons:
+        return SweepStart(False, "no sweep due")
+    measuring = sorted(run for run in set(unfinished) if run not in folded)
+    if measuring:
+        return SweepStart(
+            False, f"run {measuring[0]} sweeps already; its merge starts the next one if this is still due"
+        )
+    return SweepStart(True, "; ".join(reasons))
 
 
 def to_instant(text: str) -> datetime:

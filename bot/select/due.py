@@ -24,6 +24,7 @@ def sweep_reasons(
     *,
     pins: Mapping[str, tuple[str | None, str | None]] | None = None,
     sample: Sample | None = None,
+    settings_keys: Iterable[str] = (),
 ) -> tuple[str, ...]:
     """The reasons a full sweep is due after a push changing `paths`, or () when its own cells are enough.
 
@@ -33,7 +34,11 @@ def sweep_reasons(
       push): the new bot measures with its own toolchain (torch, the exporters, its harness and
       judging, pinned by its constraints-runner.txt), so no earlier result compares with the next;
     - the push reached more classes through the import graph than it ran (`sample`): the rest is
-      measured by the sweep.
+      measured by the sweep;
+    - the push changed `[tool.export-bot]` (`settings_keys`, the keys it sets differently): the
+      push itself was judged by the settings before it, and every cell may be judged differently
+      by the new ones (a widened `backends` gates cells no run measured, new thresholds judge old
+      results anew), so all are re-measured.
     """
     paths = list(dict.fromkeys(paths))
     reasons = []
@@ -47,6 +52,9 @@ def sweep_reasons(
         reasons.append(
             f"imports: {_some(list(sample.paths))} reached {sample.reached:,} classes, {len(sample.sampled)} sampled"
         )
+    keys = sorted({key.replace("_", "-") for key in settings_keys})
+    if keys:
+        reasons.append(f"settings: {', '.join(keys)} in [tool.export-bot]")
     for path, (before, after) in sorted((pins or {}).items()):
         old, new = bot_pins(before), bot_pins(after)
         if new and old != new:

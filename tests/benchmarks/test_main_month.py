@@ -102,3 +102,18 @@ def test_pushes_select_what_bot_select_selects(mm, world):
     # A lifted entry runs only the cells its scope covers, so no class counts as freshly measured whole.
     assert lifted.cells and lifted.classes == frozenset()
     assert {c.model_class for c in lifted.cells} == {"VideoMAEForPreTraining"}
+
+
+def test_a_due_push_starts_the_sweep_at_once_and_a_burst_during_it_starts_one_more(mm, world):
+    """docs/workflows.md, "When the due sweep starts": coalesced, never one sweep per push."""
+    pushes = tuple(
+        mm.Push(n + 1, 10 * mm.HOUR + n * 600, "shared", ("src/transformers/modeling_utils.py",)) for n in range(3)
+    )
+    out = mm.Outcome([0.0])
+    first, second = mm._sweeps(world, mm.Month(1, pushes, (), ()), out)
+    light, merge = mm.ASSUMED["light_job_s"], mm.ASSUMED["merge_job_s"]
+    _, report_end = mm.sweep_jobs(world, 10 * mm.HOUR + light)
+    # The first push's plan starts it; the two pushes during it wait for its merge, then share one.
+    assert (first.commit, first.ready) == (1, report_end)
+    assert second.commit == 3 and second.ready == mm.sweep_jobs(world, report_end + merge)[1]
+    assert out.sweeps == 2

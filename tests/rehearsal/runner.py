@@ -134,6 +134,7 @@ class Runner:
             "event": event,
             "sha": sha,
             "ref": ref,
+            "ref_name": ref.removeprefix("refs/heads/").removeprefix("refs/tags/"),
             "repository": self.fake.full_name,
             "token": self.fake.token,
             "server_url": "https://github.com",

@@ -12,8 +12,8 @@ its comment leads with the group, the culprit line and the hint, the proposal fo
 merged, its push opens one tracking issue naming the push's commit and PR; (e) a push fixing it
 closes the issue; (a) a PR based on the breaking push, after the fix: judged against the breaking
 push's results; (c) a push of five commits, one of them breaking the non-core class through a
-shared file, makes the full sweep due; the nightly sweep finds the break and the bisect names that
-commit; the same push's confirming re-run disagreed on a flaky BertModel cell and the sweep of the
+shared file, makes the full sweep due and starts it at once; that sweep finds the break and the
+bisect names that commit; the same push's confirming re-run disagreed on a flaky BertModel cell and the sweep of the
 same commit disagreed again; (d) a PR meeting that cell failing is shown it as flaky, verdict green.
 """
 
@@ -53,6 +53,7 @@ CALLER_INPUTS = {
     "export-baseline.yml": {"shards": 1, "push-shards": 1, "dashboard": "false"},
 }
 PUSH_JOBS = ("plan", "measure", "report", "merge", "track")
+SWEEP_DISPATCH = {"workflow": "export-baseline.yml", "ref": "main", "inputs": {"full": "true"}}
 
 # The target's own test code, appended to its BERT tester: the flake a Transformers test may have.
 FLAKY_HOOK = """
@@ -273,8 +274,10 @@ class MainHealth(Rehearsal):
         state = self.state(run)
         [measured] = [m for m in state.cells[Cell.parse(BM_STATIC)] if m.commit == shas[-1]]
         assert measured.flipped and [commit for commit, _ in state.due] == [shas[-1]]
+        # The push's plan started the sweep at once; its merge found it still to measure and started none.
+        assert self.fake.state.dispatches == [SWEEP_DISPATCH], self.fake.state.dispatches
 
-        sweep = self.schedule()
+        sweep = self.dispatched()
         jobs = (*PUSH_JOBS, "bisect", "merge-bisected", "track-bisected")
         self.assert_jobs(sweep, {f"baseline / {job}" for job in jobs})
         report = json.loads((sweep.artifacts["export-sweep"] / "report.json").read_text())
@@ -288,6 +291,7 @@ class MainHealth(Rehearsal):
         state = self.state(sweep)
         bisected = {m.commit for ms in state.cells.values() for m in ms if m.source == "bisect"}
         assert culprit in bisected and bisected <= set(shas), bisected
+        assert self.fake.state.dispatches == [SWEEP_DISPATCH], "the sweep answered the reason: no other starts"
         self.shared_push = shas
 
     # --- (d) ------------------------------------------------------------------------------------
@@ -316,6 +320,16 @@ class MainHealth(Rehearsal):
     def schedule(self) -> WorkflowRun:
         event = {"schedule": "17 3 * * *", "repository": self.fake.repo}
         return self.runner.run("export-baseline.yml", event_name="schedule", event=event, sha=self.main)
+
+    def dispatched(self) -> WorkflowRun:
+        """The sweep a due push dispatched, run as GitHub starts it: the caller on main's head then, `full: true`."""
+        [queued] = [r for r in self.fake.state.runs if r["event"] == "workflow_dispatch" and r["status"] == "queued"]
+        event = {"inputs": SWEEP_DISPATCH["inputs"], "ref": "refs/heads/main", "repository": self.fake.repo}
+        run = self.runner.run(
+            "export-baseline.yml", event_name="workflow_dispatch", event=event, sha=queued["head_sha"]
+        )
+        self.fake.finish_run(queued["id"], "success")
+        return run
 
     def push(self, commits: list[tuple[dict[str, str], str]], *, pr: int | None = None) -> tuple[WorkflowRun, list]:
         """Commits pushed to main at once (a merged PR's squash commit names its PR); the push's run."""

@@ -117,3 +117,31 @@ def test_a_push_changing_only_a_shared_files_docstring_is_not_full(repo, tmp_pat
     document = select_job(repo, "main", "pr", SETTINGS, github_output=output)
     assert document["cells"] == [] and document["unchanged_code"] == ["src/transformers/exporters/onnx.py"]
     assert output.read_text().splitlines()[-2:] == ["full=false", "due="]
+
+
+def test_a_settings_change_names_its_keys():
+    assert sweep_reasons([], SETTINGS, settings_keys=["backends", "drift_atol", "backends"]) == (
+        "settings: backends, drift-atol in [tool.export-bot]",
+    )
+    assert sweep_reasons(["pyproject.toml"], SETTINGS, settings_keys=[]) == ()
+
+
+def test_a_push_widening_backends_makes_a_full_sweep_due(repo, tmp_path):
+    pyproject = repo / "pyproject.toml"
+    pyproject.write_text('[project]\nname = "t"\n\n[tool.export-bot]\nbackends = ["onnx"]\n')
+    commit_all(repo, "gate on onnx")
+    before = git(repo, "rev-parse", "HEAD").strip()
+    pyproject.write_text('[project]\nname = "t"\n\n[tool.export-bot]\nbackends = ["onnx", "dynamo"]\n')
+    commit_all(repo, "gate on dynamo too")
+    output = tmp_path / "github_output"
+    document = select_job(repo, before, "pr", None, github_output=output)
+    # Judged by the settings before it, the push runs no cell: the sweep measures the newly gated ones.
+    assert document["cells"] == []
+    assert document["full_sweep_due"] == ["settings: backends in [tool.export-bot]"]
+    assert output.read_text().splitlines()[-2:] == ["full=true", "due=settings: backends in [tool.export-bot]"]
+    # A pyproject edit outside the table (a dependency) judges nothing differently.
+    pyproject.write_text(pyproject.read_text().replace('name = "t"', 'name = "t"\nversion = "2"'))
+    commit_all(repo, "a version")
+    output.unlink()
+    select_job(repo, "pr~1", "pr", None, github_output=output)
+    assert output.read_text().splitlines()[-2:] == ["full=false", "due="]
