@@ -186,14 +186,38 @@ def run_cells(clone: Path, ref: str, cells: list[str], junit: Path) -> tuple[flo
 
 
 def main_results(clone: Path, work: Path, cells: list[str]) -> Path:
-    """The folder of main's JUnit, holding at least these cells: the missing ones are run once on main and kept."""
+    """The folder of main's JUnit, holding at least these cells: the missing ones are run once on main and kept.
+
+    `requested.json` lists every cell ever asked for, so a cell the checkout cannot collect (a core
+    class it has no tester for) is asked for once, not on every mutation.
+    """
     folder = work / f"main-{git(clone, 'rev-parse', '--short=12', 'main')}"
     folder.mkdir(parents=True, exist_ok=True)
-    missing = sorted(set(cells) - set(folder_outcomes(folder)))
+    asked = folder / "requested.json"
+    requested = set(json.loads(asked.read_text(encoding="utf-8"))) if asked.is_file() else set()
+    missing = sorted(set(cells) - requested - set(folder_outcomes(folder)))
     if missing:
         print(f"  main: running {len(missing)} cells not cached yet", flush=True)
         run_cells(clone, "main", missing, folder / f"main-{len(list(folder.glob('*.xml'))) + 1:03d}.xml")
+        asked.write_text(json.dumps(sorted(requested | set(missing))), encoding="utf-8")
     return folder
+
+
+def base_for(folder: Path, cells: list[str], out: Path) -> Path:
+    """Main's JUnit narrowed to these cells, one file per cached file: the base a PR with this selection diffs against.
+
+    The diff lists a base cell the head lacks as not run; main's cache holds far more than one selection.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    wanted = set(cells)
+    for junit in sorted(folder.glob("*.xml")):
+        tree = ET.parse(junit)
+        for suite in tree.getroot().iter("testsuite"):
+            for case in list(suite.findall("testcase")):
+                if f"{case.get('classname')}::{case.get('name')}" not in wanted:
+                    suite.remove(case)
+        tree.write(out / junit.name, encoding="utf-8", xml_declaration=True)
+    return out
 
 
 def measure(mutation: Mutation, clone: Path, work: Path, full: bool, sweep: list[str]) -> Result:
@@ -221,7 +245,8 @@ def measure(mutation: Mutation, clone: Path, work: Path, full: bool, sweep: list
     if selected:
         wall, cpu = run_cells_from_selection(clone, branch, selection_file, head)
         result.wall_minutes, result.cpu_minutes = wall / 60, cpu / 60
-    diff = ["diff", "--base", str(base), "--selection", str(selection_file), "--json", str(out / "report.json")]
+    narrowed = base_for(base, selected, out / "base")
+    diff = ["diff", "--base", str(narrowed), "--selection", str(selection_file), "--json", str(out / "report.json")]
     diff += ["--markdown", str(out / "comment.md")] + (["--head", str(head)] * bool(selected))
     bot(clone, *diff)
     result.verdict = json.loads((out / "report.json").read_text(encoding="utf-8"))["verdict"]
@@ -290,6 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     clone = prepare_clone(args.checkout.resolve(), args.work.resolve())
     sweep = list_cells(clone, ())
+    # Main's side of every ground truth in one run (one interpreter and torch import, not one per mutation).
+    truths = sweep if args.full else list_cells(clone, tuple(sorted({t for m in mutations for t in m.targets})))
+    main_results(clone, args.work.resolve(), truths)
     results = []
     for mutation in mutations:
         print(f"{mutation.name}: {mutation.summary}", flush=True)
@@ -297,15 +325,18 @@ def main(argv: list[str] | None = None) -> int:
         r = results[-1]
         print(f"  selected {r.selected}, failing {len(r.failing_selected)}, verdict {r.verdict}, "
               f"broken {len(r.broken)} of {r.ground_truth_cells}", flush=True)  # fmt: skip
-    text = table(results, len(sweep))
-    print(text)
+        write(results, len(sweep), args)  # after each mutation: a long run interrupted keeps what it measured
+    print(table(results, len(sweep)))
+    return 0
+
+
+def write(results: list[Result], sweep_size: int, args: argparse.Namespace) -> None:
     if args.markdown:
-        args.markdown.write_text(text + "\n", encoding="utf-8")
+        args.markdown.write_text(table(results, sweep_size) + "\n", encoding="utf-8")
     if args.json:
         figures = [{**asdict(r), "recall": r.recall, "sweep_names_it": r.sweep_names_it} for r in results]
-        summary = {"recall": sum(r.recall for r in results), "mutations": len(results), "sweep_cells": len(sweep)}
+        summary = {"recall": sum(r.recall for r in results), "mutations": len(results), "sweep_cells": sweep_size}
         args.json.write_text(json.dumps({"summary": summary, "mutations": figures}, indent=1), encoding="utf-8")
-    return 0
 
 
 if __name__ == "__main__":

@@ -33,8 +33,7 @@ class Mutation:
         return text
 
 
-BERT, GPT2, LLAMA = "BertModel", "GPT2LMHeadModel", "LlamaForCausalLM"
-T5, VIT, WHISPER = "T5ForConditionalGeneration", "ViTModel", "WhisperForConditionalGeneration"
+BERT, GPT2, LLAMA, VIT = "BertModel", "GPT2LMHeadModel", "LlamaForCausalLM", "ViTModel"
 
 MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
@@ -52,24 +51,22 @@ MUTATIONS: tuple[Mutation, ...] = (
                 "            return forward(self, *args, **kwargs)\n",
             ),
         ),
-        targets=(BERT, LLAMA, VIT),
+        targets=(BERT, VIT),
     ),
     Mutation(
-        name="rope-export-bf16",
+        name="rope-position-warning",
         path="src/transformers/modeling_rope_utils.py",
-        kind="export-only numeric",
-        summary="under `torch.compiler.is_exporting()` RoPE's cos/sin are rounded through bfloat16",
+        kind="data-dependent",
+        summary="RoPE warns when a position id reaches the cached length (`if position_ids.max() >= ...`)",
         edits=(
             (
                 "        return rope_forward(self, x, position_ids, **kwargs)\n\n    return wrapper\n",
-                "        cos, sin = rope_forward(self, x, position_ids, **kwargs)\n"
-                "        if torch.compiler.is_exporting():\n"
-                "            # runtimes keep the rotary tables in half precision: export them that way\n"
-                "            cos, sin = cos.to(torch.bfloat16).to(cos.dtype), sin.to(torch.bfloat16).to(sin.dtype)\n"
-                "        return cos, sin\n\n    return wrapper\n",
+                "        if position_ids.max() >= self.max_seq_len_cached:\n"
+                '            logger.warning_once("position ids reach `max_position_embeddings`: RoPE extrapolates")\n'
+                "        return rope_forward(self, x, position_ids, **kwargs)\n\n    return wrapper\n",
             ),
         ),
-        targets=(LLAMA, "LlamaModel"),
+        targets=("LlamaModel",),
     ),
     Mutation(
         name="masking-causal-skip",
@@ -86,7 +83,7 @@ MUTATIONS: tuple[Mutation, ...] = (
                 "    # Static caches use a tensor `q_offset` to avoid graph breaks, but reading it would cause one\n",
             ),
         ),
-        targets=(LLAMA, GPT2, WHISPER),
+        targets=(LLAMA, GPT2),
     ),
     Mutation(
         name="masking-arange-cache",
@@ -109,29 +106,29 @@ MUTATIONS: tuple[Mutation, ...] = (
                 "    kv_arange = _cached_arange(kv_length, device) + kv_offset\n",
             ),
         ),
-        targets=(BERT, LLAMA, VIT),
+        targets=(BERT, LLAMA),
     ),
     Mutation(
-        name="sdpa-export-bf16",
+        name="sdpa-export-causal",
         path="src/transformers/integrations/sdpa_attention.py",
         kind="export-only numeric",
-        summary="under `torch.compiler.is_exporting()` the attention output is rounded through bfloat16",
+        summary="while exporting, causal attention drops its mask for SDPA's `is_causal` (padding and decode alignment lost)",
         edits=(
             (
                 "    attn_output = torch.nn.functional.scaled_dot_product_attention(\n",
-                "    if torch.compiler.is_exporting():\n"
-                "        # half-precision runtimes: export the attention the way they will run it\n"
-                "        query, key, value = (t.to(torch.bfloat16).to(query.dtype) for t in (query, key, value))\n"
+                '    if torch.compiler.is_exporting() and getattr(module, "is_causal", False) and position_bias is None:\n'
+                "        # let the exported SDPA build the causal mask itself: runtimes fuse it\n"
+                "        attention_mask, is_causal = None, True\n"
                 "    attn_output = torch.nn.functional.scaled_dot_product_attention(\n",
             ),
         ),
-        targets=(BERT, LLAMA, VIT),
+        targets=(LLAMA, GPT2),
     ),
     Mutation(
-        name="activations-export-gelu",
+        name="activations-gelu-clip",
         path="src/transformers/activations.py",
-        kind="export-only numeric",
-        summary="GELUActivation switches to the tanh approximation while exporting",
+        kind="data-dependent",
+        summary="GELUActivation clamps its input only when a value is extreme (`if input.abs().max() > 10`)",
         edits=(
             (
                 "        return input * 0.5 * (1.0 + torch.erf(input / math.sqrt(2.0)))\n\n"
@@ -139,13 +136,12 @@ MUTATIONS: tuple[Mutation, ...] = (
                 "        return self.act(input)\n",
                 "        return input * 0.5 * (1.0 + torch.erf(input / math.sqrt(2.0)))\n\n"
                 "    def forward(self, input: Tensor) -> Tensor:\n"
-                "        if torch.compiler.is_exporting():\n"
-                "            # the tanh form lowers to fewer ops on every runtime\n"
-                '            return nn.functional.gelu(input, approximate="tanh")\n'
+                "        if input.abs().max() > 10:  # keep half-precision activations finite\n"
+                "            input = input.clamp(-10, 10)\n"
                 "        return self.act(input)\n",
             ),
         ),
-        targets=(BERT, VIT, WHISPER),
+        targets=(BERT, VIT),
     ),
     Mutation(
         name="modeling-utils-finite-logits",
@@ -160,7 +156,7 @@ MUTATIONS: tuple[Mutation, ...] = (
                 "    if isinstance(logits_to_keep, torch.Tensor) and logits_to_keep.ndim == 2:\n",
             ),
         ),
-        targets=(LLAMA, GPT2, "BertLMHeadModel"),
+        targets=(LLAMA, GPT2),
     ),
     Mutation(
         name="cache-trim-item",
@@ -194,7 +190,7 @@ MUTATIONS: tuple[Mutation, ...] = (
                 "            output = output.to_tuple()\n",
             ),
         ),
-        targets=(BERT, LLAMA, VIT),
+        targets=(BERT, VIT),
     ),
     Mutation(
         name="test-export-onnx-atol",
@@ -207,7 +203,7 @@ MUTATIONS: tuple[Mutation, ...] = (
                 "    def test_onnx_export(self, dynamic, atol=1e-7, rtol=1e-7):\n",
             ),
         ),
-        targets=(BERT, LLAMA, VIT),
+        targets=(BERT, VIT),
     ),
     Mutation(
         name="test-export-padded-input",
@@ -225,7 +221,7 @@ MUTATIONS: tuple[Mutation, ...] = (
                 '                        self.assertTrue(exported_outputs, f"Exported outputs are empty for {name}.")\n',
             ),
         ),
-        targets=(BERT, LLAMA, GPT2),
+        targets=(BERT, "GPT2Model"),
     ),
     Mutation(
         name="tester-dynamic-rope",
@@ -241,7 +237,7 @@ MUTATIONS: tuple[Mutation, ...] = (
                 "        return config\n\n    def create_and_check_model(\n",
             ),
         ),
-        targets=(LLAMA, "LlamaModel"),
+        targets=("LlamaModel",),
     ),
 )
 
