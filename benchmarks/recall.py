@@ -89,7 +89,8 @@ class Result:
     full_sweep_cells: int = 0
     share_of_checkout_sweep: float = 0.0  # selected cells the checkout can run / its dynamo + ONNX cells
     ground_truth_scope: str = ""
-    ground_truth_cells: int = 0
+    ground_truth_cells: int = 0  # the targets' cells (or the sweep's)
+    judged_cells: int = 0  # cells run on the branch: the ground truth and the selected cells the checkout has
     broken: list[str] = field(default_factory=list)
 
     @property
@@ -240,7 +241,8 @@ def measure(mutation: Mutation, clone: Path, work: Path, full: bool, sweep: list
     result.share_of_checkout_sweep = len(set(selected) & set(sweep)) / len(sweep)
     truth = sweep if full else list_cells(clone, mutation.targets)
     result.ground_truth_scope = "full dynamo + ONNX sweep" if full else "targets: " + ", ".join(mutation.targets)
-    base = main_results(clone, work, sorted(set(selected) | set(truth)))
+    # Only cells the checkout has: `run --cells` refuses a class no tester builds (the zoo's core has some).
+    base = main_results(clone, work, sorted((set(selected) & set(sweep)) | set(truth)))
     head = out / "head.xml"
     if selected:
         wall, cpu = run_cells_from_selection(clone, branch, selection_file, head)
@@ -257,10 +259,11 @@ def measure(mutation: Mutation, clone: Path, work: Path, full: bool, sweep: list
     if extra:
         run_cells(clone, branch, extra, out / "truth.xml")
         branch_outcomes.update(outcomes(out / "truth.xml"))
-    judged = set(truth) | set(selected)
-    result.ground_truth_cells = len(set(truth))
+    judged = set(truth) | (set(selected) & set(sweep))
+    result.ground_truth_cells, result.judged_cells = len(set(truth)), len(judged)
     result.broken = sorted(c for c in judged if branch_outcomes.get(c) in BROKEN and main.get(c) not in BROKEN)
     git(clone, "checkout", "-q", "-f", "main")
+    (out / "result.json").write_text(json.dumps(asdict(result), indent=1), encoding="utf-8")
     return result
 
 
@@ -277,7 +280,7 @@ def run_cells_from_selection(clone: Path, branch: str, selection: Path, junit: P
 def table(results: list[Result], sweep_size: int) -> str:
     lines = [
         "| mutation | file | kind | cells selected | failing selected | verdict | CPU min | share of full sweep "
-        f"| of the checkout's {sweep_size} | recall | broken (ground truth) | main's sweep names it |",
+        f"| of the checkout's {sweep_size} | recall | broken (of the cells run on the branch) | main's sweep names it |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
@@ -289,7 +292,7 @@ def table(results: list[Result], sweep_size: int) -> str:
         lines.append(
             f"| {r.name} | `{r.path.removeprefix('src/transformers/')}` | {r.kind} | {r.selected} | {failing} | {r.verdict} "
             f"| {r.cpu_minutes:.1f} | {r.share_of_full_sweep:.2%} | {r.share_of_checkout_sweep:.0%} "
-            f"| {'yes' if r.recall else 'no'} | {len(r.broken)} of {r.ground_truth_cells} | {'yes' if r.sweep_names_it else 'no'} |"
+            f"| {'yes' if r.recall else 'no'} | {len(r.broken)} of {r.judged_cells or r.ground_truth_cells} | {'yes' if r.sweep_names_it else 'no'} |"
         )
     caught = sum(r.recall for r in results)
     breaking = sum(r.sweep_names_it for r in results)
@@ -304,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mutations", help="comma-separated names (default: all; --list shows them)")
     parser.add_argument("--list", action="store_true", help="list the mutations and exit")
     parser.add_argument("--full", action="store_true", help="ground truth on the whole dynamo + ONNX sweep")
+    parser.add_argument("--resume", action="store_true", help="reuse a mutation's figures measured before (WORK/NAME)")
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--markdown", type=Path, help="write the table here")
     args = parser.parse_args(argv)
@@ -321,7 +325,11 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for mutation in mutations:
         print(f"{mutation.name}: {mutation.summary}", flush=True)
-        results.append(measure(mutation, clone, args.work.resolve(), args.full, sweep))
+        kept = args.work / mutation.name / "result.json"
+        if args.resume and kept.is_file():
+            results.append(Result(**json.loads(kept.read_text(encoding="utf-8"))))
+        else:
+            results.append(measure(mutation, clone, args.work.resolve(), args.full, sweep))
         r = results[-1]
         print(f"  selected {r.selected}, failing {len(r.failing_selected)}, verdict {r.verdict}, "
               f"broken {len(r.broken)} of {r.ground_truth_cells}", flush=True)  # fmt: skip
