@@ -178,19 +178,21 @@ MUTATIONS: tuple[Mutation, ...] = (
         targets=(LLAMA, GPT2),
     ),
     Mutation(
-        name="generic-export-tuple",
+        name="generic-vocab-check",
         path="src/transformers/utils/generic.py",
-        kind="export-only structure",
-        summary="can_return_tuple returns plain tuples while exporting (output names lost)",
+        kind="data-dependent",
+        summary="merge_with_config_defaults checks `input_ids` against the vocabulary (`if (ids >= vocab).any()`)",
         edits=(
             (
-                "        if not return_dict and not isinstance(output, tuple):\n            output = output.to_tuple()\n",
-                "        if (not return_dict or torch.compiler.is_exporting()) and not isinstance(output, tuple):\n"
-                "            # exporters want flat outputs\n"
-                "            output = output.to_tuple()\n",
+                "    @wraps(func)\n    def wrapper(self, *args, **kwargs):\n        args_with_config_defaults = [\n",
+                "    @wraps(func)\n    def wrapper(self, *args, **kwargs):\n"
+                '        input_ids, vocab_size = kwargs.get("input_ids"), getattr(self.config, "vocab_size", None)\n'
+                "        if input_ids is not None and vocab_size and (input_ids >= vocab_size).any():\n"
+                '            raise ValueError(f"`input_ids` holds ids beyond the vocabulary ({vocab_size})")\n'
+                "        args_with_config_defaults = [\n",
             ),
         ),
-        targets=(BERT, VIT),
+        targets=(BERT, "LlamaModel"),
     ),
     Mutation(
         name="test-export-onnx-int32",
