@@ -109,20 +109,19 @@ MUTATIONS: tuple[Mutation, ...] = (
         targets=(BERT, LLAMA),
     ),
     Mutation(
-        name="sdpa-export-causal",
+        name="sdpa-masked-rows",
         path="src/transformers/integrations/sdpa_attention.py",
-        kind="export-only numeric",
-        summary="while exporting, causal attention drops its mask for SDPA's `is_causal` (padding and decode alignment lost)",
+        kind="data-dependent",
+        summary="SDPA raises on a query row its boolean mask hides entirely (`if not mask.any(-1).all()`)",
         edits=(
             (
                 "    attn_output = torch.nn.functional.scaled_dot_product_attention(\n",
-                '    if torch.compiler.is_exporting() and getattr(module, "is_causal", False) and position_bias is None:\n'
-                "        # let the exported SDPA build the causal mask itself: runtimes fuse it\n"
-                "        attention_mask, is_causal = None, True\n"
+                "    if attention_mask is not None and attention_mask.dtype == torch.bool and not attention_mask.any(-1).all():\n"
+                '        raise ValueError("a query attends to no key: its softmax would be NaN")\n'
                 "    attn_output = torch.nn.functional.scaled_dot_product_attention(\n",
             ),
         ),
-        targets=(LLAMA, GPT2),
+        targets=(BERT, LLAMA),
     ),
     Mutation(
         name="activations-gelu-clip",
