@@ -681,24 +681,28 @@ class GitHubClient:
         ]
 
     @_guard("list the artifacts named {0}", again=True)
-    def artifacts_named(self, name: str, *, runs: int) -> tuple[dict[int, Artifact], int]:
+    def artifacts_named(self, name: str, *, runs: int, since: str | None = None) -> tuple[dict[int, Artifact], int]:
         """The repository's artifacts named `name`, newest first, by the run that uploaded them (its newest).
 
         One listing for every run (GitHub's `?name=` filter), instead of one request per run: each
         `github baseline` reads up to a hundred runs, and `GITHUB_TOKEN` has 1,000 requests an hour
-        per repository, shared by every workflow. Reads at most enough pages for `runs` runs (and
-        a page more); returns the map and the oldest run id the listing reached (0: it reached the end).
+        per repository, shared by every workflow. The listing is read page by page (100 a page,
+        GitHub's largest) until it reaches artifacts made before `since` (the oldest run wanted, an
+        ISO time: a run's artifacts are made after it starts) or its end; either way it holds every
+        artifact of the runs wanted, and the oldest run id returned is 0. Only a listing flooded
+        past `_artifact_pages(runs)` pages stops early, returning the oldest run id it reached.
         """
         found: dict[int, Artifact] = {}
-        pages = -(-max(runs, 1) // 100) + 1
-        listing = self._repo.get_artifacts(name=name)
-        oldest, index = 0, 0
-        for index, a in enumerate(listing):
+        cut = _before(since)
+        oldest = 0
+        for index, a in enumerate(self._repo.get_artifacts(name=name)):
+            if cut is not None and a.created_at is not None and a.created_at < cut:
+                return found, 0
             run_id = a.workflow_run.id if a.workflow_run is not None else 0
             oldest = run_id
             if run_id and run_id not in found and not a.expired and a.name == name:
                 found[run_id] = Artifact(a.id, a.name, a.size_in_bytes, a.expired, a.archive_download_url)
-            if index + 1 >= pages * 100:
+            if index + 1 >= _artifact_pages(runs) * 100:
                 return found, oldest
         return found, 0
 
@@ -803,6 +807,24 @@ class GitHubClient:
             # A retried DELETE whose first answer was lost meets 422: done if the branch is gone.
             if exc.status != 422 or self._ref(branch) is not None:
                 raise
+
+
+# A day of slack under the oldest run wanted: the runner's clock, and the artifact store's, need not agree.
+ARTIFACT_SLACK = timedelta(days=1)
+
+
+def _before(since: str | None) -> datetime | None:
+    """Where a name-filtered listing may stop: a day before `since` (an ISO time), None to read it all."""
+    if not since:
+        return None
+    moment = datetime.fromisoformat(since.replace("Z", "+00:00"))
+    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)) - ARTIFACT_SLACK
+
+
+def _artifact_pages(runs: int) -> int:
+    """The most pages a name-filtered listing reads: a page per 100 runs wanted, and room for a busy
+    repository's other runs of the same name (a fork's runs can upload any name) before it gives up."""
+    return -(-max(runs, 1) // 100) + 9
 
 
 def _unless_gone(call: Callable[[], object]) -> bool:
