@@ -45,6 +45,10 @@ class GitHubError(BotError):
         self.status = status
 
 
+class RefMoved(GitHubError):
+    """A branch is no longer where this job read it: another writer moved it first, and keeps its update."""
+
+
 class ArtifactGone(GitHubError):
     """An artifact listed a moment ago expired or was deleted before its download: as if never listed."""
 
@@ -792,6 +796,54 @@ class GitHubClient:
                         "someone else created it; nothing was changed"
                     )
                 current.edit(sha, force=True)
+            return True
+
+        self._write_once(lambda: self._repo.create_git_ref(f"refs/heads/{branch}", sha), find, exists_ok=True)
+
+    @_guard("move branch {0}")
+    def swap_branch(self, branch: str, expected: str | None, sha: str | None, *, force: bool = False) -> None:
+        """Move `branch` from `expected` to `sha` (None: absent, so create it, or delete it), compare-and-swap.
+
+        The branch is read again just before the write: when it is no longer at `expected`, another
+        writer moved it since this job read it, and `RefMoved` is raised with nothing changed. A
+        creation is GitHub's own check (a ref that exists is refused), and so is a move without
+        `force` (GitHub moves the ref only onto a descendant of where it is then). A `force` move
+        can only be checked by the read before it: a writer acting within that one request's time
+        is overwritten (docs/github.md, "Main's state").
+        """
+        ref = self._ref(branch)
+        current = ref.object.sha if ref is not None else None
+        if current != expected:
+            raise RefMoved(
+                f"branch {branch} moved to {(current or 'nothing')[:12]} since this job read it at "
+                f"{(expected or 'nothing')[:12]}: another job updated it; this one changed nothing"
+            )
+        if sha is None:
+            if ref is not None:
+                self.delete_branch(branch)
+            return
+        if ref is None:
+            self._create_ref(branch, sha)
+            return
+        try:
+            ref.edit(sha, force=force)
+        except GithubException as exc:
+            if exc.status == 422 and "fast forward" in reason(exc):
+                raise RefMoved(f"branch {branch} moved while this job wrote it: this one changed nothing") from exc
+            raise
+
+    def _create_ref(self, branch: str, sha: str) -> None:
+        """Create `branch` at `sha`; one that exists elsewhere is another writer's (`RefMoved`)."""
+
+        def find() -> bool | None:
+            current = self._ref(branch)
+            if current is None:
+                return None
+            if current.object.sha != sha:
+                raise RefMoved(
+                    f"branch {branch} was created at {current.object.sha[:12]} by another job "
+                    "while this one ran: this one changed nothing"
+                )
             return True
 
         self._write_once(lambda: self._repo.create_git_ref(f"refs/heads/{branch}", sha), find, exists_ok=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bot.diff.proposal import ProposedEdit
 from bot.errors import BotError
-from bot.publish.github_api import GitHubClient, PullRequest, WorkflowRun
+from bot.publish.github_api import GitHubClient, PullRequest, RefMoved, WorkflowRun
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +110,8 @@ def sync_pull_request(
     Returns what was done.
     """
     title = title or title_for([])
+    # Read first: the branch is moved only from this value, so a job that ran alongside keeps its update.
+    expected = client.branch_sha(BRANCH)
     pull = client.find_open_pull(BRANCH, base)
     base_sha = client.branch_sha(base)
     if base_sha is None:
@@ -118,13 +120,18 @@ def sync_pull_request(
     if not files:
         if pull is None:
             return "nothing to remove, no PR open"
+        if client.branch_sha(BRANCH) != expected:  # another job's edit stands: its PR is not closed
+            return _superseded(RefMoved(f"branch {BRANCH} moved since this job read it"))
         client.edit_pull(
             pull.number,
             state="closed",
             body=f"{MARKER}\nNothing is left to remove: the skips this PR removed are needed again "
             "or were removed on main.\n",
         )
-        client.delete_branch(BRANCH)
+        try:
+            client.swap_branch(BRANCH, expected, None)
+        except RefMoved as exc:
+            return _superseded(exc)
         return f"closed #{pull.number}"
     if pull is None:
         declined = _declined(client, fingerprint_of(body), base)
@@ -132,7 +139,10 @@ def sync_pull_request(
             return f"#{declined.number} was closed for this same edit on the same evidence: not proposed again"
     sha = client.commit_files(base_sha, files, title)
     # Always rebuilt on the current main: the branch holds one bot commit, never anyone's work.
-    client.set_branch(BRANCH, sha, force=True)
+    try:
+        client.swap_branch(BRANCH, expected, sha, force=True)
+    except RefMoved as exc:
+        return _superseded(exc)
     if pull is None:
         pull = client.create_pull(BRANCH, base, title, body)
         done = f"opened #{pull.number}"
@@ -142,6 +152,11 @@ def sync_pull_request(
     if dispatch:
         done += "; " + _dispatch_check(client, dispatch, base, pull.number, sha)
     return done
+
+
+def _superseded(exc: RefMoved) -> str:
+    """What a job that lost the race to the branch says: the other job's branch and PR stand as it left them."""
+    return f"superseded: {exc}. The branch and its PR are left as the other job made them"
 
 
 def rebased_files(client: GitHubClient, edits: Sequence[ProposedEdit], base_sha: str, folder: str) -> dict[str, str]:
