@@ -147,8 +147,13 @@ def track_job(client: GitHubClient, given: TrackInputs) -> JobOutcome:
     body = None
     if causes:
         pulls = {c.culprit: _pull_of(client, c.culprit) for c in causes if c.culprit}
-        body = tracking.render_issue(causes, pulls, repository_url=given.repository_url, newest=newest)
+        body = tracking.render_issue(
+            causes, pulls, repository_url=given.repository_url, newest=newest, state=tracking.state_run(baseline)
+        )
     plan = tracking.plan_issue(own, body)
+    newer = _newer_writer(client, plan, tracking.state_run(baseline))
+    if newer is not None:
+        return JobOutcome((f"{len(found)} regressions on main in {len(causes)} causes", newer))
     number, line = _act(client, plan, body, given.bot_login, tracking.closing_comment(newest))
     lines = [line]
     for duplicate in plan.duplicates:
@@ -162,6 +167,20 @@ def track_job(client: GitHubClient, given: TrackInputs) -> JobOutcome:
         ("bisect", "true" if any(r.culprit is None for r in found) else "false"),
     )
     return JobOutcome((f"{len(found)} regressions on main in {len(causes)} causes", *lines), outputs=outputs)
+
+
+def _newer_writer(client: GitHubClient, plan, ours: int) -> str | None:
+    """Compare before the swap: the issue is read again just before it is edited or closed, and a job
+    whose state is older than the one that wrote it now writes nothing (no concurrency group needed)."""
+    if plan.action not in ("edit", "close"):
+        return None
+    theirs = tracking.overtaken(client.issue(plan.number).body, ours)
+    if theirs is None:
+        return None
+    return (
+        f"#{plan.number}: superseded: a job with a newer state of main (run {theirs}, this one's is run {ours}) "
+        "wrote the tracking issue; left as it wrote it"
+    )
 
 
 def _report_groups(path: Path | None) -> tuple:

@@ -480,6 +480,11 @@ class GitHubClient:
         found = self._repo.get_issues(state=state, creator=creator, sort="created", direction="asc", **filters)
         return [i for i in map(_issue, found) if not i.is_pull]
 
+    @_guard("read issue #{0}", again=True)
+    def issue(self, number: int) -> Issue:
+        """The issue as it is now (a compare-and-swap's second look before a write)."""
+        return _issue(self._repo.get_issue(number))
+
     @_guard("open an issue")
     def create_issue(self, title: str, body: str, *, creator: str) -> Issue:
         """Open an issue. After an answer that hides whether it was opened, `creator`'s open issues are

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -11,6 +12,8 @@ from bot.report.markdown import cause_heading, cause_lines, code, cut, escape, l
 from bot.results.baseline import Regression, chain, regressions
 
 MARKER = "<!-- export-bot:main-regressions -->"
+# The newest run the state behind the body folded: an issue is never written from an older state.
+_STATE = re.compile(r"<!-- export-bot:state (\d{1,20}) -->\s*$")
 TITLE = "export-bot: regressions on main"
 MAX_BODY = 65536  # GitHub's limit on an issue body
 CAUSES = 40  # causes shown in full; the rest are counted
@@ -19,7 +22,17 @@ EXCERPT = 300
 
 _NO_FRAME = "No frame of the repository under test"
 # The baseline's chain and regressions, for the job (bot/jobs/github_main.py), from this one import.
-__all__ = ["Cause", "IssuePlan", "causes_of", "chain", "closing_comment", "plan_issue", "regressions"]
+__all__ = [
+    "Cause",
+    "IssuePlan",
+    "causes_of",
+    "chain",
+    "closing_comment",
+    "overtaken",
+    "plan_issue",
+    "regressions",
+    "state_run",
+]
 
 
 @dataclass(frozen=True)
@@ -61,9 +74,15 @@ def causes_of(found: Sequence[Regression], report_groups: Iterable[Group] = ()) 
 
 
 def render_issue(
-    causes: Sequence[Cause], pulls: Mapping[str, PullRequest | None], *, repository_url: str | None, newest: str | None
+    causes: Sequence[Cause],
+    pulls: Mapping[str, PullRequest | None],
+    *,
+    repository_url: str | None,
+    newest: str | None,
+    state: int | None = None,
 ) -> str:
-    """The issue's body: the marker, one line of what it is, then each cause with its culprit and cells."""
+    """The issue's body: the marker, one line of what it is, then each cause with its culprit and cells;
+    last, hidden, the newest run the state folded (`state`, see `overtaken`)."""
     cells = sum(len(c.group.cells) for c in causes)
     out = [
         MARKER,
@@ -88,9 +107,24 @@ def render_issue(
     if rest:
         out += ["", f"…and {n(len(rest), 'more cause')} ({n(sum(len(c.group.cells) for c in rest), 'cell')})."]
     body = "\n".join(out) + "\n"
-    return (
-        body if len(body) <= MAX_BODY else body[: MAX_BODY - 40].rsplit("\n", 1)[0] + "\n\n…(cut to GitHub's limit)\n"
-    )
+    stamp = f"<!-- export-bot:state {state} -->\n" if state is not None else ""
+    if len(body) + len(stamp) > MAX_BODY:
+        body = body[: MAX_BODY - 40 - len(stamp)].rsplit("\n", 1)[0] + "\n\n…(cut to GitHub's limit)\n"
+    return body + stamp
+
+
+def state_run(baseline) -> int:
+    """The newest run a state holds anything of: run ids grow, so a state that folded a later run is newer."""
+    measured = (m.run_id for ms in baseline.cells.values() for m in ms)
+    return max((*baseline.runs, *(s.run_id for s in baseline.segments if s.run_id), *measured), default=0) or 0
+
+
+def overtaken(current_body: str, ours: int) -> int | None:
+    """The newer state's run when the issue as it is now was written from a state newer than ours (`ours`,
+    `state_run`): a job that ran alongside a newer one, or was displaced by it, then writes nothing."""
+    found = _STATE.search(current_body or "")
+    theirs = int(found[1]) if found else 0
+    return theirs if theirs > ours else None
 
 
 def _commit(sha: str, repository_url: str | None) -> str:

@@ -1,9 +1,12 @@
-"""Main's state changes are compare-and-swap: a second writer moving the obsolete-skip branch between this
-job's read and its write keeps its update, and this job ends saying it was superseded (docs/github.md)."""
+"""Main's state changes are compare-and-swap: a second writer (a displaced run, or a hostile one that joined
+the same concurrency group) acting between a job's read and its write keeps its update, and the job ends
+saying it was superseded (docs/github.md, "Main's state"): the obsolete-skip branch, the tracking issue."""
 
 from __future__ import annotations
 
+from bot.publish.tracking import MARKER
 from tests.github.test_obsolete_skips import BRANCH, GDINO, _night
+from tests.github.test_track import BERT_BROKEN_BY_PUSH, GPT, SHAS, patches, state, track, tracking  # noqa: F401
 
 
 def _second_writer(fake, name: str):
@@ -52,3 +55,45 @@ def test_without_a_second_writer_the_branch_moves_from_where_it_was_read(fake, g
     _, result = _night(fake, gh, [GDINO])
     assert result.exit_code == 0 and "superseded" not in result.output, result.output
     assert fake.state.refs[f"heads/{BRANCH}"] != first
+
+
+# --- the tracking issue: written only from a state at least as new as the one that wrote it last ----------
+
+
+def test_an_older_state_never_overwrites_the_tracking_issue_a_newer_one_wrote(fake, track):  # noqa: F811
+    newer = {**BERT_BROKEN_BY_PUSH, GPT: [(SHAS[7], False, "push"), (SHAS[6], True, "push")]}
+    got, out = track(state(newer, pushes=8))
+    assert got.exit_code == 0, got.output
+    [(number, issue)] = tracking(fake).items()
+    written = issue["body"]
+    # A displaced job of an earlier push (its state's newest run is 6, the issue's 8) ends after it.
+    got, out = track(state(BERT_BROKEN_BY_PUSH))
+    assert got.exit_code == 0, got.output
+    assert "superseded" in got.output and "run 8" in got.output, got.output
+    assert tracking(fake)[number]["body"] == written and patches(fake) == []
+
+
+def test_a_newer_writer_between_the_read_and_the_write_keeps_its_update(fake, track):  # noqa: F811
+    track(state(BERT_BROKEN_BY_PUSH, pushes=3))
+    [number] = tracking(fake)
+    theirs = f"{MARKER}\nthe newer job's list\n<!-- export-bot:state 8 -->\n"
+
+    def newer_job(fake) -> None:  # a job with a newer state edits the issue after this one listed it
+        fake.state.issues[number]["body"] = theirs
+
+    fake.before(method="GET", path=rf"/issues/{number}$", action=newer_job)
+    fixed = {cell: [(SHAS[3], True, "push"), *found] for cell, found in BERT_BROKEN_BY_PUSH.items()}
+    got, out = track(state(fixed, pushes=4))  # would close it
+    assert got.exit_code == 0, got.output
+    assert "superseded" in got.output, got.output
+    assert fake.state.issues[number]["body"] == theirs and fake.state.issues[number]["state"] == "open"
+    assert not [c for c in fake.state.comments.values() if c["issue"] == number]
+
+
+def test_a_newer_state_edits_the_issue_an_older_one_wrote(fake, track):  # noqa: F811
+    track(state(BERT_BROKEN_BY_PUSH))
+    [number] = tracking(fake)
+    newer = {**BERT_BROKEN_BY_PUSH, GPT: [(SHAS[7], False, "push"), (SHAS[6], True, "push")]}
+    got, _ = track(state(newer, pushes=8))
+    assert got.exit_code == 0 and "superseded" not in got.output, got.output
+    assert "GPT2Model" in tracking(fake)[number]["body"] and tracking(fake)[number]["body"].endswith("state 8 -->\n")
