@@ -780,6 +780,11 @@ class GitHubClient:
         tree = self._repo.create_git_tree(elements, base_tree=parent.tree)
         return self._repo.create_git_commit(message, tree, [parent]).sha
 
+    @_guard("read commit {0}", again=True)
+    def commit_message(self, sha: str) -> str:
+        """The message of commit `sha` (what a branch's writer said of its update)."""
+        return self._repo.get_git_commit(sha).message or ""
+
     @_guard("move branch {0}", again=True)
     def set_branch(self, branch: str, sha: str, *, force: bool = False) -> None:
         """Create the branch at `sha`, or move it there (force: also when not a fast-forward)."""

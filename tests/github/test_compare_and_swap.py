@@ -8,30 +8,48 @@ from bot.publish.tracking import MARKER
 from tests.github.test_obsolete_skips import BRANCH, GDINO, _night
 from tests.github.test_track import BERT_BROKEN_BY_PUSH, GPT, SHAS, patches, state, track, tracking  # noqa: F401
 
+NEWER = 10**9  # a sweep after every run of the test
 
-def _second_writer(fake, name: str):
-    """Another job (a displaced run, a hostile one in the same concurrency group) puts its own commit on the branch."""
+
+def _second_writer(fake, name: str, sweep: int):
+    """Another job (a displaced run, a hostile one in the same concurrency group) puts its own commit on
+    the branch, resting on sweep `sweep` (its trailer)."""
 
     def act(fake) -> None:
         main = fake.state.refs["heads/main"]
-        fake.state.refs[f"heads/{BRANCH}"] = fake.commit({"skiplists/x.toml": name}, (main,), name)
+        message = f"{name}\n\nExport-bot-sweep: {sweep}"
+        fake.state.refs[f"heads/{BRANCH}"] = fake.commit({"skiplists/x.toml": name}, (main,), message)
 
     return act
 
 
-def test_a_writer_that_moves_the_branch_before_the_update_keeps_it_and_this_job_says_superseded(fake, gh):
+def _tip(fake) -> str:
+    return fake.state.commits[fake.state.refs[f"heads/{BRANCH}"]]["message"]
+
+
+def test_a_newer_writer_that_moves_the_branch_before_the_update_keeps_it_and_this_job_says_superseded(fake, gh):
     for _ in range(3):
         _night(fake, gh, [GDINO])
     [pull] = [p for p in fake.state.pulls.values() if p["head_ref"] == BRANCH]
     before = dict(pull)
     # Between the job's read of the branch and its write: while it makes its commit.
-    fake.before(method="POST", path=r"/git/commits$", action=_second_writer(fake, "other"))
+    fake.before(method="POST", path=r"/git/commits$", action=_second_writer(fake, "newer", NEWER))
     _, result = _night(fake, gh, [GDINO])
     assert result.exit_code == 0, result.output
-    assert "superseded" in result.output and "another job updated it" in result.output, result.output
-    other = fake.state.refs[f"heads/{BRANCH}"]
-    assert fake.state.commits[other]["message"] == "other"  # the other writer's update stands
+    assert "superseded" in result.output and f"sweep {NEWER}" in result.output, result.output
+    assert _tip(fake).startswith("newer")  # the other writer's update stands
     assert {k: pull[k] for k in ("title", "body", "state")} == {k: before[k] for k in ("title", "body", "state")}
+
+
+def test_an_older_writer_that_moves_the_branch_before_the_update_is_replaced_from_where_it_put_it(fake, gh):
+    for _ in range(3):
+        _night(fake, gh, [GDINO])
+    fake.before(method="POST", path=r"/git/commits$", action=_second_writer(fake, "older", 1))
+    run_id, result = _night(fake, gh, [GDINO])
+    assert result.exit_code == 0 and "superseded" not in result.output, result.output
+    assert _tip(fake).endswith(f"Export-bot-sweep: {run_id}")  # this night's edits, the newest
+    [pull] = [p for p in fake.state.pulls.values() if p["head_ref"] == BRANCH]
+    assert f"<!-- export-bot:sweep {run_id} -->" in pull["body"]
 
 
 def test_a_writer_that_creates_the_branch_first_keeps_it_and_no_pull_request_is_opened(fake, gh):
@@ -39,11 +57,11 @@ def test_a_writer_that_creates_the_branch_first_keeps_it_and_no_pull_request_is_
         _night(fake, gh, [GDINO])
     # The narrowest window: after the job's last look, as its creation reaches GitHub, which refuses a
     # ref that exists; the job then finds another commit there.
-    fake.before(method="POST", path=r"/git/refs$", action=_second_writer(fake, "first"))
+    fake.before(method="POST", path=r"/git/refs$", action=_second_writer(fake, "first", NEWER))
     _, result = _night(fake, gh, [GDINO])  # the third night would open the PR
     assert result.exit_code == 0, result.output
-    assert "superseded" in result.output and "created" in result.output, result.output
-    assert fake.state.commits[fake.state.refs[f"heads/{BRANCH}"]]["message"] == "first"
+    assert "superseded" in result.output and f"sweep {NEWER}" in result.output, result.output
+    assert _tip(fake).startswith("first")
     assert not [p for p in fake.state.pulls.values() if p["head_ref"] == BRANCH]
 
 
@@ -97,3 +115,15 @@ def test_a_newer_state_edits_the_issue_an_older_one_wrote(fake, track):  # noqa:
     got, _ = track(state(newer, pushes=8))
     assert got.exit_code == 0 and "superseded" not in got.output, got.output
     assert "GPT2Model" in tracking(fake)[number]["body"] and tracking(fake)[number]["body"].endswith("state 8 -->\n")
+
+
+def test_a_job_of_an_older_sweep_than_the_open_pull_request_s_changes_nothing(fake, gh):
+    for _ in range(3):
+        _night(fake, gh, [GDINO])
+    [pull] = [p for p in fake.state.pulls.values() if p["head_ref"] == BRANCH]
+    pull["body"] = pull["body"].replace("<!-- export-bot:sweep ", f"<!-- export-bot:sweep {NEWER}0")  # a later sweep's
+    tip, body = fake.state.refs[f"heads/{BRANCH}"], pull["body"]
+    _, result = _night(fake, gh, [GDINO])  # a displaced job of an earlier night, ending last
+    assert result.exit_code == 0, result.output
+    assert "superseded" in result.output, result.output
+    assert fake.state.refs[f"heads/{BRANCH}"] == tip and pull["body"] == body
