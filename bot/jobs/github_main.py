@@ -18,6 +18,7 @@ from bot.publish.obsolete_skips import (
     Evidence,
     current_report_json,
     history_json,
+    newer_sweep,
     obsolete_files,
     render_body,
     sync_pull_request,
@@ -61,13 +62,19 @@ def baseline_job(
 def reports_job(
     client: GitHubClient, workflow: str, artifact: str, *, branch: str, count: int, run_id: int, out: Path, caps: Caps
 ) -> JobOutcome:
-    """The report.json of the last `count` sweeps before this one, into `out/sweep-NNN/` (oldest first)."""
+    """The report.json of the last `count` sweeps before this one, into `out/sweep-NNN/` (oldest first);
+    output `superseded` is `true` when a newer sweep already has its report, so this one's dashboard,
+    older, is not deployed over it (docs/github.md, "Main's state")."""
 
     found = history_json(client, workflow, artifact, branch=branch, count=count, exclude_run=run_id, caps=caps)
     # Folder names keep the order, for reports without `created`.
     for index, (_run, data) in enumerate(found):
         write_text(out / f"sweep-{index:03d}" / "report.json", json.dumps(data, ensure_ascii=False))
-    return JobOutcome((f"{len(found)} earlier {workflow} reports in {out}",))
+    lines = [f"{len(found)} earlier {workflow} reports in {out}"]
+    newer = newer_sweep(client, workflow, artifact, branch=branch, run_id=run_id) if run_id else None
+    if newer is not None:
+        lines.append(f"superseded: sweep run {newer.id}, newer than this one, has its report: its dashboard stands")
+    return JobOutcome(tuple(lines), outputs=(("superseded", "true" if newer else "false"),))
 
 
 @dataclass(frozen=True)

@@ -123,6 +123,22 @@ class _Named:
         return None
 
 
+def newest_with(
+    client: GitHubClient,
+    workflow: str,
+    name: str,
+    *,
+    accept: Callable[[WorkflowRun], bool],
+    branch: str,
+    events: frozenset[str] | None,
+    scan: int = 10,
+) -> WorkflowRun | None:
+    """The newest of the last `scan` runs that `accept` takes and that hold artifact `name`, not downloaded."""
+    listed = [run for run in list_runs(client, workflow, events, branch=branch, status=None, limit=scan) if accept(run)]
+    named = _Named(client, name, listed)
+    return next((run for run in listed if named.of(run.id) is not None), None)
+
+
 def list_runs(client: GitHubClient, workflow: str, events: frozenset[str] | None, *, limit: int, **filters) -> list:
     """The newest `limit` runs of `workflow`, of `events` only when given (one listing per event, merged).
 

@@ -263,7 +263,8 @@ def history_json(
         client,
         workflow,
         artifact,
-        accept=lambda run: run.id != exclude_run and is_sweep(run, client.repository, branch),
+        # Before this one: a newer sweep that ended first is never taken for an earlier night.
+        accept=lambda run: (run.id < exclude_run if exclude_run else True) and is_sweep(run, client.repository, branch),
         branch=branch,
         status=None,
         limit=count,
@@ -279,6 +280,22 @@ def history_json(
         if data is not None:
             reports.append((fetched.run, data))
     return list(reversed(reports))
+
+
+def newer_sweep(client: GitHubClient, workflow: str, artifact: str, *, branch: str, run_id: int) -> WorkflowRun | None:
+    """A sweep of `branch` newer than run `run_id` that already uploaded its `artifact`, if any: what this
+    one would publish (the dashboard) is then older than what that one publishes."""
+    from bot.publish.baseline import newest_with
+    from bot.publish.trust import SWEEP_EVENTS, is_sweep
+
+    return newest_with(
+        client,
+        workflow,
+        artifact,
+        accept=lambda run: run.id > run_id and is_sweep(run, client.repository, branch),
+        branch=branch,
+        events=SWEEP_EVENTS,
+    )
 
 
 def obsolete_files(report, history, skiplists_dir: Path, *, min_passes: int) -> tuple:

@@ -127,3 +127,33 @@ def test_a_job_of_an_older_sweep_than_the_open_pull_request_s_changes_nothing(fa
     assert result.exit_code == 0, result.output
     assert "superseded" in result.output, result.output
     assert fake.state.refs[f"heads/{BRANCH}"] == tip and pull["body"] == body
+
+
+# --- the dashboard: a sweep older than one that already has its report deploys nothing over it ----------
+
+
+def test_a_sweep_overtaken_by_a_newer_one_builds_its_history_from_earlier_nights_and_says_superseded(
+    fake, gh, tmp_path
+):
+    from tests.github.conftest import make_report, outputs, report_zip
+
+    main = fake.state.refs["heads/main"]
+
+    def sweep(sha: str) -> int:
+        report = report_zip(make_report(head_sha=sha))
+        return fake.add_run("export-baseline.yml", head_sha=main, event="schedule", artifacts={"export-sweep": report})
+
+    sweep("1" * 40)
+    this_run = sweep("2" * 40)
+    next_night = sweep("3" * 40)  # the next night's sweep, which ended first
+    out = tmp_path / "history"
+    args = ("reports", "--artifact", "export-sweep", "--count", "5", "--out", str(out))
+    result = gh(*args, env={"GITHUB_RUN_ID": str(this_run)})
+    assert result.exit_code == 0, result.output
+    assert "superseded: sweep run" in result.output and outputs(gh.output)["superseded"] == "true"
+    history = [p.read_text(encoding="utf-8") for p in sorted(out.glob("*/report.json"))]
+    assert len(history) == 1 and "1" * 40 in history[0]  # the earlier night only, never the newer one
+
+    gh.output.write_text("", encoding="utf-8")
+    newest = gh(*args, "--out", str(tmp_path / "newest"), env={"GITHUB_RUN_ID": str(next_night)})
+    assert newest.exit_code == 0 and outputs(gh.output)["superseded"] == "false", newest.output
