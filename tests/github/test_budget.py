@@ -72,22 +72,59 @@ def _obsolete_skips(fake, gh, tmp_path):
     return result, any(pr["head_ref"] == BRANCH for pr in fake.state.pulls.values())
 
 
-KINDS = {**JOBS, "obsolete-skips": _obsolete_skips, "pending": _pending, "command": _command}
+def _reports(fake, gh, tmp_path):
+    """The dashboard's history, as a sweep's own job asks for it (its run id: it also looks for a newer sweep)."""
+    from tests.github.conftest import make_report, report_zip
+
+    main = fake.state.refs["heads/main"]
+    report = report_zip(make_report(head_sha=main))
+    fake.add_run("export-baseline.yml", head_sha=main, event="schedule", artifacts={"export-sweep": report})
+    this_run = fake.add_run("export-baseline.yml", head_sha=main, event="schedule", artifacts={"export-sweep": report})
+    out = tmp_path / "history"
+    result = gh("reports", "--artifact", "export-sweep", "--out", str(out), env={"GITHUB_RUN_ID": str(this_run)})
+    return result, len(list(out.iterdir())) == 1
+
+
+def _track(fake, gh, tmp_path):
+    """The tracking issue edited in place (its dearest path: list, culprit's PR, the second look, the edit)."""
+    from bot.results.baseline_json import dumps
+    from tests.conftest import SKIPLISTS
+    from tests.github.test_track import BERT_BROKEN_BY_PUSH, GPT, SHAS, state
+
+    def track(baseline):
+        path = tmp_path / "baseline.json"
+        path.write_text(dumps(baseline), encoding="utf-8")
+        return gh("track", "--state", str(path), "--skiplists", str(SKIPLISTS))
+
+    track(state(BERT_BROKEN_BY_PUSH))
+    fake.requests.clear()
+    result = track(state({**BERT_BROKEN_BY_PUSH, GPT: [(SHAS[7], False, "push"), (SHAS[6], True, "push")]}, pushes=8))
+    return result, "tracking issue updated" in result.output
+
+
+KINDS = {
+    **JOBS,
+    "reports": _reports,
+    "obsolete-skips": _obsolete_skips,
+    "pending": _pending,
+    "command": _command,
+    "track": _track,
+}
 
 # The most requests each job kind may make against the seeded repository (measured, with a little room):
 # a loop over runs adds tens. docs/github.md's table gives the measured figures.
 BOUNDS = {
     "baseline": 8,  # measured 7: three run listings (one per sweep event), two artifact listings, a download
-    "reports": 7,  # measured 6
-    "obsolete-skips": 28,  # measured 25
+    "reports": 11,  # measured 9: the history and the look for a newer sweep (docs/github.md, "Main's state")
+    "obsolete-skips": 29,  # measured 26
     "apply": 24,  # measured 22
     "comment": 8,  # measured 7
     "pending": 3,  # measured 2
     "command": 5,  # measured 4
+    "track": 7,  # measured 6: the bot's issues, two culprits' PRs, the second look, the edit
 }
 # actions/download-artifact's own requests in the comment job (list the run's artifacts by name, download).
 DOWNLOAD_ARTIFACT = 2
-TRACK = 3  # the tracking issue: list the bot's issues, then at most an edit and a PR lookup
 
 
 def busiest_hour(per_job: dict[str, int], share: int = 5) -> dict[str, tuple[int, int]]:
@@ -101,8 +138,9 @@ def busiest_hour(per_job: dict[str, int], share: int = 5) -> dict[str, tuple[int
         "pending (`requested`, `in_progress`)": (per_job["pending"], 2 * runs),
         "comment (with download-artifact)": (per_job["comment"] + DOWNLOAD_ARTIFACT, runs),
         "command": (per_job["command"], commands),
+        "apply (one of the hour's commands)": (per_job["apply"], 1),
         "baseline plan and merge (`github baseline` twice)": (2 * per_job["baseline"], merges + NIGHTLY),
-        "track": (TRACK, merges + NIGHTLY),
+        "track": (per_job["track"], merges + NIGHTLY),
         "obsolete-skips": (per_job["obsolete-skips"], NIGHTLY),
         "reports (dashboard)": (per_job["reports"], NIGHTLY),
     }
