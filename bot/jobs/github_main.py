@@ -19,6 +19,7 @@ from bot.publish.obsolete_skips import (
     Evidence,
     current_report_json,
     history_json,
+    newer_sweep,
     obsolete_files,
     render_body,
     sync_pull_request,
@@ -62,13 +63,19 @@ def baseline_job(
 def reports_job(
     client: GitHubClient, workflow: str, artifact: str, *, branch: str, count: int, run_id: int, out: Path, caps: Caps
 ) -> JobOutcome:
-    """The report.json of the last `count` sweeps before this one, into `out/sweep-NNN/` (oldest first)."""
+    """The report.json of the last `count` sweeps before this one, into `out/sweep-NNN/` (oldest first);
+    output `superseded` is `true` when a newer sweep already has its report, so this one's dashboard,
+    older, is not deployed over it (docs/github.md, "Main's state")."""
 
     found = history_json(client, workflow, artifact, branch=branch, count=count, exclude_run=run_id, caps=caps)
     # Folder names keep the order, for reports without `created`.
     for index, (_run, data) in enumerate(found):
         write_text(out / f"sweep-{index:03d}" / "report.json", json.dumps(data, ensure_ascii=False))
-    return JobOutcome((f"{len(found)} earlier {workflow} reports in {out}",))
+    lines = [f"{len(found)} earlier {workflow} reports in {out}"]
+    newer = newer_sweep(client, workflow, artifact, branch=branch, run_id=run_id) if run_id else None
+    if newer is not None:
+        lines.append(f"superseded: sweep run {newer.id}, newer than this one, has its report: its dashboard stands")
+    return JobOutcome(tuple(lines), outputs=(("superseded", "true" if newer else "false"),))
 
 
 @dataclass(frozen=True)
@@ -155,9 +162,17 @@ def track_job(client: GitHubClient, given: TrackInputs) -> JobOutcome:
     if causes:
         culprits = {c.culprit: _culprit_of(client, c.culprit) for c in causes if c.culprit}
         body = tracking.render_issue(
-            causes, culprits, repository_url=given.repository_url, newest=newest, mentions=given.mentions
+            causes,
+            culprits,
+            repository_url=given.repository_url,
+            newest=newest,
+            mentions=given.mentions,
+            state=tracking.state_run(baseline),
         )
     plan = tracking.plan_issue(own, body)
+    newer = _newer_writer(client, plan, tracking.state_run(baseline))
+    if newer is not None:
+        return JobOutcome((f"{len(found)} regressions on main in {len(causes)} causes", newer))
     number, line = _act(client, plan, body, given.bot_login, tracking.closing_comment(newest))
     lines = [line]
     for duplicate in plan.duplicates:
@@ -172,6 +187,20 @@ def track_job(client: GitHubClient, given: TrackInputs) -> JobOutcome:
         ("bisect", "true" if any(r.culprit is None and r.cell.id not in doubts for r in found) else "false"),
     )
     return JobOutcome((f"{len(found)} regressions on main in {len(causes)} causes", *lines), outputs=outputs)
+
+
+def _newer_writer(client: GitHubClient, plan, ours: int) -> str | None:
+    """Compare before the swap: the issue is read again just before it is edited or closed, and a job
+    whose state is older than the one that wrote it now writes nothing (no concurrency group needed)."""
+    if plan.action not in ("edit", "close"):
+        return None
+    theirs = tracking.overtaken(client.issue(plan.number).body, ours)
+    if theirs is None:
+        return None
+    return (
+        f"#{plan.number}: superseded: a job with a newer state of main (run {theirs}, this one's is run {ours}) "
+        "wrote the tracking issue; left as it wrote it"
+    )
 
 
 def _report_groups(path: Path | None) -> tuple:

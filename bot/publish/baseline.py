@@ -78,7 +78,7 @@ def fetch_artifacts(
     """
     found = []
     listed = list_runs(client, workflow, events, branch=branch, head_sha=head_sha, status=status, limit=limit + scan)
-    named = _Named(client, name, len(listed))
+    named = _Named(client, name, listed)
     for run in listed:
         if not accept(run):
             log.info("run %s of %s (%s from %s) is not one to read here", run.id, workflow, run.event, run.head_repo)
@@ -105,23 +105,41 @@ def fetch_artifacts(
 class _Named:
     """The artifacts named `name` by run, from one name-filtered listing made when first asked.
 
-    A run the listing did not reach (it stops after enough pages for the runs listed) is asked
-    for alone, so a truncated listing never hides an artifact.
+    The listing is read back to the oldest run listed (github_api.artifacts_named), so it holds
+    every artifact of these runs. Only a listing flooded past its page bound stops short, and then
+    a run it did not reach is asked for alone, so a truncated listing never hides an artifact.
     """
 
-    def __init__(self, client: GitHubClient, name: str, runs: int) -> None:
+    def __init__(self, client: GitHubClient, name: str, runs: list[WorkflowRun]) -> None:
         self.client, self.name, self.runs = client, name, runs
         self.by_run: dict[int, Artifact] | None = None
         self.reached = 0
 
     def of(self, run_id: int) -> Artifact | None:
         if self.by_run is None:
-            self.by_run, self.reached = self.client.artifacts_named(self.name, runs=self.runs)
+            since = min((run.created_at for run in self.runs if run.created_at), default=None)
+            self.by_run, self.reached = self.client.artifacts_named(self.name, runs=len(self.runs), since=since)
         if run_id in self.by_run:
             return self.by_run[run_id]
-        if self.reached:  # the listing stopped before its end: a run it did not show is asked alone
+        if self.reached:  # the listing stopped short: a run it did not show is asked alone
             return next((a for a in self.client.artifacts(run_id) if a.name == self.name and not a.expired), None)
         return None
+
+
+def newest_with(
+    client: GitHubClient,
+    workflow: str,
+    name: str,
+    *,
+    accept: Callable[[WorkflowRun], bool],
+    branch: str,
+    events: frozenset[str] | None,
+    scan: int = 10,
+) -> WorkflowRun | None:
+    """The newest of the last `scan` runs that `accept` takes and that hold artifact `name`, not downloaded."""
+    listed = [run for run in list_runs(client, workflow, events, branch=branch, status=None, limit=scan) if accept(run)]
+    named = _Named(client, name, listed)
+    return next((run for run in listed if named.of(run.id) is not None), None)
 
 
 def list_runs(client: GitHubClient, workflow: str, events: frozenset[str] | None, *, limit: int, **filters) -> list:
@@ -292,7 +310,7 @@ def _sweep_artifacts(
 
     states, measurements = [], []
     listed = list_runs(client, workflow, SWEEP_EVENTS, branch=branch, status=None, limit=scan)
-    state_named, measurement_named = (_Named(client, kind, len(listed)) for kind in names)
+    state_named, measurement_named = (_Named(client, kind, listed) for kind in names)
     for run in listed:
         if not is_sweep(run, client.repository, branch):
             log.info("run %s of %s (%s from %s) is not one to read here", run.id, workflow, run.event, run.head_repo)

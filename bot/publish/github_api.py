@@ -45,6 +45,10 @@ class GitHubError(BotError):
         self.status = status
 
 
+class RefMoved(GitHubError):
+    """A branch is no longer where this job read it: another writer moved it first, and keeps its update."""
+
+
 class ArtifactGone(GitHubError):
     """An artifact listed a moment ago expired or was deleted before its download: as if never listed."""
 
@@ -478,6 +482,11 @@ class GitHubClient:
         found = self._repo.get_issues(state=state, creator=creator, sort="created", direction="asc", **filters)
         return [i for i in map(_issue, found) if not i.is_pull]
 
+    @_guard("read issue #{0}", again=True)
+    def issue(self, number: int) -> Issue:
+        """The issue as it is now (a compare-and-swap's second look before a write)."""
+        return _issue(self._repo.get_issue(number))
+
     @_guard("open an issue")
     def create_issue(self, title: str, body: str, *, creator: str) -> Issue:
         """Open an issue. After an answer that hides whether it was opened, `creator`'s open issues are
@@ -712,24 +721,28 @@ class GitHubClient:
         ]
 
     @_guard("list the artifacts named {0}", again=True)
-    def artifacts_named(self, name: str, *, runs: int) -> tuple[dict[int, Artifact], int]:
+    def artifacts_named(self, name: str, *, runs: int, since: str | None = None) -> tuple[dict[int, Artifact], int]:
         """The repository's artifacts named `name`, newest first, by the run that uploaded them (its newest).
 
         One listing for every run (GitHub's `?name=` filter), instead of one request per run: each
         `github baseline` reads up to a hundred runs, and `GITHUB_TOKEN` has 1,000 requests an hour
-        per repository, shared by every workflow. Reads at most enough pages for `runs` runs (and
-        a page more); returns the map and the oldest run id the listing reached (0: it reached the end).
+        per repository, shared by every workflow. The listing is read page by page (100 a page,
+        GitHub's largest) until it reaches artifacts made before `since` (the oldest run wanted, an
+        ISO time: a run's artifacts are made after it starts) or its end; either way it holds every
+        artifact of the runs wanted, and the oldest run id returned is 0. Only a listing flooded
+        past `_artifact_pages(runs)` pages stops early, returning the oldest run id it reached.
         """
         found: dict[int, Artifact] = {}
-        pages = -(-max(runs, 1) // 100) + 1
-        listing = self._repo.get_artifacts(name=name)
-        oldest, index = 0, 0
-        for index, a in enumerate(listing):
+        cut = _before(since)
+        oldest = 0
+        for index, a in enumerate(self._repo.get_artifacts(name=name)):
+            if cut is not None and a.created_at is not None and a.created_at < cut:
+                return found, 0
             run_id = a.workflow_run.id if a.workflow_run is not None else 0
             oldest = run_id
             if run_id and run_id not in found and not a.expired and a.name == name:
                 found[run_id] = Artifact(a.id, a.name, a.size_in_bytes, a.expired, a.archive_download_url)
-            if index + 1 >= pages * 100:
+            if index + 1 >= _artifact_pages(runs) * 100:
                 return found, oldest
         return found, 0
 
@@ -798,6 +811,11 @@ class GitHubClient:
         tree = self._repo.create_git_tree(elements, base_tree=parent.tree)
         return self._repo.create_git_commit(message, tree, [parent]).sha
 
+    @_guard("read commit {0}", again=True)
+    def commit_message(self, sha: str) -> str:
+        """The message of commit `sha` (what a branch's writer said of its update)."""
+        return self._repo.get_git_commit(sha).message or ""
+
     @_guard("move branch {0}", again=True)
     def set_branch(self, branch: str, sha: str, *, force: bool = False) -> None:
         """Create the branch at `sha`, or move it there (force: also when not a fast-forward)."""
@@ -823,6 +841,54 @@ class GitHubClient:
 
         self._write_once(lambda: self._repo.create_git_ref(f"refs/heads/{branch}", sha), find, exists_ok=True)
 
+    @_guard("move branch {0}")
+    def swap_branch(self, branch: str, expected: str | None, sha: str | None, *, force: bool = False) -> None:
+        """Move `branch` from `expected` to `sha` (None: absent, so create it, or delete it), compare-and-swap.
+
+        The branch is read again just before the write: when it is no longer at `expected`, another
+        writer moved it since this job read it, and `RefMoved` is raised with nothing changed. A
+        creation is GitHub's own check (a ref that exists is refused), and so is a move without
+        `force` (GitHub moves the ref only onto a descendant of where it is then). A `force` move
+        can only be checked by the read before it: a writer acting within that one request's time
+        is overwritten (docs/github.md, "Main's state").
+        """
+        ref = self._ref(branch)
+        current = ref.object.sha if ref is not None else None
+        if current != expected:
+            raise RefMoved(
+                f"branch {branch} moved to {(current or 'nothing')[:12]} since this job read it at "
+                f"{(expected or 'nothing')[:12]}: another job updated it; this one changed nothing"
+            )
+        if sha is None:
+            if ref is not None:
+                self.delete_branch(branch)
+            return
+        if ref is None:
+            self._create_ref(branch, sha)
+            return
+        try:
+            ref.edit(sha, force=force)
+        except GithubException as exc:
+            if exc.status == 422 and "fast forward" in reason(exc):
+                raise RefMoved(f"branch {branch} moved while this job wrote it: this one changed nothing") from exc
+            raise
+
+    def _create_ref(self, branch: str, sha: str) -> None:
+        """Create `branch` at `sha`; one that exists elsewhere is another writer's (`RefMoved`)."""
+
+        def find() -> bool | None:
+            current = self._ref(branch)
+            if current is None:
+                return None
+            if current.object.sha != sha:
+                raise RefMoved(
+                    f"branch {branch} was created at {current.object.sha[:12]} by another job "
+                    "while this one ran: this one changed nothing"
+                )
+            return True
+
+        self._write_once(lambda: self._repo.create_git_ref(f"refs/heads/{branch}", sha), find, exists_ok=True)
+
     @_guard("delete branch {0}")
     def delete_branch(self, branch: str) -> None:
         ref = self._ref(branch)
@@ -834,6 +900,24 @@ class GitHubClient:
             # A retried DELETE whose first answer was lost meets 422: done if the branch is gone.
             if exc.status != 422 or self._ref(branch) is not None:
                 raise
+
+
+# A day of slack under the oldest run wanted: the runner's clock, and the artifact store's, need not agree.
+ARTIFACT_SLACK = timedelta(days=1)
+
+
+def _before(since: str | None) -> datetime | None:
+    """Where a name-filtered listing may stop: a day before `since` (an ISO time), None to read it all."""
+    if not since:
+        return None
+    moment = datetime.fromisoformat(since.replace("Z", "+00:00"))
+    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)) - ARTIFACT_SLACK
+
+
+def _artifact_pages(runs: int) -> int:
+    """The most pages a name-filtered listing reads: a page per 100 runs wanted, and room for a busy
+    repository's other runs of the same name (a fork's runs can upload any name) before it gives up."""
+    return -(-max(runs, 1) // 100) + 9
 
 
 def _unless_gone(call: Callable[[], object]) -> bool:

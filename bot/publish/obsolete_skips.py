@@ -12,13 +12,15 @@ from pathlib import Path
 
 from bot.diff.proposal import ProposedEdit
 from bot.errors import BotError
-from bot.publish.github_api import GitHubClient, PullRequest, WorkflowRun
+from bot.publish.github_api import GitHubClient, PullRequest, RefMoved, WorkflowRun
 
 log = logging.getLogger(__name__)
 
 BRANCH = "export-bot/obsolete-skips"
 MARKER = "<!-- export-bot:obsolete-skips -->"
 _EDIT = re.compile(r"<!-- export-bot:edit ([0-9a-f]{16}) -->")
+# The newest sweep the PR's evidence comes from: a job whose evidence is older never rewrites it.
+_SWEEP = re.compile(r"<!-- export-bot:sweep (\d{1,20}) -->")
 
 
 def obsolete_entries(entries: list[dict]) -> list[dict]:
@@ -37,6 +39,12 @@ def fingerprint(entries: list[dict]) -> str:
 def fingerprint_of(body: str) -> str | None:
     found = _EDIT.search(body or "")
     return found[1] if found else None
+
+
+def sweep_of(body: str) -> int:
+    """The newest sweep a body's evidence comes from (0: a body written before bodies said so)."""
+    found = _SWEEP.search(body or "")
+    return int(found[1]) if found else 0
 
 
 def title_for(entries: list[dict]) -> str:
@@ -64,6 +72,7 @@ def render_body(entries: list[dict], *, min_passes: int, runs: list[Evidence] = 
     lines = [
         MARKER,
         f"<!-- export-bot:edit {fingerprint(entries)} -->",
+        f"<!-- export-bot:sweep {max((r.run_id for r in runs), default=0)} -->",
         f"These skiplist entries are no longer needed: every cell they skip passed in the last "
         f"{min_passes} probe runs of the baseline sweep on main (a narrowed entry keeps the cells that still fail).",
         "",
@@ -115,7 +124,15 @@ def sync_pull_request(
     Returns what was done.
     """
     title = title or title_for([])
+    # Read first: the branch is moved only from this value, so a job that ran alongside keeps its update.
+    expected = client.branch_sha(BRANCH)
     pull = client.find_open_pull(BRANCH, base)
+    if pull is not None and sweep_of(pull.body) > sweep_of(body):
+        # A job of a later sweep got there first (this one was displaced, or ran alongside it).
+        return (
+            f"superseded: #{pull.number} rests on sweep {sweep_of(pull.body)}, newer than this job's "
+            f"{sweep_of(body)}; left as that job made it"
+        )
     base_sha = client.branch_sha(base)
     if base_sha is None:
         raise BotError(f"branch {base} does not exist in {client.repository}: pass the default branch as --branch")
@@ -125,21 +142,29 @@ def sync_pull_request(
             return "nothing to remove, no PR open"
         if short_history:
             return f"#{pull.number} left as it is: {short_history}"
+        if client.branch_sha(BRANCH) != expected:  # another job's edit stands: its PR is not closed
+            return _superseded(RefMoved(f"branch {BRANCH} moved since this job read it"))
         client.edit_pull(
             pull.number,
             state="closed",
             body=f"{MARKER}\nNothing is left to remove: the skips this PR removed are needed again "
             "or were removed on main.\n",
         )
-        client.delete_branch(BRANCH)
+        try:
+            client.swap_branch(BRANCH, expected, None)
+        except RefMoved as exc:
+            return _superseded(exc)
         return f"closed #{pull.number}"
     if pull is None:
         declined = _declined(client, fingerprint_of(body), base)
         if declined is not None:
             return f"#{declined.number} was closed for this same edit on the same evidence: not proposed again"
-    sha = client.commit_files(base_sha, files, title)
+    sweep = sweep_of(body)
+    sha = client.commit_files(base_sha, files, f"{title}\n\n{SWEEP_TRAILER}: {sweep}")
     # Always rebuilt on the current main: the branch holds one bot commit, never anyone's work.
-    client.set_branch(BRANCH, sha, force=True)
+    lost = _swap(client, expected, sha, sweep)
+    if lost is not None:
+        return lost
     if pull is None:
         pull = client.create_pull(BRANCH, base, title, body)
         done = f"opened #{pull.number}"
@@ -149,6 +174,37 @@ def sync_pull_request(
     if dispatch:
         done += "; " + _dispatch_check(client, dispatch, base, pull.number, sha)
     return done
+
+
+SWEEP_TRAILER = "Export-bot-sweep"  # the commit's sweep, read back when another writer moved the branch
+_TRAILER = re.compile(rf"^{SWEEP_TRAILER}: (\d{{1,20}})$", re.M)
+
+
+def _swap(client: GitHubClient, expected: str | None, sha: str, sweep: int, tries: int = 3) -> str | None:
+    """Move the branch from `expected` to `sha` (compare-and-swap); None when done, else what the job says.
+
+    When another writer moved it since it was read, its commit says which sweep it rests on: a newer
+    one's stands (this job is superseded); an older one's is replaced, from where it now is, with a
+    fresh compare each time, so the newest sweep's edits end on the branch whichever job ends last.
+    """
+    for _ in range(tries):
+        try:
+            client.swap_branch(BRANCH, expected, sha, force=True)
+            return None
+        except RefMoved as exc:
+            lost = exc
+            expected = client.branch_sha(BRANCH)
+            found = _TRAILER.search(client.commit_message(expected)) if expected else None
+            theirs = int(found[1]) if found else 0
+            if theirs > sweep:
+                return _superseded(RefMoved(f"branch {BRANCH} holds sweep {theirs}'s edits, newer than {sweep}'s"))
+            log.info("branch %s moved to sweep %d's edits, older than %d's: replacing them", BRANCH, theirs, sweep)
+    return _superseded(lost)
+
+
+def _superseded(exc: RefMoved) -> str:
+    """What a job that lost the race to the branch says: the other job's branch and PR stand as it left them."""
+    return f"superseded: {exc}. The branch and its PR are left as the other job made them"
 
 
 def rebased_files(client: GitHubClient, edits: Sequence[ProposedEdit], base_sha: str, folder: str) -> dict[str, str]:
@@ -215,7 +271,10 @@ def history_json(
         workflow,
         artifact,
         accept=lambda run: (
-            run.id != exclude_run and run.event in FULL_SWEEP_EVENTS and is_sweep(run, client.repository, branch)
+            # Before this one: a newer sweep that ended first is never taken for an earlier night.
+            (run.id < exclude_run if exclude_run else True)
+            and run.event in FULL_SWEEP_EVENTS
+            and is_sweep(run, client.repository, branch)
         ),
         branch=branch,
         status=None,
@@ -232,6 +291,22 @@ def history_json(
         if data is not None:
             reports.append((fetched.run, data))
     return list(reversed(reports))
+
+
+def newer_sweep(client: GitHubClient, workflow: str, artifact: str, *, branch: str, run_id: int) -> WorkflowRun | None:
+    """A sweep of `branch` newer than run `run_id` that already uploaded its `artifact`, if any: what this
+    one would publish (the dashboard) is then older than what that one publishes."""
+    from bot.publish.baseline import newest_with
+    from bot.publish.trust import SWEEP_EVENTS, is_sweep
+
+    return newest_with(
+        client,
+        workflow,
+        artifact,
+        accept=lambda run: run.id > run_id and is_sweep(run, client.repository, branch),
+        branch=branch,
+        events=SWEEP_EVENTS,
+    )
 
 
 def obsolete_files(report, history, skiplists_dir: Path, *, min_passes: int) -> tuple:

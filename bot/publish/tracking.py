@@ -13,6 +13,8 @@ from bot.results.baseline import Regression, chain, regressions
 from bot.results.bisected import Unsettled, unsettled
 
 MARKER = "<!-- export-bot:main-regressions -->"
+# The newest run the state behind the body folded: an issue is never written from an older state.
+_STATE = re.compile(r"<!-- export-bot:state (\d{1,20}) -->\s*$")
 TITLE = "export-bot: regressions on main"
 MAX_BODY = 65536  # GitHub's limit on an issue body
 CAUSES = 40  # causes shown in full; the rest are counted
@@ -29,8 +31,10 @@ __all__ = [
     "causes_of",
     "chain",
     "closing_comment",
+    "overtaken",
     "plan_issue",
     "regressions",
+    "state_run",
     "unsettled",
 ]
 
@@ -103,8 +107,10 @@ def render_issue(
     repository_url: str | None,
     newest: str | None,
     mentions: bool = False,
+    state: int | None = None,
 ) -> str:
-    """The issue's body: the marker, one line of what it is, then each cause with its culprit and cells.
+    """The issue's body: the marker, one line of what it is, then each cause with its culprit and cells;
+    last, hidden, the newest run the state folded (`state`, see `overtaken`).
 
     The culprit's PR author and merger are named; `@`-mentioned (notified) only when `mentions`
     (the `mention-culprits` setting), so nobody is pinged unless the repository chooses it.
@@ -133,9 +139,24 @@ def render_issue(
     if rest:
         out += ["", f"…and {n(len(rest), 'more cause')} ({n(sum(len(c.group.cells) for c in rest), 'cell')})."]
     body = "\n".join(out) + "\n"
-    return (
-        body if len(body) <= MAX_BODY else body[: MAX_BODY - 40].rsplit("\n", 1)[0] + "\n\n…(cut to GitHub's limit)\n"
-    )
+    stamp = f"<!-- export-bot:state {state} -->\n" if state is not None else ""
+    if len(body) + len(stamp) > MAX_BODY:
+        body = body[: MAX_BODY - 40 - len(stamp)].rsplit("\n", 1)[0] + "\n\n…(cut to GitHub's limit)\n"
+    return body + stamp
+
+
+def state_run(baseline) -> int:
+    """The newest run a state holds anything of: run ids grow, so a state that folded a later run is newer."""
+    measured = (m.run_id for ms in baseline.cells.values() for m in ms)
+    return max((*baseline.runs, *(s.run_id for s in baseline.segments if s.run_id), *measured), default=0) or 0
+
+
+def overtaken(current_body: str, ours: int) -> int | None:
+    """The newer state's run when the issue as it is now was written from a state newer than ours (`ours`,
+    `state_run`): a job that ran alongside a newer one, or was displaced by it, then writes nothing."""
+    found = _STATE.search(current_body or "")
+    theirs = int(found[1]) if found else 0
+    return theirs if theirs > ours else None
 
 
 def _commit(sha: str, repository_url: str | None) -> str:

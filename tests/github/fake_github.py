@@ -651,7 +651,8 @@ class FakeGitHub:
             "url": self.api(f"/actions/artifacts/{aid}"),
             "archive_download_url": self.api(f"/actions/artifacts/{aid}/zip"),
             "expired": a["expired"],
-            "created_at": P.STAMP,
+            # Seeded artifacts may say when they were made (a busy repository's backlog); others are new.
+            "created_at": a.get("created") or STAMP_NOW(),
             "expires_at": P.STAMP,
             "updated_at": P.STAMP,
             "workflow_run": {

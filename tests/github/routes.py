@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import re
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 from tests.github import openapi
 from tests.github import payloads as P
@@ -58,12 +58,15 @@ def dispatch(fake: FakeGitHub, method: str, path: str, query: dict, payload):
 
 
 def _page(fake: FakeGitHub, path: str, items: list, query: dict):
-    """GitHub's pagination: `per_page`/`page` in, a `Link` header out."""
+    """GitHub's pagination: `per_page`/`page` in, a `Link` header out that keeps the query's filters."""
     per_page, page = int(query.get("per_page", 30)), int(query.get("page", 1))
     last = max(1, -(-len(items) // per_page))
     headers = {}
     if page < last:
-        link = f"{fake.url}{path}?per_page={per_page}&page="
+        kept = "".join(
+            f"{k}={quote(str(v), safe='')}&" for k, v in sorted(query.items()) if k not in ("page", "per_page")
+        )
+        link = f"{fake.url}{path}?{kept}per_page={per_page}&page="
         headers["Link"] = f'<{link}{page + 1}>; rel="next", <{link}{last}>; rel="last"'
     return items[(page - 1) * per_page : page * per_page], headers
 

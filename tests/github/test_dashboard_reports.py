@@ -53,8 +53,9 @@ def test_a_flood_of_fork_runs_named_main_leaves_the_history_to_main_s_sweeps(fak
             head_repo="mallory/transformers",
             artifacts={"export-baseline": report_zip(forged)},
         )
+    this_run = fake.add_run("export-baseline.yml", head_sha=main)  # the sweep whose dashboard this is
     out = tmp_path / "history"
-    result = gh("reports", "--count", "2", "--out", str(out), env={"GITHUB_RUN_ID": "1"})
+    result = gh("reports", "--count", "2", "--out", str(out), env={"GITHUB_RUN_ID": str(this_run)})
     assert result.exit_code == 0, result.output
     got = [json.loads((p / "report.json").read_text(encoding="utf-8"))["head_sha"] for p in sorted(out.iterdir())]
     assert got == ["1" * 40]
