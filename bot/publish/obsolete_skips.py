@@ -100,6 +100,27 @@ def render_body(entries: list[dict], *, min_passes: int, runs: list[Evidence] = 
     return "\n".join(lines) + "\n"
 
 
+def _nothing_left(client: GitHubClient, pull, expected: str | None, short_history: str | None) -> str:
+    """No edit is left: close the open PR and delete its branch, unless history was short or the branch moved."""
+    if pull is None:
+        return "nothing to remove, no PR open"
+    if short_history:
+        return f"#{pull.number} left as it is: {short_history}"
+    if client.branch_sha(BRANCH) != expected:  # another job's edit stands: its PR is not closed
+        return _superseded(RefMoved(f"branch {BRANCH} moved since this job read it"))
+    client.edit_pull(
+        pull.number,
+        state="closed",
+        body=f"{MARKER}\nNothing is left to remove: the skips this PR removed are needed again "
+        "or were removed on main.\n",
+    )
+    try:
+        client.swap_branch(BRANCH, expected, None)
+    except RefMoved as exc:
+        return _superseded(exc)
+    return f"closed #{pull.number}"
+
+
 def sync_pull_request(
     client: GitHubClient,
     edits: Sequence[ProposedEdit],
@@ -138,23 +159,7 @@ def sync_pull_request(
         raise BotError(f"branch {base} does not exist in {client.repository}: pass the default branch as --branch")
     files = rebased_files(client, edits, base_sha, folder)
     if not files:
-        if pull is None:
-            return "nothing to remove, no PR open"
-        if short_history:
-            return f"#{pull.number} left as it is: {short_history}"
-        if client.branch_sha(BRANCH) != expected:  # another job's edit stands: its PR is not closed
-            return _superseded(RefMoved(f"branch {BRANCH} moved since this job read it"))
-        client.edit_pull(
-            pull.number,
-            state="closed",
-            body=f"{MARKER}\nNothing is left to remove: the skips this PR removed are needed again "
-            "or were removed on main.\n",
-        )
-        try:
-            client.swap_branch(BRANCH, expected, None)
-        except RefMoved as exc:
-            return _superseded(exc)
-        return f"closed #{pull.number}"
+        return _nothing_left(client, pull, expected, short_history)
     if pull is None:
         declined = _declined(client, fingerprint_of(body), base)
         if declined is not None:

@@ -48,7 +48,9 @@ def test_the_dashboard_deploys_only_where_pages_publishes_from_actions(fake, tmp
 def test_every_step_after_the_check_and_the_deploy_wait_for_pages():
     """Without Pages nothing is built or uploaded, and the deploy job, which would fail, is skipped."""
     steps = JOBS["dashboard"]["steps"]
-    assert steps[0]["id"] == "pages" and JOBS["dashboard"]["outputs"]["pages"] == "${{ steps.pages.outputs.enabled }}"
+    # The deploy also waits for no newer sweep (docs/github.md, "Main's state"): an older site never lands last.
+    deploy = "${{ steps.pages.outputs.enabled == 'true' && steps.history.outputs.superseded != 'true' }}"
+    assert steps[0]["id"] == "pages" and JOBS["dashboard"]["outputs"]["pages"] == deploy
     assert all(s["if"] == "steps.pages.outputs.enabled == 'true'" for s in steps[1:])
     assert JOBS["dashboard-deploy"]["if"] == "needs.dashboard.outputs.pages == 'true'"
     assert JOBS["dashboard"]["permissions"]["pages"] == "read"
