@@ -16,6 +16,7 @@ from bot.publish.baseline import Caps, download_baseline
 from bot.publish.github_api import GitHubClient, PullRequest
 from bot.publish.obsolete_skips import (
     Evidence,
+    PullOptions,
     current_report_json,
     history_json,
     obsolete_files,
@@ -83,6 +84,7 @@ class ObsoleteInputs:
     run_url: str | None
     server_url: str
     dispatch: str | None = None  # the conformance workflow to start for the PR's head
+    options: PullOptions = PullOptions()  # a new PR's labels, reviewers and draft state
 
 
 def obsolete_skips_job(client: GitHubClient, given: ObsoleteInputs, caps: Caps) -> JobOutcome:
@@ -109,6 +111,7 @@ def obsolete_skips_job(client: GitHubClient, given: ObsoleteInputs, caps: Caps) 
         base=given.branch,
         folder=given.skiplists_path,
         dispatch=given.dispatch,
+        options=given.options,
     )
     return JobOutcome((done,))
 

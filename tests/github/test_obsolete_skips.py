@@ -252,3 +252,31 @@ def test_the_pr_keeps_what_main_merged_during_the_sweep_and_gets_its_required_ch
     assert dispatched["ref"] == "main"
     assert (dispatched["inputs"]["pr"], dispatched["inputs"]["sha"]) == (str(pr["number"]), head)
     assert json.loads(dispatched["inputs"]["request"])["kind"] == "rerun"
+
+
+def test_a_new_pr_gets_its_labels_reviewers_and_draft_state_and_an_update_leaves_them_to_the_maintainers(fake, gh):
+    dressed = ("--labels", "export-bot, skiplists", "--reviewers", "octocat,huggingface/export", "--draft", "true")
+    for _ in range(2):
+        assert _sweep(fake, gh, [GDINO], (), *dressed) == "nothing to remove, no PR open"
+    opened = _sweep(fake, gh, [GDINO], (), *dressed)
+    [pr] = _open_pulls(fake)
+    number = pr["number"]
+    assert opened == (
+        f"opened #{number} as a draft, labelled export-bot, skiplists, review asked of octocat, huggingface/export"
+    )
+    assert pr["draft"] is True
+    assert fake.state.issues[number]["labels"] == ["export-bot", "skiplists"]
+    assert (pr["requested_reviewers"], pr["requested_teams"]) == (["octocat"], ["export"])
+    # A maintainer takes a label off and the review is done: the next sweep's update puts neither back.
+    fake.state.issues[number]["labels"].remove("skiplists")
+    pr["requested_reviewers"].clear()
+    assert _sweep(fake, gh, [GDINO], (), *dressed) == f"updated #{number}"
+    assert fake.state.issues[number]["labels"] == ["export-bot"] and pr["requested_reviewers"] == []
+
+
+def test_without_the_options_the_pr_is_ready_for_review_and_bare(fake, gh):
+    for _ in range(3):
+        _sweep(fake, gh, [GDINO])
+    [pr] = _open_pulls(fake)
+    assert not pr.get("draft") and not fake.state.issues[pr["number"]].get("labels")
+    assert not pr.get("requested_reviewers")
