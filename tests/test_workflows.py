@@ -537,3 +537,14 @@ def test_every_skiplist_reading_job_takes_the_folder_from_the_settings_and_the_p
     caller = (CALLERS / "export-baseline.yml").read_text(encoding="utf-8")
     # The push trigger's entry is the caller's to keep in step with the setting: it says so beside it.
     assert re.search(r'- "skiplists/\*\*" # .*\[tool\.export-bot\] skiplists', caller), caller
+
+
+def test_docs_workflows_lists_every_input_of_every_reusable_workflow():
+    docs = (ROOT / "docs" / "workflows.md").read_text(encoding="utf-8")
+    section = docs[docs.index("## Inputs") : docs.index("## Main's baseline")]
+    for path in REUSABLE.glob("*.yml"):
+        call = load(path)["on"].get("workflow_call")
+        for name in (call or {}).get("inputs", {}):
+            assert f"`{name}`" in section, f"{path.name}: input {name} is not in docs/workflows.md's Inputs"
+        for name in (call or {}).get("secrets", {}):
+            assert f"`{name}`" in section, f"{path.name}: secret {name} is not in docs/workflows.md's Inputs"
