@@ -11,4 +11,5 @@ bash scripts/browser-deps.sh
 bash scripts/test-light.sh 3.10
 LIGHT_EXTRA="transformers==5.23.0" bash scripts/test-light.sh 3.13
 bash scripts/transformers-sdist.sh  # the rehearsal's target (tests/rehearsal), cached in .ci/cache/
+bash scripts/wheelhouse.sh  # what tests/test_install_steps.py installs offline, in .ci/wheelhouse/
 exec .venv/bin/python -m pytest -n 2 "$@"

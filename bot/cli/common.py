@@ -83,6 +83,26 @@ def describe_os_error(exc: OSError) -> str:
     return f"{where}: {reason}; check the path and its permissions"
 
 
+def repository_skiplists(skiplists_dir: Path | None, settings) -> Path:
+    """--skiplists, else `[tool.export-bot] skiplists` (`skiplists/` unset): a repository's own folder, for the
+    commands that act on its default branch, which never fall back to the bot's lists."""
+    folder = skiplists_dir if skiplists_dir is not None else settings.skiplists
+    if not folder.is_dir():
+        where = "--skiplists" if skiplists_dir is not None else "[tool.export-bot] skiplists"
+        raise BotError(f"{folder}: no such skiplist folder (from {where}); set [tool.export-bot] skiplists")
+    return folder
+
+
+def skiplists_in_repository(folder: Path, root: Path) -> str:
+    """`folder` as a path in the repository whose root is `root` (the pyproject's folder), for the API."""
+    try:
+        return folder.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        raise BotError(
+            f"{folder}: the skiplist folder is outside the repository at {root}; pass --skiplists-path"
+        ) from None
+
+
 def resolve_skiplists(skiplists_dir: Path | None, settings=None) -> Path:
     """--skiplists, else `[tool.export-bot] skiplists`, else the bot's own skiplists/.
 

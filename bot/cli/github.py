@@ -157,7 +157,7 @@ def _command_index(config: Path | None):
 @skiplists_path_option
 @click.pass_obj
 @github_errors
-def apply(obj: Context, workflow: str, dispatch: str | None, skiplists_path: str) -> None:
+def apply(obj: Context, workflow: str, dispatch: str | None, skiplists_path: str | None) -> None:
     """`/export-check apply`: commit the PR's latest proposed skiplist patch to its branch (same repository only)."""
     from bot.jobs.github_command import apply_job
     from bot.publish.events import CommentEvent
@@ -165,7 +165,12 @@ def apply(obj: Context, workflow: str, dispatch: str | None, skiplists_path: str
     event = CommentEvent.from_payload(obj.event())
     finish(
         apply_job(
-            obj.client(), event, workflow=workflow, dispatch=dispatch, skiplists_path=skiplists_path, caps=obj.caps()
+            obj.client(),
+            event,
+            workflow=workflow,
+            dispatch=dispatch,
+            skiplists_path=obj.skiplists_path(skiplists_path),
+            caps=obj.caps(),
         )
     )
 

@@ -23,7 +23,9 @@ conformance_workflow_option = click.option(
     "--workflow", default="export-conformance.yml", show_default=True, help="The conformance workflow's file."
 )
 skiplists_path_option = click.option(
-    "--skiplists-path", default="skiplists", show_default=True, help="The skiplist folder's path in the repository."
+    "--skiplists-path",
+    default=None,
+    help="The skiplist folder's path in the repository (default: [tool.export-bot] skiplists, else skiplists).",
 )
 # Where main's sweeps keep their states and reports: the baseline workflow's artifacts on the default branch.
 baseline_artifact_options = stacked(
@@ -52,6 +54,18 @@ class Context:
         from bot.settings import load_settings
 
         return load_settings(self.config)
+
+    def skiplists_path(self, given: str | None) -> str:
+        """--skiplists-path, else `[tool.export-bot] skiplists` as a path from the pyproject's folder."""
+        from bot.cli.common import skiplists_in_repository
+        from bot.settings import Settings
+
+        if given:
+            return given
+        if "skiplists" not in self.settings.configured:
+            return Settings().skiplists.as_posix()
+        root = self.config.parent if self.config else Path(".")
+        return skiplists_in_repository(self.settings.skiplists, root)
 
     def caps(self):
         from bot.publish.baseline import Caps

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from bot.cli.common import repository_skiplists
 from bot.cli.github_common import (
     Context,
     baseline_artifact_options,
@@ -54,12 +55,17 @@ def reports(obj: Context, workflow: str, artifact: str, branch: str, count: int,
     )
 
 
+def _names(ctx, param, value: str) -> tuple[str, ...]:
+    """A comma-separated list (a workflow input passed as one value), blanks dropped."""
+    return tuple(name.strip() for name in value.split(",") if name.strip())
+
+
 @click.command("obsolete-skips")
 @baseline_artifact_options
 @report_option("This sweep's report.json (default: the artifact of this run, GITHUB_RUN_ID).")
 @run_id_option()
 @min_passes_option
-@skiplists_option("The checkout's skiplist folder the proposal starts from.", default=Path("skiplists"))
+@skiplists_option("The checkout's skiplist folder the proposal starts from (default: [tool.export-bot] skiplists).")
 @skiplists_path_option
 @click.option(
     "--run-url", default=None, help="This sweep's run page (default: built from --run-id, else the report's)."
@@ -68,6 +74,16 @@ def reports(obj: Context, workflow: str, artifact: str, branch: str, count: int,
 @dispatch_option(
     "The conformance workflow to start for the PR's new head (its pushes start none: they use the workflow token)."
 )
+@click.option(
+    "--labels", default="", callback=_names, help="Comma-separated labels a new PR gets (GitHub makes missing ones)."
+)
+@click.option(
+    "--reviewers",
+    default="",
+    callback=_names,
+    help="Comma-separated logins (or org/team) a new PR asks for a review; they must be able to review.",
+)
+@click.option("--draft", type=click.BOOL, default=False, show_default=True, help="Open a new PR as a draft.")
 @click.pass_obj
 @github_errors
 def obsolete_skips(
@@ -78,14 +94,18 @@ def obsolete_skips(
     report_path: Path | None,
     run_id: int,
     min_passes: int | None,
-    skiplists_dir: Path,
-    skiplists_path: str,
+    skiplists_dir: Path | None,
+    skiplists_path: str | None,
     run_url: str | None,
     server_url: str,
     dispatch: str | None,
+    labels: tuple[str, ...],
+    reviewers: tuple[str, ...],
+    draft: bool,
 ) -> None:
     """Propose with the probe history, then open, update or close the one obsolete-skip PR."""
     from bot.jobs.github_main import ObsoleteInputs, obsolete_skips_job
+    from bot.publish.obsolete_skips import PullOptions
 
     settings = obj.settings
     given = ObsoleteInputs(
@@ -95,32 +115,36 @@ def obsolete_skips(
         run_id,
         min_passes or settings.min_passes,
         branch,
-        skiplists_dir,
-        skiplists_path,
+        repository_skiplists(skiplists_dir, settings),
+        obj.skiplists_path(skiplists_path),
         run_url,
         server_url,
         dispatch,
+        PullOptions(labels, reviewers, draft),
     )
     finish(obsolete_skips_job(obj.client(), given, obj.caps()))
 
 
 @click.command()
 @state_option("Main's baseline.json (`export-bot github baseline`, `baseline merge`).", folder=False)
-@skiplists_option("The default branch's skiplist folder: a skiplisted cell is no regression.", required=True)
+@skiplists_option(
+    "The default branch's skiplist folder: a skiplisted cell is no regression (default: [tool.export-bot] skiplists)."
+)
 @report_option("This run's report.json: its failure groups (culprit lines, hints) describe the cells they hold.")
 @bot_login_option
 @server_url_option
 @click.pass_obj
 @github_errors
 def track(
-    obj: Context, state: Path, skiplists_dir: Path, report_path: Path | None, bot_login: str, server_url: str
+    obj: Context, state: Path, skiplists_dir: Path | None, report_path: Path | None, bot_login: str, server_url: str
 ) -> None:
     """Open, update in place or close the one tracking issue of main's regressions (docs/github.md)."""
     from bot.jobs.github_main import TrackInputs, track_job
 
     repository_url = f"{server_url.rstrip('/')}/{obj.repository}" if obj.repository else None
     mentions = obj.settings.mention_culprits
-    given = TrackInputs(state, skiplists_dir, report_path, bot_login, repository_url, mentions)
+    skiplists = repository_skiplists(skiplists_dir, obj.settings)
+    given = TrackInputs(state, skiplists, report_path, bot_login, repository_url, mentions)
     finish(track_job(obj.client(), given))
 
 

@@ -17,6 +17,7 @@ from bot.publish.baseline import Caps, download_baseline, start_sweep, unfinishe
 from bot.publish.github_api import GitHubClient
 from bot.publish.obsolete_skips import (
     Evidence,
+    PullOptions,
     current_report_json,
     history_json,
     newer_sweep,
@@ -91,6 +92,7 @@ class ObsoleteInputs:
     run_url: str | None
     server_url: str
     dispatch: str | None = None  # the conformance workflow to start for the PR's head
+    options: PullOptions = PullOptions()  # a new PR's labels, reviewers and draft state
 
 
 def obsolete_skips_job(client: GitHubClient, given: ObsoleteInputs, caps: Caps) -> JobOutcome:
@@ -121,6 +123,7 @@ def obsolete_skips_job(client: GitHubClient, given: ObsoleteInputs, caps: Caps) 
         folder=given.skiplists_path,
         dispatch=given.dispatch,
         short_history=short,
+        options=given.options,
     )
     return JobOutcome((done,))
 

@@ -6,7 +6,7 @@ import functools
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import TypeVar
@@ -603,11 +603,11 @@ class GitHubClient:
         return found[0] if found else None
 
     @_guard("open a pull request from {0}")
-    def create_pull(self, head_branch: str, base: str, title: str, body: str) -> PullRequest:
-        """Open the PR; when one from `head_branch` into `base` is already open (an earlier attempt whose
-        answer was lost, or GitHub's 422 "A pull request already exists"), that one is made ours."""
+    def create_pull(self, head_branch: str, base: str, title: str, body: str, *, draft: bool = False) -> PullRequest:
+        """Open the PR (a draft with `draft`); when one from `head_branch` into `base` is already open (an
+        earlier attempt whose answer was lost, or GitHub's 422 "A pull request already exists"), that one is made ours."""
         made = self._write_once(
-            lambda: _pull(self._repo.create_pull(base=base, head=head_branch, title=title, body=body)),
+            lambda: _pull(self._repo.create_pull(base=base, head=head_branch, title=title, body=body, draft=draft)),
             lambda: self.find_open_pull(head_branch, base),
             exists_ok=True,
         )
@@ -615,6 +615,19 @@ class GitHubClient:
             self.edit_pull(made.number, title=title, body=body)
             made = replace(made, title=title, body=body)
         return made
+
+    @_guard("label pull request #{0}", again=True)
+    def add_labels(self, number: int, labels: Sequence[str]) -> None:
+        """Add `labels` to the PR (GitHub creates a label the repository lacks); adding one it has changes nothing."""
+        self._repo.get_issue(number).add_to_labels(*labels)
+
+    @_guard("request reviews on pull request #{0}", again=True)
+    def request_reviews(self, number: int, reviewers: Sequence[str]) -> None:
+        """Ask `reviewers` for a review: a login, or `org/team` for a team (by its slug). Asking again
+        someone already asked changes nothing."""
+        users = [r for r in reviewers if "/" not in r]
+        teams = [r.split("/", 1)[1] for r in reviewers if "/" in r]
+        self._repo.get_pull(number).create_review_request(reviewers=users, team_reviewers=teams)
 
     @_guard("edit pull request #{0}")
     def edit_pull(self, number: int, **changes: str) -> None:

@@ -60,6 +60,19 @@ def title_for(entries: list[dict]) -> str:
 
 
 @dataclass(frozen=True)
+class PullOptions:
+    """How the PR is opened: its labels, the reviewers asked, and whether it starts as a draft.
+
+    Set when the PR is opened only: an update every sweep must not re-add a label a maintainer
+    removed or ask a reviewer again.
+    """
+
+    labels: tuple[str, ...] = ()
+    reviewers: tuple[str, ...] = ()  # logins, or `org/team` for a team
+    draft: bool = False
+
+
+@dataclass(frozen=True)
 class Evidence:
     """One sweep whose probe results the PR rests on."""
 
@@ -131,6 +144,7 @@ def sync_pull_request(
     folder: str = "skiplists",
     dispatch: str | None = None,
     short_history: str | None = None,
+    options: PullOptions = PullOptions(),
 ) -> str:
     """Bring the branch and its PR in line with `edits`, applied to `base`'s skiplists as they are now.
 
@@ -141,7 +155,7 @@ def sync_pull_request(
     the same editor, idempotently) to the files at `base`'s tip, never to the sweep's old copies.
     With `dispatch`, the conformance workflow is started for the PR's new head, since the run a push
     or a PR made with the workflow token gets waits for a maintainer's approval (docs/github.md,
-    "Runs the bot's own pushes start").
+    "Runs the bot's own pushes start"). A new PR gets `options` (labels, reviewers, draft).
     Returns what was done.
     """
     title = title or title_for([])
@@ -171,8 +185,8 @@ def sync_pull_request(
     if lost is not None:
         return lost
     if pull is None:
-        pull = client.create_pull(BRANCH, base, title, body)
-        done = f"opened #{pull.number}"
+        pull = client.create_pull(BRANCH, base, title, body, draft=options.draft)
+        done = f"opened #{pull.number}" + _dress(client, pull.number, options)
     else:
         client.edit_pull(pull.number, title=title, body=body)
         done = f"updated #{pull.number}"
@@ -210,6 +224,20 @@ def _swap(client: GitHubClient, expected: str | None, sha: str, sweep: int, trie
 def _superseded(exc: RefMoved) -> str:
     """What a job that lost the race to the branch says: the other job's branch and PR stand as it left them."""
     return f"superseded: {exc}. The branch and its PR are left as the other job made them"
+
+
+def _dress(client: GitHubClient, number: int, options: PullOptions) -> str:
+    """The new PR's labels and review requests; what was done, for the job's line."""
+    said = ""
+    if options.draft:
+        said += " as a draft"
+    if options.labels:
+        client.add_labels(number, options.labels)
+        said += f", labelled {', '.join(options.labels)}"
+    if options.reviewers:
+        client.request_reviews(number, options.reviewers)
+        said += f", review asked of {', '.join(options.reviewers)}"
+    return said
 
 
 def rebased_files(client: GitHubClient, edits: Sequence[ProposedEdit], base_sha: str, folder: str) -> dict[str, str]:

@@ -562,6 +562,8 @@ class FakeGitHub:
             merged_at=P.STAMP if pr["merged"] else None,
             closed_at=P.STAMP if pr["state"] == "closed" else None,
             created_at=pr["created"],
+            draft=pr.get("draft", False),
+            requested_reviewers=[self.user_obj(login) for login in pr.get("requested_reviewers", ())],
         )
         head_sha = self.pull_head_sha(pr)
         obj["head"].update(

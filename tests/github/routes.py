@@ -380,9 +380,28 @@ def create_pull(fake, query, body):
         }
     n = max([0, *fake.state.issues]) + 1
     fake.open_pull(n, body["head"], title=body["title"], user=BOT)
-    fake.state.pulls[n]["body"] = body.get("body") or ""
+    fake.state.pulls[n].update(body=body.get("body") or "", draft=bool(body.get("draft")))
     fake.gated_run(body["head"])  # a PR the workflow's token opens: its run awaits approval
     return 201, fake.pull_obj(n)
+
+
+@route("POST", R + "/pulls/{pull_number}/requested_reviewers")
+def request_reviewers(fake, query, body, pull_number):
+    pr = fake.state.pulls.get(int(pull_number))
+    if pr is None:
+        return not_found()
+    users, teams = body.get("reviewers") or [], body.get("team_reviewers") or []
+    if pr["user"] in users:
+        # GitHub's words when a PR's author is asked to review it.
+        return 422, {
+            "message": "Review cannot be requested from pull request author.",
+            "documentation_url": "https://docs.github.com/rest/pulls/review-requests#request-reviewers-for-a-pull-request",
+            "status": "422",
+        }
+    for key, names in (("requested_reviewers", users), ("requested_teams", teams)):
+        pr.setdefault(key, [])
+        pr[key] += [name for name in names if name not in pr[key]]
+    return 201, fake.pull_obj(int(pull_number))
 
 
 @route("PATCH", R + "/pulls/{pull_number}")
@@ -765,6 +784,18 @@ def create_issue(fake, query, body):
         }
     number = add_issue(fake, body["title"], body.get("body") or "", labels=body.get("labels") or ())
     return 201, issue_obj(fake, number), {"Location": fake.api(f"/issues/{number}")}
+
+
+@route("POST", R + "/issues/{issue_number}/labels")
+def add_labels(fake, query, body, issue_number):
+    n = int(issue_number)
+    if n not in fake.state.issues:
+        return not_found()
+    # A pull request's labels are its issue's; GitHub creates a label the repository lacks.
+    names = body.get("labels") if isinstance(body, dict) else body
+    labels = fake.state.issues[n].setdefault("labels", [])
+    labels += [name for name in names or () if name not in labels]
+    return 200, [_label(fake, name) for name in labels]
 
 
 @route("GET", R + "/issues/{issue_number}")

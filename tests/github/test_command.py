@@ -319,3 +319,25 @@ def test_apply_then_its_run_leaving_no_report_says_why_beside_the_confused(fake,
     assert committed.startswith("Committed the proposed skiplist edits")
     assert "left no report" in why and f"/actions/runs/{run}" in why
     assert fake.state.reactions[500][-1] == "confused"
+
+
+def test_apply_edits_the_skiplist_folder_the_settings_name(fake, gh, config):
+    """No --skiplists-path: `[tool.export-bot] skiplists` of the checked-out default branch says where the files are."""
+    start = fake.state.refs["heads/feature"]
+    moved = {
+        f"ci/export-skips/{name}": text for name, text in fake.files_at(start).items() if name.startswith("skiplists/")
+    }
+    moved = {path.replace("ci/export-skips/skiplists/", "ci/export-skips/"): text for path, text in moved.items()}
+    fake.state.refs["heads/feature"] = fake.commit(moved, (start,), "skiplists moved to ci/export-skips")
+    head = propose_on_feature(fake)
+    config.write_text(config.read_text(encoding="utf-8") + 'skiplists = "ci/export-skips"\n', encoding="utf-8")
+    result = gh("apply", "--dispatch", "export-conformance.yml", event=comment_event(fake, "/export-check apply"))
+    assert result.exit_code == 0, result.output
+    new_head = fake.state.refs["heads/feature"]
+    before, after = fake.files_at(head), fake.files_at(new_head)
+    line = 'MMGroundingDinoForObjectDetection = "Same as `GroundingDinoModel`."\n'
+    moved_file = "ci/export-skips/export_skips.toml"
+    assert line in before[moved_file] and before[moved_file].replace(line, "", 1) == after[moved_file]
+    assert after["skiplists/export_skips.toml"] == before["skiplists/export_skips.toml"], (
+        "the old folder is not the one"
+    )

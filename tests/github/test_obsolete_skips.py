@@ -285,3 +285,31 @@ def test_too_short_a_history_never_closes_the_open_pr(fake, gh):
         said.startswith(f"#{pr['number']} left as it is: 0 earlier sweep(s) found of the 2") and pr["state"] == "open"
     )
     assert f"heads/{BRANCH}" in fake.state.refs
+
+
+def test_a_new_pr_gets_its_labels_reviewers_and_draft_state_and_an_update_leaves_them_to_the_maintainers(fake, gh):
+    dressed = ("--labels", "export-bot, skiplists", "--reviewers", "octocat,huggingface/export", "--draft", "true")
+    for _ in range(2):
+        assert _sweep(fake, gh, [GDINO], (), *dressed) == "nothing to remove, no PR open"
+    opened = _sweep(fake, gh, [GDINO], (), *dressed)
+    [pr] = _open_pulls(fake)
+    number = pr["number"]
+    assert opened == (
+        f"opened #{number} as a draft, labelled export-bot, skiplists, review asked of octocat, huggingface/export"
+    )
+    assert pr["draft"] is True
+    assert fake.state.issues[number]["labels"] == ["export-bot", "skiplists"]
+    assert (pr["requested_reviewers"], pr["requested_teams"]) == (["octocat"], ["export"])
+    # A maintainer takes a label off and the review is done: the next sweep's update puts neither back.
+    fake.state.issues[number]["labels"].remove("skiplists")
+    pr["requested_reviewers"].clear()
+    assert _sweep(fake, gh, [GDINO], (), *dressed) == f"updated #{number}"
+    assert fake.state.issues[number]["labels"] == ["export-bot"] and pr["requested_reviewers"] == []
+
+
+def test_without_the_options_the_pr_is_ready_for_review_and_bare(fake, gh):
+    for _ in range(3):
+        _sweep(fake, gh, [GDINO])
+    [pr] = _open_pulls(fake)
+    assert not pr.get("draft") and not fake.state.issues[pr["number"]].get("labels")
+    assert not pr.get("requested_reviewers")

@@ -11,7 +11,7 @@ _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<str>'(?:[^']|'')*')|(?P<op>\|\||&&|==|!=|!|\(|\)|,|\.|\[|\])"
     r"|(?P<name>[A-Za-z_][A-Za-z0-9_-]*))"
 )
-CONTEXTS = {"github", "inputs", "needs", "steps", "matrix", "strategy", "env", "job"}
+CONTEXTS = {"github", "inputs", "secrets", "needs", "steps", "matrix", "strategy", "env", "job"}
 
 
 class ExpressionError(AssertionError):

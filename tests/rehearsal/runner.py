@@ -68,6 +68,7 @@ class JobResult:
     python: Path | None = None  # the job's interpreter, to inspect what it installed
     commands: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # each run: line and its step env
     requests: list[tuple[str, str]] = field(default_factory=list)  # (method, path): what the job asked GitHub's API
+    runs_on: Any = None  # the runner labels `runs-on` gave, as GitHub reads them
 
 
 @dataclass
@@ -158,7 +159,9 @@ class Runner:
         self.fake.finish_run(run_id, run.conclusion)
         return run
 
-    def _jobs(self, data: dict, run: WorkflowRun, github: dict, inputs: dict, prefix: str) -> dict[str, JobResult]:
+    def _jobs(
+        self, data: dict, run: WorkflowRun, github: dict, inputs: dict, prefix: str, secrets: dict | None = None
+    ) -> dict[str, JobResult]:
         results: dict[str, JobResult] = {}
         pending = dict(data["jobs"])
         while pending:
@@ -168,10 +171,10 @@ class Runner:
             for name in ready:
                 job = pending.pop(name)
                 needs = {d: {"result": results[d].result, "outputs": results[d].outputs} for d in _needs(job)}
-                results[name] = self._job(prefix + name, job, data, run, github, inputs, needs)
+                results[name] = self._job(prefix + name, job, data, run, github, inputs, needs, secrets or {})
         return results
 
-    def _job(self, name, job, data, run, github, inputs, needs) -> JobResult:
+    def _job(self, name, job, data, run, github, inputs, needs, secrets) -> JobResult:
         def status(kind: str) -> bool:
             states = {n["result"] for n in needs.values()}
             if kind == "success":
@@ -180,7 +183,8 @@ class Runner:
                 return "failure" in states
             return kind == "always"
 
-        contexts = {"github": github, "inputs": inputs, "needs": needs}
+        # The repository's secrets: none here; a called workflow gets what its caller passes.
+        contexts = {"github": github, "inputs": inputs, "needs": needs, "secrets": secrets}
         evaluator = Evaluator(contexts, status)
         if not evaluator.condition(job.get("if")):
             result = run.jobs[name] = JobResult(name, "skipped")
@@ -200,6 +204,7 @@ class Runner:
             strategy = {"job-total": len(combos), "job-index": len(results)}
             results.append(self._steps(label, job, data, run, {**contexts, "matrix": combo, "strategy": strategy}))
         merged = JobResult(name, "failure" if any(r.result == "failure" for r in results) else "success")
+        merged.runs_on = evaluator.render(job.get("runs-on"))
         for r in results:
             merged.outputs.update(r.outputs)
             merged.logs += r.logs
@@ -240,7 +245,13 @@ class Runner:
                 self.substituted.append((name, key, inputs[key]))
                 inputs[key] = local
         self.bot_ref = inputs.get("bot-ref")
-        results = self._jobs(called, run, github, inputs, prefix=f"{name} / ")
+        passed = evaluator.render(job.get("secrets") or {})
+        declared_secrets = called["on"]["workflow_call"].get("secrets") or {}
+        if not isinstance(passed, dict) or set(passed) - set(declared_secrets):
+            raise WorkflowError(
+                f"job {name}: {job['uses']} declares no secret {sorted(set(passed) - set(declared_secrets))}"
+            )
+        results = self._jobs(called, run, github, inputs, prefix=f"{name} / ", secrets=passed)
         result = JobResult(name, "failure" if any(r.result == "failure" for r in results.values()) else "success")
         run.jobs[name] = result
         return result

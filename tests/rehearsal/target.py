@@ -34,8 +34,18 @@ github-retries = 2
 github-backoff = 0.01
 github-write-interval = 0
 """
-# What an adopter may set on a caller job: one shard is enough for a handful of cells.
-CALLER_INPUTS = {"export-conformance.yml": {"shards": 1}, "export-baseline.yml": {"shards": 1}}
+# What an adopter may set on a caller job: one shard is enough for a handful of cells. The PR check
+# runs with other inputs than the defaults too: one worker, an extra package, a self-hosted label list.
+HEAVY_LABELS = '["self-hosted", "linux", "x64"]'
+CALLER_INPUTS = {
+    "export-conformance.yml": {
+        "shards": 1,
+        "workers": 1,
+        "extra-packages": "httpx",
+        "runs-on-heavy": f"'{HEAVY_LABELS}'",
+    },
+    "export-baseline.yml": {"shards": 1},
+}
 
 
 def make_target(

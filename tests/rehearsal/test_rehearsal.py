@@ -35,6 +35,7 @@ from tests.github.fake_github import FakeGitHub
 from tests.github.payloads import issue_comment_event, pull_request_event, workflow_run_event
 from tests.rehearsal.runner import Runner, WorkflowRun, local_index
 from tests.rehearsal.target import (
+    HEAVY_LABELS,
     MODELING_BERT,
     VERSION,
     branch,
@@ -132,6 +133,7 @@ class Rehearsal:
         merge = merge_ref(self.origin, 7, head)
         run = self.pull_request(7, head, [MODELING_BERT])
         self.assert_torch_from_the_cpu_index(run)
+        self.assert_caller_inputs(run)
         report = self.report_of(run)
         assert report["verdict"] == "failure" and report["baseline"]
         assert (report["base_sha"], report["head_sha"], report["tested_sha"]) == (self.main, head, merge), report
@@ -476,9 +478,22 @@ class Rehearsal:
     def assert_torch_from_the_cpu_index(self, run: WorkflowRun) -> None:
         """The shard job installs torch from the PyTorch CPU index alone (here through its local stand-in)."""
         assert ("conformance", "torch-index", CPU_INDEX) in self.runner.substituted, self.runner.substituted
-        [(line, env)] = [c for c in run.jobs["conformance / shard"].commands if "torch==" in c[0]]
-        assert line == 'python -m pip install --quiet --index-url "$TORCH_INDEX" "torch==2.13.0"', line
+        [(line, env)] = [c for c in run.jobs["conformance / shard"].commands if "--index-url" in c[0]]
+        assert line == 'python -m pip install --quiet --index-url "$TORCH_INDEX" "torch==$TORCH_VERSION"', line
         assert env["TORCH_INDEX"] == self.runner.substitute["torch-index"][1], env
+        assert env["TORCH_VERSION"] == "2.13.0", env
+
+    def assert_caller_inputs(self, run: WorkflowRun) -> None:
+        """The caller's inputs that are not the defaults reach the jobs: one worker, httpx, self-hosted labels."""
+        shard = run.jobs["conformance / shard"]
+        [(_, env)] = [c for c in shard.commands if c[0].startswith("export-bot run ")]
+        assert env["WORKERS"] == "1", env
+        [(_, env)] = [c for c in shard.commands if "${packages[@]}" in c[0]]
+        assert env["PACKAGES"] == "timeout-decorator parameterized httpx", env
+        probe = "import httpx, timeout_decorator, parameterized"
+        assert subprocess.run([str(shard.python), "-c", probe], capture_output=True).returncode == 0
+        assert shard.runs_on == run.jobs["conformance / report"].runs_on == json.loads(HEAVY_LABELS)
+        assert run.jobs["conformance / select"].runs_on == ["ubuntu-latest"]
 
     def report_of(self, run: WorkflowRun) -> dict:
         return json.loads((run.artifacts["export-report"] / "report.json").read_text())

@@ -73,7 +73,7 @@ def test_an_input_is_swapped_for_its_stand_in_only_when_the_workflow_gives_the_e
     runner = Runner(origin=tmp_path, fake=None, work=tmp_path, substitute={"torch-index": ("https://cpu", "file:///x")})
     called = load_workflow(ROOT / ".github" / "workflows" / "conformance.yml")
     job = {"uses": "huggingface/export-bot/.github/workflows/conformance.yml@" + "f" * 40, "with": {"bot-ref": "f"}}
-    runner._jobs = lambda data, run, github, inputs, prefix: (seen.append(inputs), {})[1]
+    runner._jobs = lambda data, run, github, inputs, prefix, secrets=None: (seen.append(inputs), {})[1]
     seen = []
     with pytest.raises(WorkflowError, match="input torch-index is 'https://download.pytorch.org/whl/cpu'"):
         runner._call("conformance", job, type("Run", (), {"jobs": {}})(), {}, Evaluator(CONTEXTS), {})
@@ -119,3 +119,17 @@ def test_a_second_artifact_of_one_name_is_a_conflict_unless_it_overwrites_the_fi
     assert [p.name for p in run.artifacts["state"].iterdir()] == ["second.json"] and artifact["name"] == "state"
     [record] = [r for r in fake.state.runs if r["id"] == run_id]
     assert record["artifacts"] == [next(iter(k for k, a in fake.state.artifacts.items() if a["run"] == run_id))]
+
+
+def test_a_called_workflow_gets_the_secrets_its_caller_passes_and_declares(tmp_path):
+    runner = Runner(origin=tmp_path, fake=None, work=tmp_path)
+    seen = []
+    runner._jobs = lambda data, run, github, inputs, prefix, secrets=None: (seen.append(secrets), {})[1]
+    job = {"uses": "huggingface/export-bot/.github/workflows/baseline.yml@" + "f" * 40, "with": {"bot-ref": "f"}}
+    run = type("Run", (), {"jobs": {}})()
+    runner._call(
+        "baseline", {**job, "secrets": {"OBSOLETE_SKIPS_TOKEN": "app-token"}}, run, {}, Evaluator(CONTEXTS), {}
+    )
+    assert seen == [{"OBSOLETE_SKIPS_TOKEN": "app-token"}]
+    with pytest.raises(WorkflowError, match=r"declares no secret \['OTHER'\]"):
+        runner._call("baseline", {**job, "secrets": {"OTHER": "x"}}, run, {}, Evaluator(CONTEXTS), {})
