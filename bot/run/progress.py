@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from bot.cells import BACKENDS, Cell, placed, unread
-from bot.outcomes import Status
+from bot.outcomes import RESULT_STATUSES, Status
 
 
 def format_seconds(seconds: float) -> str:
@@ -105,7 +105,7 @@ def _kind(cell: Cell) -> tuple:
     return (cell.backend, cell.generate, cell.static_cache)
 
 
-COLUMNS = tuple(Status)
+COLUMNS = RESULT_STATUSES  # what a run writes: `missing` is the report's, never a run's
 
 
 def summary_table(outcomes: Mapping[Cell, Status]) -> str:

@@ -59,6 +59,7 @@ GOOD = {
     ("github", "command"): [],
     ("github", "baseline"): [],
     ("github", "reports"): [],
+    ("github", "sweep"): ["--state", "{state}"],
     ("propose",): ["--report", "{report}", "--skiplists", "{skiplists}"],
     ("report",): ["--head", "{head}", "--out", "{tmp}/out", "--skiplists", "{skiplists}"],
     ("run",): ["--cells", CELL, "-n", "0", "--junit", "{tmp}/j.xml"],
