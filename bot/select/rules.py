@@ -89,10 +89,15 @@ def decide(
             reasons.add(model_class, Reason("core", detail))
     partial = _skiplist_reasons(skiplist_changes, catalog, reasons, notes, walk)
     observed = observed or {}
-    for model_class, cells in _footprint_reasons(observed, [*shared, *ignored], reasons, notes).items():
-        partial.setdefault(model_class, set()).update(cells)
+    ran = _footprints(observed, [*shared, *ignored], notes)
+    observed_sample = _observed_sample(ran, observed, head, catalog, reasons, seconds)
+    for model_class, (cells, detail) in ran.items():
+        if observed_sample is None or model_class in observed_sample.sampled or model_class in reasons:
+            reasons.add(model_class, Reason("footprint", detail))
+            partial.setdefault(model_class, set()).update(cells)
     graphed = [p for p in dict.fromkeys(ignored) if p not in observed]
     sample, unreached = _import_reasons(graphed, graph, head, catalog, reasons, seconds, models_dir)
+    sample = _joined(observed_sample, sample)
     selected: set[Cell] = set()
     for model_class, rs in reasons.items():
         if any(r.kind not in PARTIAL_KINDS for r in rs):
@@ -177,11 +182,11 @@ def _skiplist_reasons(
     return partial
 
 
-def _footprint_reasons(
-    observed: Mapping[str, Mapping[str, str]], paths: Sequence[str], reasons: _Reasons, notes: list[str]
-) -> dict[str, set[Cell]]:
-    """A changed file main's sweeps saw cells run selects exactly those cells (reason `footprint`): class → cells."""
-    partial: dict[str, set[Cell]] = {}
+def _footprints(
+    observed: Mapping[str, Mapping[str, str]], paths: Sequence[str], notes: list[str]
+) -> dict[str, tuple[set[Cell], str]]:
+    """The cells main's sweeps saw run a changed file (reason `footprint`): class → its cells and the first detail."""
+    ran: dict[str, tuple[set[Cell], str]] = {}
     for path in dict.fromkeys(paths):
         for cell_id, detail in sorted(observed.get(path, {}).items()):
             try:
@@ -189,9 +194,31 @@ def _footprint_reasons(
             except CellIdError as exc:
                 notes.append(f"footprint of {path} names no cell: {exc}")
                 continue
-            reasons.add(cell.model_class, Reason("footprint", detail))
-            partial.setdefault(cell.model_class, set()).add(cell)
-    return partial
+            ran.setdefault(cell.model_class, (set(), detail))[0].add(cell)
+    return ran
+
+
+def _observed_sample(ran, observed, head: ModelTree, catalog: Catalog, reasons: _Reasons, seconds) -> Sample | None:
+    """A change main saw run by more than reach.SAMPLE_ABOVE classes runs a sample of them, as an import reach does.
+
+    Code every model runs (a layer base, the attention interface) is recorded in nearly every cell's
+    footprint: precise, but the whole sweep. The sample bounds the PR; the push makes the sweep due.
+    """
+    if len(ran) <= reach.SAMPLE_ABOVE:
+        return None
+    types = {c: t for t, classes in head.classes_by_type.items() for c in classes}
+    reached = {c: types.get(c, catalog.families.get(c, "other")) for c in ran}
+    return _sample(reached, {p for p, cells in observed.items() if cells}, catalog, seconds)
+
+
+def _joined(first: Sample | None, second: Sample | None) -> Sample | None:
+    """One sample for a PR whose footprints and import graph both sampled: the union of what each runs."""
+    if first is None or second is None:
+        return first or second
+    minutes = None if first.minutes is None or second.minutes is None else first.minutes + second.minutes
+    sampled = tuple(dict.fromkeys((*first.sampled, *second.sampled)))
+    paths = tuple(sorted({*first.paths, *second.paths}))
+    return Sample(max(first.reached, second.reached), sampled, paths, minutes, first.budget_minutes)
 
 
 def _import_reasons(

@@ -146,3 +146,22 @@ def _state(footprints: dict[str, set[str]]):
         for cell, names in footprints.items()
     }
     return type(state)(footprints=prints)
+
+
+def test_code_most_recorded_cells_ran_is_sampled_like_an_import_reach(head):
+    # A layer base every model runs sits in nearly every footprint: precise, but the whole sweep.
+    graph, tree, catalog = head
+    layers = f"{T}/modeling_layers.py"
+    classes = sorted(c for cs in tree.classes_by_type.values() for c in cs)[:300]
+    observed = {layers: {f"{c}::test_torch_export_static": "executed modeling_layers.py::f" for c in classes}}
+    selection = decide(
+        [Change("M", layers)], tree, ModelTree({}), Settings(), catalog, observed=observed, seconds=estimate
+    )
+    assert selection.sample and selection.sample.reached == 300 and selection.sample.paths == (layers,)
+    assert set(selection.reasons) == set(selection.sample.sampled) < set(classes)
+    assert {c.id for c in selection.cells} <= set(observed[layers]) and kinds(selection) == {"footprint"}
+    assert selection.sample.minutes <= SAMPLE_BUDGET_MINUTES
+    # Below the threshold every recorded cell runs.
+    few = {layers: dict(list(observed[layers].items())[:20])}
+    selection = decide([Change("M", layers)], tree, ModelTree({}), Settings(), catalog, observed=few, seconds=estimate)
+    assert selection.sample is None and {c.id for c in selection.cells} == set(few[layers])
