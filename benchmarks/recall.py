@@ -2,7 +2,11 @@
 
     python benchmarks/recall.py --list
     python benchmarks/recall.py [--checkout /work/up] [--work /tmp/recall] [--mutations a,b] [--full] \
-        [--json recall.json] [--markdown recall.md]
+        [--footprints BASELINE.json] [--json recall.json] [--markdown recall.md]
+
+`--footprints`: main's baseline.json from a sweep run with `export-bot run --footprints` on the
+clone's main (`baseline merge --junit main.xml --source sweep --full`), passed to `select` as the
+PR gate passes it.
 
 Each mutation of `benchmarks/recall_mutations.py` (shared modules and test files, never a model
 folder) is replayed as a pull request on one clone of the assembled Transformers checkout
@@ -221,15 +225,19 @@ def base_for(folder: Path, cells: list[str], out: Path) -> Path:
     return out
 
 
-def measure(mutation: Mutation, clone: Path, work: Path, full: bool, sweep: list[str]) -> Result:
+def measure(
+    mutation: Mutation, clone: Path, work: Path, full: bool, sweep: list[str], footprints: Path | None = None
+) -> Result:
     out = work / mutation.name
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     result = Result(mutation.name, mutation.path, mutation.kind)
     branch = make_branch(clone, mutation)
     selection_file = out / "selection.json"
+    # With main's footprints (a sweep's baseline.json, `run --footprints`), as the PR gate selects.
+    recorded = ("--footprints", str(footprints)) if footprints else ()
     done, _, _ = bot(clone, "select", "--repo", str(clone), "--base", "main", "--head", branch,
-                     "--json", str(selection_file))  # fmt: skip
+                     "--json", str(selection_file), *recorded)  # fmt: skip
     if done.returncode:
         raise SystemExit(f"export-bot select failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
     selection = json.loads(selection_file.read_text(encoding="utf-8"))
@@ -308,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the mutations and exit")
     parser.add_argument("--full", action="store_true", help="ground truth on the whole dynamo + ONNX sweep")
     parser.add_argument("--resume", action="store_true", help="reuse a mutation's figures measured before (WORK/NAME)")
+    parser.add_argument("--footprints", type=Path, help="main's baseline.json with footprints, for select")
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--markdown", type=Path, help="write the table here")
     args = parser.parse_args(argv)
@@ -329,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.resume and kept.is_file():
             results.append(Result(**json.loads(kept.read_text(encoding="utf-8"))))
         else:
-            results.append(measure(mutation, clone, args.work.resolve(), args.full, sweep))
+            results.append(measure(mutation, clone, args.work.resolve(), args.full, sweep, args.footprints))
         r = results[-1]
         print(f"  selected {r.selected}, failing {len(r.failing_selected)}, verdict {r.verdict}, "
               f"broken {len(r.broken)} of {r.ground_truth_cells}", flush=True)  # fmt: skip
