@@ -76,18 +76,29 @@ def changed_files(repo: Path | str, base: str, head: str) -> list[Change]:
 
 def parse_hunks(output: str) -> dict[str, list[tuple[int, int]]]:
     """Path → the head's changed line ranges (inclusive) from `git diff -U0` output; pure deletions add none."""
+    return _hunks(output, "+++ ", "b/", _HUNK, insertions=False)
+
+
+def _hunks(output: str, header: str, prefix: str, hunk: re.Pattern, *, insertions: bool) -> dict:
+    """One side of `git diff -U0` output: path (from `header` lines) → its hunks' inclusive line ranges.
+
+    A hunk of no line on this side is an insertion (base side: `(n + 1, n)`, inserted after line n)
+    when `insertions`, else nothing (head side: a pure deletion changed no head line).
+    """
     ranges: dict[str, list[tuple[int, int]]] = {}
     path = None
     for line in output.splitlines():
-        if line.startswith("+++ "):
-            target = line[4:]
-            path = target[2:] if target.startswith("b/") else None  # `/dev/null`: the file was deleted
+        if line.startswith(header):
+            name = line[len(header) :]
+            path = name[len(prefix) :] if name.startswith(prefix) else None  # `/dev/null`: no such side
         elif line.startswith("@@ ") and path is not None:
-            match = _HUNK.match(line)
+            match = hunk.match(line)
             if match:
                 start, count = int(match[1]), int(match[2]) if match[2] is not None else 1
                 if count:
                     ranges.setdefault(path, []).append((start, start + count - 1))
+                elif insertions:
+                    ranges.setdefault(path, []).append((start + 1, start))
     return ranges
 
 
@@ -104,18 +115,7 @@ def parse_base_hunks(output: str) -> dict[str, list[tuple[int, int]]]:
     """Path → the base's changed lines from `git diff -U0` output, in the base's numbering (the old path of a
     rename): (first, last) inclusive for lines removed or rewritten, (n + 1, n) for lines inserted after line n.
     An added file has no base lines."""
-    ranges: dict[str, list[tuple[int, int]]] = {}
-    path = None
-    for line in output.splitlines():
-        if line.startswith("--- "):
-            source = line[4:]
-            path = source[2:] if source.startswith("a/") else None  # `/dev/null`: the file was added
-        elif line.startswith("@@ ") and path is not None:
-            match = _BASE_HUNK.match(line)
-            if match:
-                start, count = int(match[1]), int(match[2]) if match[2] is not None else 1
-                ranges.setdefault(path, []).append((start, start + count - 1) if count else (start + 1, start))
-    return ranges
+    return _hunks(output, "--- ", "a/", _BASE_HUNK, insertions=True)
 
 
 _BASE_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
