@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -96,7 +97,9 @@ def repository_skiplists(skiplists_dir: Path | None, settings) -> Path:
 def skiplists_in_repository(folder: Path, root: Path) -> str:
     """`folder` as a path in the repository whose root is `root` (the pyproject's folder), for the API."""
     try:
-        return folder.resolve().relative_to(root.resolve()).as_posix()
+        # Normalised, not resolved: a skiplist folder that is a symlink inside the checkout is still
+        # named by its place in the repository, which is all the API is given.
+        return Path(os.path.abspath(folder)).relative_to(os.path.abspath(root)).as_posix()
     except ValueError:
         raise BotError(
             f"{folder}: the skiplist folder is outside the repository at {root}; pass --skiplists-path"
