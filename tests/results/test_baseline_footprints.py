@@ -8,8 +8,9 @@ import pytest
 
 from bot.footprints import encode
 from bot.results import read_results
-from bot.results.baseline import Segment, fold, measured
+from bot.results.baseline import fold, measured
 from bot.results.baseline_json import BaselineError, dumps, loads
+from tests.github.test_baseline import measurement
 from tests.results.factory import Case, junit
 
 A, B, C = "a" * 40, "b" * 40, "c" * 40
@@ -26,17 +27,8 @@ def run(tmp_path, commit: str, parent: str | None, run_id: int, footprints: dict
         Case(cell, extra={"footprint": encode(footprints[cell])} if cell in footprints else {})
         for cell in (BERT, LLAMA)
     ]
-    path = tmp_path / f"{name}.xml"
-    path.write_text(junit(cases))
-    time = f"2026-12-0{run_id}T00:00:00Z"
-    return measured(
-        read_results([path]),
-        commit=commit,
-        time=time,
-        run_id=run_id,
-        source="push",
-        segment=Segment(parent, (commit,), run_id),
-    )
+    (folder := tmp_path / name).mkdir()
+    return measurement(folder, cases, commit=commit, parent=parent, run_id=run_id, time=f"2026-12-0{run_id}T00:00:00Z")
 
 
 def test_a_footprint_travels_from_the_junit_into_the_state_and_round_trips(tmp_path):
