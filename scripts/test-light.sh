@@ -22,6 +22,11 @@ if "$VENV/bin/python" -c "import torch" 2>/dev/null; then
   echo "test-light: torch is installed in $VENV: the light part must not need it" >&2
   exit 1
 fi
+# The copy sits in a temporary folder, so ../shared (upstream's real testers) is named for the tests.
+if [ -z "${EXPORT_BOT_UPSTREAM:-}" ] && [ -d ../shared/upstream ]; then
+  EXPORT_BOT_UPSTREAM=$(cd ../shared/upstream && pwd)
+  export EXPORT_BOT_UPSTREAM
+fi
 COPY=$(mktemp -d)
 trap 'rm -rf "$COPY"' EXIT
 cp -r tests pyproject.toml "$COPY/"
@@ -30,6 +35,7 @@ ln -s "$PWD/skiplists" "$COPY/skiplists"
 ln -s "$PWD/examples" "$COPY/examples"
 ln -s "$PWD/.github" "$COPY/.github"  # the attack tests read the workflows the jobs run in
 ln -s "$PWD/tools" "$COPY/tools"  # tests/skiplist runs the one-off seed transcription
+ln -s "$PWD/docs" "$COPY/docs"  # tests/skiplist checks the lines docs/skiplists.md gives
 cd "$COPY"
 "$VENV/bin/python" - <<'PY'
 import bot, sys
