@@ -26,12 +26,11 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
-import resource  # noqa: E402
-import subprocess  # noqa: E402
 import tempfile  # noqa: E402
-import time  # noqa: E402
 import xml.etree.ElementTree as ET  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
+
+from benchmarks.timing import timed  # noqa: E402
 
 REPORTER = "export_bot_parity_reporter"
 REPORTER_SOURCE = '''"""Records every test report (subTests included) as one JSON line in $PARITY_OUT; decides nothing."""
@@ -89,16 +88,6 @@ def plain(message: str) -> str:
     return re.sub(r"^(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_]\w*(?::|$))", "", message.strip())
 
 
-def _timed(command: list[str], *, cwd: Path, env: dict[str, str]) -> tuple[subprocess.CompletedProcess, float, float]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return result, wall, cpu
-
-
 def test_classes(checkout: Path, cells: list[str]) -> dict[str, str]:
     """Model class → the pytest node id of the test class that covers it (as export-bot resolves it)."""
     sys.path.insert(0, str(ROOT))
@@ -126,7 +115,7 @@ def run_upstream(checkout: Path, cells: list[str], workers: int, work: Path) -> 
     names = sorted({cell.split("::")[1] for cell in cells})
     command = [sys.executable, "-m", "pytest", "-p", REPORTER, "-p", "no:cacheprovider", "-q", *files]
     command += ["-k", " or ".join(names), "-n", str(workers)] if workers else ["-k", " or ".join(names)]
-    result, wall, cpu = _timed(command, cwd=checkout, env=env)
+    result, wall, cpu = timed(command, cwd=checkout, env=env)
     if not out.is_file():
         raise SystemExit(f"upstream's pytest reported nothing:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
@@ -161,7 +150,7 @@ def run_bot(checkout: Path, cells: list[str], workers: int, skiplists: Path, wor
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src)] * (src / "transformers").is_dir() + [str(ROOT)])}
     command = [sys.executable, "-m", "bot", "run", "--source", f"transformers-tests:{checkout}"]
     command += ["--skiplists", str(skiplists), "--cells", ",".join(cells), "-n", str(workers), "--junit", str(junit)]
-    result, wall, cpu = _timed(command, cwd=work, env=env)
+    result, wall, cpu = timed(command, cwd=work, env=env)
     if not junit.is_file():
         raise SystemExit(f"export-bot wrote no JUnit (exit {result.returncode}):\n{result.stderr[-3000:]}")
     return Side(bot_verdicts(junit), wall, cpu, stage_seconds(junit))

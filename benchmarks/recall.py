@@ -51,14 +51,13 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != 
 import argparse  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
-import resource  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
-import time  # noqa: E402
 import xml.etree.ElementTree as ET  # noqa: E402
 from dataclasses import asdict, dataclass, field  # noqa: E402
 
 from benchmarks.recall_mutations import Mutation, by_name  # noqa: E402
+from benchmarks.timing import timed  # noqa: E402
 
 BACKENDS = ("dynamo", "onnx")
 ADOPTION = f'\n[tool.export-bot]\nsource = "transformers-tests:."\nbackends = {json.dumps(list(BACKENDS))}\n'
@@ -106,15 +105,6 @@ class Result:
         return bool(self.broken)
 
 
-def _timed(command: list[str], *, cwd: Path, env: dict[str, str]) -> tuple[subprocess.CompletedProcess, float, float]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return result, wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
 def git(repo: Path, *args: str) -> str:
     return subprocess.run([*GIT, *args], cwd=repo, capture_output=True, text=True, check=True).stdout.strip()
 
@@ -123,7 +113,7 @@ def bot(clone: Path, *args: str, with_checkout: bool = False) -> tuple[subproces
     """`export-bot ARGS` from inside the clone; `with_checkout` puts its src first, as a run needs."""
     paths = [str(clone / "src")] * with_checkout + [str(ROOT)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
-    return _timed([sys.executable, "-m", "bot", *args], cwd=clone, env=env)
+    return timed([sys.executable, "-m", "bot", *args], cwd=clone, env=env)
 
 
 def prepare_clone(checkout: Path, work: Path) -> Path:
