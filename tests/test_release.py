@@ -298,3 +298,19 @@ def test_the_release_workflow_takes_the_tags_changelog_section_and_refuses_a_tag
         _git(released, "reset", "-q", "--hard", pinned)
         _git(released, "tag", "-d", "v99.0.0")
         _git(released, "branch", "-q", "-D", "side")
+
+
+def test_the_rehearsals_caller_inputs_replace_the_defaults_a_released_caller_passes(released):
+    import yaml
+
+    from tests.rehearsal.target import CALLER_INPUTS, with_inputs
+
+    for name, inputs in CALLER_INPUTS.items():
+        for text in ((ROOT / CALLERS / name).read_text(encoding="utf-8"), (released / CALLERS / name).read_text()):
+            rehearsed = with_inputs(text, inputs)
+            [job] = yaml.safe_load(rehearsed)["jobs"].values()
+            assert {key: job["with"][key] for key in inputs} == {
+                key: yaml.safe_load(str(value)) for key, value in inputs.items()
+            }
+            for key in inputs:
+                assert len(re.findall(rf"^      {key}:", rehearsed, re.M)) == 1, (name, key)
