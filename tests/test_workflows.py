@@ -1,6 +1,6 @@
 """The workflows and the composite action: linted clean, pinned, least-privilege, no untrusted text in shells.
 
-This repository holds the reusable workflows (`on: workflow_call`, the job logic) and ci.yml; a
+This repository holds the reusable workflows (`on: workflow_call`, the job logic), ci.yml and release.yml; a
 Transformers repository copies the short caller workflows of examples/transformers/.github/workflows.
 """
 
@@ -23,7 +23,9 @@ from tests.rehearsal.expressions import Evaluator
 REUSABLE = ROOT / ".github" / "workflows"
 CALLERS = ROOT / "examples" / "transformers" / ".github" / "workflows"
 WORKFLOWS = sorted(REUSABLE.glob("*.yml")) + sorted(CALLERS.glob("*.yml"))
-EXPECTED = {"ci", "conformance", "conformance-comment", "check-command", "baseline"}
+EXPECTED = {"ci", "release", "conformance", "conformance-comment", "check-command", "baseline"}
+# This repository's own workflows: its tests and its releases, called by no adopter.
+OWN = {"ci", "release"}
 EXPECTED_CALLERS = {"export-conformance", "export-conformance-comment", "export-check-command", "export-baseline"}
 # Jobs that run cells (and so install torch, the checkout's transformers and the runner part).
 RUNNER_JOBS = {
@@ -303,7 +305,7 @@ def test_only_jobs_that_run_cells_install_torch_and_they_install_it_before_the_c
             else:
                 assert cache == "pip", f"{name}: cache the downloads between runs"
             assert setup["with"]["cache-dependency-path"] == ".export-bot/bot/data/constraints-runner.txt"
-        elif path.stem != "ci":
+        elif path.stem not in OWN:
             assert all("torch" not in r and "[runner]" not in r for r in installs), f"{name} must stay light"
 
 
@@ -582,7 +584,7 @@ def test_a_push_making_the_sweep_due_starts_it_at_once_and_every_merge_asks_agai
 RUNNER_KINDS = {("baseline", "bisect"): "bisect", **{job: "heavy" for job in RUNNER_JOBS if job[1] != "bisect"}}
 
 
-@pytest.mark.parametrize("path", sorted(p for p in REUSABLE.glob("*.yml") if p.stem != "ci"), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", sorted(p for p in REUSABLE.glob("*.yml") if p.stem not in OWN), ids=lambda p: p.stem)
 def test_every_job_runs_on_the_labels_its_kind_takes_as_json_defaulting_to_githubs_runner(path):
     """Self-hosted runners have label lists: each kind's labels are one JSON input (a label or a list)."""
     data = load(path)

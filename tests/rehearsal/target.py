@@ -89,12 +89,23 @@ def make_target(
     pyproject.write_text(pyproject.read_text(encoding="utf-8") + config, encoding="utf-8")
     for caller in CALLERS.glob("*.yml"):
         text = caller.read_text(encoding="utf-8")
-        added = "".join(f"      {key}: {value}\n" for key, value in caller_inputs.get(caller.name, {}).items())
-        text = text.replace("      bot-ref:", f"{added}      bot-ref:", 1)
-        write(repo / ".github" / "workflows" / caller.name, text)
+        write(repo / ".github" / "workflows" / caller.name, with_inputs(text, caller_inputs.get(caller.name, {})))
     write(repo / ".gitignore", "__pycache__/\n*.egg-info/\n.export-bot/\n")
     git(repo, "init", "-q", "-b", "main")
     return commit_all(repo, f"transformers {VERSION} (from the 5.23.0 sdist) with export-bot")
+
+
+def with_inputs(caller: str, inputs: dict[str, object]) -> str:
+    """The caller's job passing `inputs` too: an input it passes already (a released pin's callers pass
+    their defaults) is replaced in its `with:` block, the others are added before `bot-ref:`."""
+    head, start, tail = caller.partition("      bot-ref:")
+    for key, value in inputs.items():
+        line = re.compile(rf"^      {re.escape(key)}: [^\n]*$", re.M)
+        entry = f"      {key}: {value}"
+        tail, replaced = line.subn(entry, tail, 1)
+        if not replaced:
+            head += f"{entry}\n"
+    return head + start + tail
 
 
 def branch(repo: Path, name: str, edits: dict[str, str], message: str, start: str = "main") -> str:
