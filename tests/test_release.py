@@ -111,7 +111,15 @@ def test_the_callers_pin_the_newest_release_by_its_commit():
     if not (ROOT / ".git").exists():
         pytest.skip("no .git here (a copy of the tests): the tag and the pinned commit cannot be looked up")
     problems = history_problems(ROOT)
+    shallow = _git(ROOT, "rev-parse", "--is-shallow-repository").stdout.strip() == "true"
+    if problems and shallow and not _has_tags(ROOT):
+        # A shallow clone without tags cannot look the pin up; the text checks above still ran.
+        pytest.skip("a shallow clone without tags: " + "; ".join(problems))
     assert problems == [], "\n".join(problems)
+
+
+def _has_tags(root: Path) -> bool:
+    return bool(_git(root, "tag", "--list", "v*").stdout.strip())
 
 
 # --- scripts/release.sh on a real temporary repository ------------------------------------------
