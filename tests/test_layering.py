@@ -268,3 +268,23 @@ def test_no_command_line_module_is_over_250_lines():
     """A command module parses options and calls a job: past 250 lines it holds what belongs elsewhere."""
     long = {path.name: n for path in (BOT / "cli").glob("*.py") if (n := len(path.read_text().splitlines())) > 250}
     assert long == {}, long
+
+
+# PyGithub (`github`) and the HTTP stack under it have one home: the GitHub adapter's package
+# (docs/github.md). Its modules import each other; everything else imports the package itself.
+GITHUB_HOME = "bot.publish.github_api"
+HTTP_LIBRARIES = ("github", "requests", "urllib3")
+
+
+def test_pygithub_requests_and_urllib3_are_imported_only_by_the_github_adapter():
+    inside = [path for module, path in bot_modules().items() if module.startswith(GITHUB_HOME + ".")]
+    assert inside, f"{GITHUB_HOME} is a package of modules"
+    assert {m for path in inside for _, m in imported_modules(path)} & set(HTTP_LIBRARIES)
+    bad = [
+        f"{path.relative_to(ROOT)}:{line}: {name}"
+        for module, path in bot_modules().items()
+        if not (module == GITHUB_HOME or module.startswith(GITHUB_HOME + "."))
+        for line, name in imported_modules(path)
+        if name.split(".")[0] in HTTP_LIBRARIES or (resolve(name) or "").startswith(GITHUB_HOME + ".")
+    ]
+    assert bad == [], f"only {GITHUB_HOME} imports {', '.join(HTTP_LIBRARIES)}; callers import the package"
