@@ -77,8 +77,8 @@ def select_cells(
 
     entries, notes = _skiplist_changes(repo, base, head, changed, kinds)
     asked = {p for p, k in kinds.items() if k in ("other", "shared")}  # the files main's footprints decide
-    if footprints_missing and asked:
-        notes.append(unavailable_note(footprints_missing, len(asked)))
+    if footprints_missing and graph_paths(asked):  # Python of src/ or tests/: a docs change misses nothing
+        notes.append(unavailable_note(footprints_missing, len(graph_paths(asked))))
     observed = _observed(repo, base, head, footprints, asked)
     # The import graph is read only for a Python file of src/ or tests/ outside a model folder no footprint decides.
     graphed = graph_paths(p for p, k in kinds.items() if k == "other" and p not in (observed or {}))

@@ -315,3 +315,16 @@ def test_a_baseline_that_is_there_but_unreadable_stops_select_with_exit_2(repo, 
         and {"truncated": "cannot read", "foreign": "not an export-bot baseline", "oversized": "too large"}[damage]
         in result.output
     )
+
+
+def test_without_main_s_footprints_a_change_they_would_not_decide_is_noted_nowhere(repo, tmp_path):
+    """A docs change, or a model's own file: footprints would not have decided it, so nothing is said."""
+    (repo / "docs/source/en/export.md").write_text("# changed\n")
+    (repo / f"{MODELS}/gpt2/modeling_gpt2.py").write_text(GPT2_SHRUNK + "__all__ = ['GPT2Model']\n")
+    commit_all(repo, "docs and gpt2")
+    out = tmp_path / "selection.json"
+    args = ("--repo", str(repo), "--base", "main", "--head", "pr", "--footprints", str(tmp_path / "base"))
+    assert run(*args, "--json", str(out)).exit_code == 0
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert document["footprints"]["not_available"] and document["classes"]["GPT2Model"][0]["kind"] == "changed"
+    assert not [n for n in document["notes"] if n.startswith("main's footprints")]
