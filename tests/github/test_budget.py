@@ -178,4 +178,3 @@ def test_the_busiest_hour_at_transformers_traffic_fits_the_token_budget():
     # Select's footprints cost a PR run nothing: its one fetch moved from report, none was added.
     conformance = [requests for job, (requests, _) in hour.items() if job.startswith("conformance ")]
     assert sum(conformance) == BOUNDS["baseline"] + MERGE_BASE, hour
-
