@@ -165,7 +165,7 @@ def test_the_required_check_always_reports_and_merge_queues_get_it():
     assert jobs["shard"]["if"] == "needs.select.outputs.count != '0'"
     assert "needs.select.outputs.count != '0'" in jobs["report"]["if"]
     uploads = [s["with"]["name"] for s in jobs["select"]["steps"] if s.get("uses", "").startswith("actions/upload")]
-    assert uploads == ["export-selection", "export-report"]
+    assert uploads == ["export-selection", "export-base", "export-report"]
 
 
 def test_pull_requests_are_tested_as_their_merge_whose_second_parent_is_the_pinned_head():
@@ -506,6 +506,45 @@ def test_a_pr_is_judged_against_main_at_its_merge_base():
     assert steps_[merge_base]["run"].startswith("export-bot github merge-base --base")
     assert '--merge-base "$MERGE_BASE"' in steps_[report]["run"]
     assert steps_[report]["env"]["MERGE_BASE"] == "${{ steps.merge-base.outputs.sha }}"
+
+
+def test_a_pr_run_fetches_main_s_state_once_in_select_selects_with_it_and_hands_it_to_report():
+    """Select fetches main's baseline and passes it as --footprints; report downloads that fetch (export-base)
+    and asks GitHub for none of its own, so a PR run spends one fetch's requests (docs/github.md, "The API budget")."""
+    jobs = load(REUSABLE / "conformance.yml")["jobs"]
+    select = jobs["select"]["steps"]
+    [fetch] = [i for i, s in enumerate(select) if "export-bot github baseline" in s.get("run", "")]
+    [chosen] = [i for i, s in enumerate(select) if s.get("run", "").startswith("export-bot select")]
+    assert fetch < chosen and select[fetch]["id"] == "baseline" and "--out base" in select[fetch]["run"]
+    assert re.search(r"--footprints base\b", select[chosen]["run"]), select[chosen]["run"]
+    # The token in that one step only; artifacts readable by the job, nothing written.
+    assert [i for i, s in enumerate(select) if "GITHUB_TOKEN" in (s.get("env") or {})] == [fetch]
+    assert jobs["select"]["permissions"] == {"contents": "read", "actions": "read"}
+    assert jobs["select"]["outputs"]["baseline"] == "${{ steps.baseline.outputs.found }}"
+    [upload] = [s for s in select if (s.get("with") or {}).get("name") == "export-base"]
+    assert upload["with"]["path"] == "base/" and upload["with"]["overwrite"] is True
+
+    def uploaded(found: str, count: str) -> bool:
+        outputs = {"baseline": {"outputs": {"found": found}}, "select": {"outputs": {"count": count}}}
+        return Evaluator({"steps": outputs}).condition(upload["if"])
+
+    # None when main has no state yet, nor when no cell runs (no report job reads it).
+    assert uploaded("true", "3") and not uploaded("false", "3") and not uploaded("true", "0")
+
+    report = jobs["report"]
+    assert not any("export-bot github baseline" in s.get("run", "") for s in report["steps"])
+    assert "actions" not in report["permissions"], "report reads no artifact through the API"
+    [download] = [i for i, s in enumerate(report["steps"]) if (s.get("with") or {}).get("name") == "export-base"]
+    [judged] = [i for i, s in enumerate(report["steps"]) if "--base base " in s.get("run", "")]
+    step = report["steps"][download]
+    assert download < judged and step["with"]["path"] == "base"
+    pins = {s["uses"] for job in jobs.values() for s in job["steps"] if "download-artifact@" in s.get("uses", "")}
+    assert pins == {step["uses"]}, pins
+
+    def downloaded(found: str) -> bool:
+        return Evaluator({"needs": {"select": {"outputs": {"baseline": found}}}}).condition(step["if"])
+
+    assert downloaded("true") and not downloaded("false"), "no state on main yet: the report judges without one"
 
 
 def test_the_report_job_runs_after_a_failed_shard_but_not_in_a_superseded_run():

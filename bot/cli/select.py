@@ -63,10 +63,12 @@ from bot.cli.run_options import durations_option
 )
 @click.option(
     "--footprints",
-    type=click.Path(path_type=Path),  # a missing path is refused by the reader, with what to pass instead
+    type=click.Path(path_type=Path),  # not there: main has no baseline yet, which the selection says
     default=None,
     help="Main's baseline.json (or the folder `export-bot github baseline --out` wrote): a changed file some "
-    "cell executed on main's sweeps selects the cells that ran its changed functions (docs/selection.md).",
+    "cell executed on main's sweeps selects the cells that ran its changed functions (docs/selection.md). "
+    "None there (no baseline yet) or none recorded: the import graph decides and the selection says why; "
+    "a file there that is no readable baseline is an error.",
 )
 @handle_errors
 def select(

@@ -19,7 +19,7 @@ from bot.select.base_settings import BaseSettings, read_base_settings
 from bot.select.catalog import load_catalog
 from bot.select.changes import changed_files, read_files, resolve
 from bot.select.due import sweep_reasons
-from bot.select.footprints import load_footprints
+from bot.select.footprints import Recorded, recorded_footprints
 from bot.select.request import parse_request, request_cells
 from bot.select.selection import Sample
 from bot.settings import Settings
@@ -49,7 +49,8 @@ def select_job(
     `pin_file` pins another export-bot (docs/workflows.md).
 
     `footprints`: main's baseline.json (or its folder); the cells it recorded running a changed file's
-    changed functions are selected for that file (docs/selection.md, "Footprints").
+    changed functions are selected for that file (docs/selection.md, "Footprints"). None there (no
+    baseline of main yet) or none recorded: the import graph decides, and the document says why.
 
     `settings` None: `[tool.export-bot]` at the base (a PR does not narrow its own gate); the
     document carries them for the later stages and lists the PR's own edits to apply after the merge.
@@ -58,7 +59,9 @@ def select_job(
     base_sha, head_sha = resolve(repo, base), resolve(repo, head)
     pinned = read_base_settings(repo, base_sha, head_sha) if settings is None else BaseSettings(settings, None, None)
     settings = pinned.settings
-    recorded = load_footprints(footprints) if footprints else None
+    recorded = recorded_footprints(footprints) if footprints else None
+    if recorded and recorded.missing:
+        log.warning("%s; selecting by the import graph", recorded.missing)
     cells, described, sample = _cells(request, repo, base_sha, head_sha, settings, recorded)
     unchanged = frozenset(described.get("unchanged_code", ()))  # comments or docstrings only: nothing to re-measure
     edited = [change.key for change in pinned.after_merge]
@@ -86,6 +89,8 @@ def select_job(
         # What judges this run, for every later stage, and the PR's own edits of it (docs/selection.md, "Settings").
         "settings": pinned.to_json(),
         "settings_after_merge": [change.to_json() for change in pinned.after_merge],
+        # What main's footprints gave the selection, or why none (null: not asked for).
+        "footprints": recorded.to_json() if recorded else None,
     }
     _write(document, cells, json_out, github_output)
     return document
@@ -123,11 +128,12 @@ def _sweep_due(
     return sweep_reasons(paths, settings, pins=pins, sample=sample, settings_keys=settings_keys)
 
 
-def _cells(request, repo: Path, base_sha: str, head_sha: str, settings: Settings, footprints=None):
+def _cells(request, repo: Path, base_sha: str, head_sha: str, settings: Settings, recorded: Recorded | None):
     """The cells and how they were chosen: the git diff's rules, or the cells a request names."""
     if request.uses_git:
         walk = _walk(settings)
-        selection = select_cells(repo, base_sha, head_sha, settings, walk=walk, footprints=footprints, seconds=estimate)
+        prints = {"footprints": recorded.cells, "footprints_missing": recorded.missing} if recorded else {}
+        selection = select_cells(repo, base_sha, head_sha, settings, walk=walk, seconds=estimate, **prints)
         if settings.backends:
             # The repository gates on some backends only ([tool.export-bot] backends).
             kept = tuple(c for c in selection.cells if kept_by(c, settings.backends, SHAPES))

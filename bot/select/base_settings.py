@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.select import changes as git
+from bot.select.footprints import UNAVAILABLE
 from bot.settings import Settings, SettingsError, export_bot_table, known_keys, settings_from_table
 
 PYPROJECT = "pyproject.toml"  # at the repository's root, as Transformers keeps it
@@ -97,7 +98,8 @@ def settings_of_selection(document: Mapping, where: str, folder: Path = Path("."
 
 def comment_notes(document: Mapping) -> tuple[str, ...]:
     """What the comment lists below the selection: each of the PR's settings edits, which apply after the
-    merge (the run is judged by the base's), and each skiplist edit, which counts now (docs/selection.md)."""
+    merge (the run is judged by the base's), each skiplist edit, which counts now, and main's footprints
+    missing where they would have decided (docs/selection.md)."""
     recorded = document.get("settings")
     commit = recorded.get("commit") if isinstance(recorded, Mapping) else None
     at = f" at {commit[:12]}" if isinstance(commit, str) else ""
@@ -110,6 +112,9 @@ def comment_notes(document: Mapping) -> tuple[str, ...]:
     reasons = [r for rs in classes.values() if isinstance(rs, list) for r in rs] if isinstance(classes, Mapping) else []
     edits = {r.get("detail") for r in reasons if isinstance(r, Mapping) and r.get("kind") == "skiplist"}
     notes += [f"skiplist edit, counted now: {detail}" for detail in sorted(e for e in edits if isinstance(e, str))]
+    selection_notes = document.get("notes")
+    if isinstance(selection_notes, list):
+        notes += [note for note in selection_notes if isinstance(note, str) and note.startswith(UNAVAILABLE)]
     return tuple(notes)
 
 

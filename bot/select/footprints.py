@@ -5,13 +5,17 @@ main's baseline.json keeps them (docs/baseline.md). `observed_impact` maps a pul
 lines, in the coordinates of its base, to the functions that hold them (read with `ast` from the base
 text, so the commit the footprints were recorded at may differ from the base by any lines) and those
 to the cells that executed them. `load_footprints` reads them from baseline.json; both are pure but
-for the file read.
+for the file read. `recorded_footprints` is what `select --footprints` reads: a baseline that is not
+there (main has none yet) or records none is not an error, the selection goes on without them and
+says why; one that is there but unreadable or forged is.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import BotError
@@ -20,6 +24,8 @@ from bot.footprints import MODULE, FootprintError, read_tables, spans, split
 
 BASELINE_FORMAT = "export-bot-baseline"
 STATE_FILE = "baseline.json"
+# How the selection's note begins; the comment lists the notes that begin so (base_settings.comment_notes).
+UNAVAILABLE = "main's footprints not available"
 
 
 class FootprintsError(BotError, ValueError):
@@ -86,6 +92,43 @@ def _touched(text: str | None, ranges: Sequence[tuple[int, int]]) -> set[str]:
         else:
             touched.update(by_line.at(line) for line in range(first, last + 1))
     return touched
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """Main's footprints as `select --footprints` found them: cell id → its functions, or why there are none."""
+
+    cells: Mapping[str, frozenset[str]]
+    baseline: str  # the file read, or looked for
+    missing: str | None = None  # why none: no baseline of main yet, or one that records none
+
+    def to_json(self) -> dict:
+        return {"baseline": self.baseline, "cells": len(self.cells), "not_available": self.missing}
+
+
+def recorded_footprints(path: Path | str) -> Recorded:
+    """Main's footprints from `path` (baseline.json or the folder `export-bot github baseline --out` wrote).
+
+    Nothing there, as on a repository's first run before main's first sweep (`github baseline` found
+    no state and wrote nothing), and a baseline that records no footprint yet (an older version, or no
+    full sweep since), give none, with the reason: the import graph decides, and the selection says so.
+    A file that is there but is no readable baseline (a forged or truncated artifact, a FIFO, one over
+    the bounded reader's size) is a FootprintsError, as with `load_footprints`.
+    """
+    path = Path(path)
+    state = path / STATE_FILE if path.is_dir() else path
+    if not os.path.lexists(state):  # a dangling symlink is there: the reader refuses it
+        return Recorded({}, str(state), f"no baseline of main at {state}: none recorded yet")
+    cells = load_footprints(state)
+    if not cells:
+        return Recorded({}, str(state), "main's baseline records none yet: its next full sweep records them")
+    return Recorded(cells, str(state))
+
+
+def unavailable_note(missing: str, files: int) -> str:
+    """The selection's note when main's footprints would have decided `files` changed files but were not there."""
+    what = "1 changed file" if files == 1 else f"{files} changed files"
+    return f"{UNAVAILABLE} ({missing}): {what} outside the model folders selected by the import graph and the core set"
 
 
 def load_footprints(path: Path | str) -> dict[str, frozenset[str]]:

@@ -14,7 +14,7 @@ from bot.scopes import ScopeWalk
 from bot.select import changes as git
 from bot.select.catalog import Catalog, load_catalog
 from bot.select.code_change import same_code
-from bot.select.footprints import observed_impact
+from bot.select.footprints import observed_impact, unavailable_note
 from bot.select.imports import ImportGraph, graph_paths, read_graph
 from bot.select.rules import classify, decide, model_type_of
 from bot.select.selection import Selection
@@ -50,6 +50,7 @@ def select_cells(
     walk: ScopeWalk | None = None,
     *,
     footprints: Mapping[str, Iterable[str]] | None = None,
+    footprints_missing: str | None = None,
     seconds: Callable[[Cell], float] | None = None,
 ) -> Selection:
     """The cells a pull request from `base` to `head` must run, with the reason for each model class.
@@ -57,7 +58,9 @@ def select_cells(
     `walk` maps a changed skiplist entry to cells: the checkout's own scope walk, None for the bot's.
     `footprints`: cell id → the checkout functions it executed on main's sweeps (docs/selection.md,
     "Footprints"); a changed file some cell executed selects the cells that ran its changed lines, the
-    import graph decides the rest. `seconds` is rules.decide's: a cell's CPU seconds, for the sample.
+    import graph decides the rest; `footprints_missing` says why there are none (no baseline of main
+    yet), noted when a changed file they would have decided is there. `seconds` is rules.decide's: a
+    cell's CPU seconds, for the sample.
     """
     settings = settings or Settings()
     catalog = catalog or load_catalog(settings)
@@ -73,7 +76,10 @@ def select_cells(
     base_tree = tree_at(repo, base, models_dir) if gone else ModelTree({})
 
     entries, notes = _skiplist_changes(repo, base, head, changed, kinds)
-    observed = _observed(repo, base, head, footprints, {p for p, k in kinds.items() if k in ("other", "shared")})
+    asked = {p for p, k in kinds.items() if k in ("other", "shared")}  # the files main's footprints decide
+    if footprints_missing and graph_paths(asked):  # Python of src/ or tests/: a docs change misses nothing
+        notes.append(unavailable_note(footprints_missing, len(graph_paths(asked))))
+    observed = _observed(repo, base, head, footprints, asked)
     # The import graph is read only for a Python file of src/ or tests/ outside a model folder no footprint decides.
     graphed = graph_paths(p for p, k in kinds.items() if k == "other" and p not in (observed or {}))
     graph = graph_at(repo, head) if graphed else None

@@ -355,11 +355,13 @@ class Runner:
             path_prefix.insert(0, str(python.parent))
             result.python = python
         elif uses.startswith(UPLOAD):
-            self._upload(with_, workspace, run)
+            return self._upload(with_, workspace, run)
         elif uses.startswith(DOWNLOAD):
             return self._download(with_, workspace, run)
         elif uses.startswith(UPLOAD_PAGES):
-            self._upload({"name": "github-pages", "path": with_["path"]}, workspace, run)
+            return self._upload(
+                {"name": "github-pages", "path": with_["path"], "if-no-files-found": "error"}, workspace, run
+            )
         elif uses.startswith(DEPLOY_PAGES):
             site = run.artifacts.get("github-pages")
             if site is None or not (site / "index.html").is_file():
@@ -419,9 +421,15 @@ class Runner:
             self.light_python = python
         return python
 
-    def _upload(self, with_: dict, workspace: Path, run: WorkflowRun) -> None:
+    def _upload(self, with_: dict, workspace: Path, run: WorkflowRun) -> bool:
         name = with_["name"]
         folder = self.work / "artifacts" / str(run.run_id) / name
+        pattern = workspace / with_["path"]
+        matches = [p for p in pattern.parent.glob(pattern.name)] if "*" in pattern.name else [pattern]
+        if not any(m.is_file() or (m.is_dir() and any(f.is_file() for f in m.rglob("*"))) for m in matches):
+            # upload-artifact v4 with no file to upload makes no artifact: `if-no-files-found` warns
+            # (the default) or ignores, and a later download of the name fails; `error` fails the step.
+            return with_.get("if-no-files-found", "warn") != "error"
         if name in run.artifacts:
             # upload-artifact v4: a run holds one artifact per name; a second upload is a 409
             # Conflict unless it says `overwrite: true`, which deletes the first one.
@@ -429,8 +437,6 @@ class Runner:
                 raise WorkflowError(f"upload-artifact: run {run.run_id} already has an artifact named {name!r}")
             self._delete_artifact(run, name)
         folder.mkdir(parents=True, exist_ok=True)
-        pattern = workspace / with_["path"]
-        matches = [p for p in pattern.parent.glob(pattern.name)] if "*" in pattern.name else [pattern]
         for match in matches:
             if match.is_dir():
                 shutil.copytree(match, folder, dirs_exist_ok=True)
@@ -448,6 +454,7 @@ class Runner:
         for record in self.fake.state.runs:
             if record["id"] == run.run_id:
                 record["artifacts"].append(aid)
+        return True
 
     def _delete_artifact(self, run: WorkflowRun, name: str) -> None:
         shutil.rmtree(run.artifacts.pop(name))

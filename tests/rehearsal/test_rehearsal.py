@@ -136,6 +136,7 @@ class Rehearsal:
         self.assert_caller_inputs(run)
         report = self.report_of(run)
         assert report["verdict"] == "failure" and report["baseline"]
+        self.assert_baseline_fetched_once(run)
         assert (report["base_sha"], report["head_sha"], report["tested_sha"]) == (self.main, head, merge), report
         broken = {line["cell"] for line in report["categories"]["newly_broken"]}
         assert broken == BERT_CELLS | {SEQ_STATIC}, broken
@@ -217,6 +218,7 @@ class Rehearsal:
         )
         report = self.report_of(dispatched)
         assert report["verdict"] == "success" and report["head_sha"] == new_head, report["headline"]
+        self.assert_baseline_fetched_once(dispatched)
         assert not report["categories"].get("newly_broken")
         merge = git(self.origin, "rev-parse", f"refs/pull/{pr}/merge")
         assert report["tested_sha"] == merge and git(self.origin, "rev-parse", f"{merge}^2") == new_head
@@ -261,6 +263,7 @@ class Rehearsal:
             report = self.report_of(run)
             assert report["verdict"] == "success" and not any(report["categories"].values())
             assert report["headline"] == "no export-relevant changes", report["headline"]
+            assert "export-base" not in run.artifacts, "no report job to hand main's state to"
         self.publish(first, head, pr_numbers=[8], action="requested")
         self.publish(second, head, pr_numbers=[8], action="requested")
         self.publish(second, head, pr_numbers=[8])
@@ -494,6 +497,15 @@ class Rehearsal:
         assert subprocess.run([str(shard.python), "-c", probe], capture_output=True).returncode == 0
         assert shard.runs_on == run.jobs["conformance / report"].runs_on == json.loads(HEAVY_LABELS)
         assert run.jobs["conformance / select"].runs_on == ["ubuntu-latest"]
+
+    def assert_baseline_fetched_once(self, run: WorkflowRun) -> None:
+        """Select fetched main's state and selected with its footprints; report took the same state from the run."""
+        selection = json.loads((run.artifacts["export-selection"] / "selection.json").read_text())
+        recorded = selection["footprints"]
+        assert recorded["cells"] > 0 and recorded["not_available"] is None, recorded  # the nightly sweep's
+        assert (run.artifacts["export-base"] / "baseline.json").is_file()
+        asked = {name: [path for _, path in job.requests if "/actions/" in path] for name, job in run.jobs.items()}
+        assert asked["conformance / select"] and not asked["conformance / report"], asked
 
     def report_of(self, run: WorkflowRun) -> dict:
         return json.loads((run.artifacts["export-report"] / "report.json").read_text())

@@ -218,3 +218,113 @@ def test_configured_backends_narrow_the_selection(repo):
     assert document["cells"] and {Cell.parse(c).backend for c in document["cells"]} == {"dynamo"}
     assert document["counts"]["cells"] == len(document["cells"])
     assert document["summary"].startswith(f"{len(document['cells'])} cells")
+
+
+# A library module two of the copied models import (`from ...pytorch_utils import Conv1D`, bert's helpers).
+UTILS = "src/transformers/pytorch_utils.py"
+UTILS_TEXT = (
+    '"""Stand-in for the library\'s pytorch_utils."""\n\n\n'
+    "class Conv1D:\n    def forward(self, x):\n        return x\n\n\n"
+    "def apply_chunking_to_forward(forward_fn, *args):\n    return forward_fn(*args)\n"
+)
+GPT2_CELL = "GPT2LMHeadModel::test_torch_export_static"
+
+
+def _utils_change(repo) -> None:
+    """main gets pytorch_utils.py; `pr`, rebuilt on it, changes one line inside Conv1D.forward."""
+    git(repo, "checkout", "-q", "main")
+    (repo / UTILS).write_text(UTILS_TEXT, encoding="utf-8")
+    commit_all(repo, "pytorch utils")
+    git(repo, "checkout", "-q", "-B", "pr")
+    (repo / UTILS).write_text(UTILS_TEXT.replace("return x\n", "return x * 1\n"), encoding="utf-8")
+    commit_all(repo, "Conv1D.forward")
+
+
+def _baseline(folder, footprints: dict[str, set[str]]) -> None:
+    """Main's baseline.json as `export-bot github baseline --out` writes it, with these footprints."""
+    from bot.results.baseline import Footprint, measured
+    from bot.results.baseline_json import dumps
+    from bot.results.model import ResultSet
+
+    time = "2026-12-05T00:00:00Z"
+    state = measured(ResultSet(), commit="a" * 40, time=time, run_id=1, source="sweep", segment=None)
+    prints = {Cell.parse(c): Footprint("a" * 40, time, 1, "sweep", frozenset(n)) for c, n in footprints.items()}
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "baseline.json").write_text(dumps(type(state)(footprints=prints)), encoding="utf-8")
+
+
+def test_without_main_s_footprints_select_goes_by_the_import_graph_and_says_why(repo, tmp_path):
+    """The PR gate's first runs: no baseline of main yet (or one without footprints) is no error."""
+    from bot.select.base_settings import comment_notes
+
+    _utils_change(repo)
+    base, out = tmp_path / "base", tmp_path / "selection.json"
+    args = ("--repo", str(repo), "--base", "main", "--head", "pr", "--footprints", str(base), "--json", str(out))
+
+    def select_with(state) -> dict:
+        if state is not None:
+            _baseline(base, state)
+        result = run(*args)
+        assert result.exit_code == 0, result.output
+        return json.loads(out.read_text(encoding="utf-8"))
+
+    absent = select_with(None)  # `github baseline` found no state: it wrote nothing
+    assert absent["footprints"] == {
+        "baseline": str(base),
+        "cells": 0,
+        "not_available": f"no baseline of main at {base}: none recorded yet",
+    }
+    assert {r["kind"] for r in absent["classes"]["GPT2LMHeadModel"]} == {"imports"} and "BertModel" in absent["classes"]
+    [note] = [n for n in absent["notes"] if n.startswith("main's footprints not available")]
+    assert "1 changed file outside the model folders selected by the import graph" in note
+    assert note in comment_notes(absent), "the comment lists it below the Selected: line"
+    none_recorded = select_with({})  # a baseline from before footprints were recorded
+    assert (
+        none_recorded["footprints"]["not_available"]
+        == "main's baseline records none yet: its next full sweep records them"
+    )
+    assert none_recorded["cells"] == absent["cells"]
+    # With them, the one cell main saw running Conv1D.forward, and nothing to note.
+    recorded = select_with(
+        {GPT2_CELL: {f"{UTILS}::Conv1D.forward"}, "BertModel::test_torch_export_static": {f"{UTILS}::<module>"}}
+    )
+    assert recorded["cells"] == [GPT2_CELL] and recorded["footprints"] == {
+        "baseline": str(base / "baseline.json"),
+        "cells": 2,
+        "not_available": None,
+    }
+    assert not comment_notes(recorded)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "foreign", "oversized"])
+def test_a_baseline_that_is_there_but_unreadable_stops_select_with_exit_2(repo, tmp_path, damage):
+    _utils_change(repo)
+    state = tmp_path / "base" / "baseline.json"
+    state.parent.mkdir()
+    if damage == "oversized":
+        with state.open("wb") as handle:
+            handle.truncate(513 * 1024 * 1024)  # sparse: past the bounded reader's 512 MB, nothing written
+    else:
+        state.write_text('{"format": "export-bot-baseline", "cells": [' if damage == "truncated" else '{"cells": []}')
+    result = CliRunner().invoke(
+        main, ["select", "--repo", str(repo), "--base", "main", "--head", "pr", "--footprints", str(state.parent)]
+    )
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert (
+        str(state) in result.output
+        and {"truncated": "cannot read", "foreign": "not an export-bot baseline", "oversized": "too large"}[damage]
+        in result.output
+    )
+
+
+def test_without_main_s_footprints_a_change_they_would_not_decide_is_noted_nowhere(repo, tmp_path):
+    """A docs change, or a model's own file: footprints would not have decided it, so nothing is said."""
+    (repo / "docs/source/en/export.md").write_text("# changed\n")
+    (repo / f"{MODELS}/gpt2/modeling_gpt2.py").write_text(GPT2_SHRUNK + "__all__ = ['GPT2Model']\n")
+    commit_all(repo, "docs and gpt2")
+    out = tmp_path / "selection.json"
+    args = ("--repo", str(repo), "--base", "main", "--head", "pr", "--footprints", str(tmp_path / "base"))
+    assert run(*args, "--json", str(out)).exit_code == 0
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert document["footprints"]["not_available"] and document["classes"]["GPT2Model"][0]["kind"] == "changed"
+    assert not [n for n in document["notes"] if n.startswith("main's footprints")]
