@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -170,7 +171,23 @@ def settings_from_table(table: Mapping[str, object], where: str, folder: Path) -
             raise SettingsError(f"{where}: [tool.export-bot] sets `{spelled[name]}` and `{key}`: keep one of them")
         spelled[name] = key
         values[name] = _checked(SCHEMA[name], value, f"{where}: [tool.export-bot] {key}", folder)
-    return Settings(**values, configured=frozenset(values))
+    configured = frozenset(values)
+    if "skiplists" in values and "skiplist_paths" not in values:
+        values["skiplist_paths"] = _skiplist_globs(values["skiplists"], folder)
+    return Settings(**values, configured=configured)
+
+
+def _skiplist_globs(skiplists: Path, folder: Path) -> tuple[str, ...]:
+    """The paths of a moved skiplist folder's files, as a change lists them: an edit there is a skiplist edit.
+
+    Normalised, not resolved (a symlinked folder is named by where it sits); a folder outside the
+    repository holds no file a change can touch, so the default stays.
+    """
+    try:
+        inside = Path(os.path.normpath(folder / skiplists)).relative_to(os.path.normpath(folder))
+    except ValueError:
+        return Settings.skiplist_paths
+    return (f"{inside.as_posix()}/*.toml",)
 
 
 def known_keys(table: Mapping[str, object]) -> dict[str, object]:

@@ -127,3 +127,22 @@ def test_the_default_skiplists_are_package_data():
     checkout = Path(bot.__file__).resolve().parents[1] / "skiplists"
     assert DEFAULT_SKIPLISTS in (Path(bot.__file__).resolve().parent / "data" / "skiplists", checkout)
     assert (DEFAULT_SKIPLISTS / "export_skips.toml").is_file()
+
+
+def test_a_moved_skiplist_folder_moves_the_paths_a_skiplist_edit_is_recognised_by(tmp_path):
+    from bot.select.rules import classify
+
+    (tmp_path / "tests/exporters/skiplists").mkdir(parents=True)
+    (tmp_path / "pyproject.toml").write_text('[tool.export-bot]\nskiplists = "tests/exporters/skiplists"\n')
+    moved = load_settings(tmp_path / "pyproject.toml")
+    assert moved.skiplist_paths == ("tests/exporters/skiplists/*.toml",)
+    assert classify("tests/exporters/skiplists/export_skips.toml", moved) == "skiplist"
+    assert classify("skiplists/export_skips.toml", moved) == "other"
+    assert "skiplist_paths" not in moved.configured  # derived, not set: the base's settings list it as unchanged
+    # Set explicitly, `skiplist-paths` wins; a folder outside the repository keeps the default.
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.export-bot]\nskiplists = "tests/exporters/skiplists"\nskiplist-paths = ["x/*.toml"]\n'
+    )
+    assert load_settings(tmp_path / "pyproject.toml").skiplist_paths == ("x/*.toml",)
+    (tmp_path / "pyproject.toml").write_text(f'[tool.export-bot]\nskiplists = "{tmp_path.parent}"\n')
+    assert load_settings(tmp_path / "pyproject.toml").skiplist_paths == Settings().skiplist_paths
