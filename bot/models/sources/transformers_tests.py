@@ -306,8 +306,10 @@ class TransformersTestsSource:
         """
         entries = self._read().get(model_class)
         if not entries:
-            folder = self.root / "tests" / "models"
-            raise NotBuildable(f"no test class under {folder} lists {model_class} in all_model_classes")
+            # The checkout's relative folder: the reason groups cells in a PR comment, whatever runner wrote it.
+            raise NotBuildable(
+                f"no test class under the checkout's tests/models/ lists {model_class} in all_model_classes"
+            )
         if generate:  # the test classes whose text says they serve generate first: fewer modules imported
             entries = sorted(entries, key=lambda entry: not entry.generative)
         problem: SetupProblem | None = None
