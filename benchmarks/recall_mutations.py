@@ -18,7 +18,7 @@ from dataclasses import dataclass
 class Mutation:
     name: str
     path: str  # relative to the checkout
-    kind: str  # data-dependent, export-only numeric, dynamic-only, tolerance, input, tester
+    kind: str  # data-dependent, export-only numeric, dynamic-only, item-as-size, input, tester
     summary: str
     edits: tuple[tuple[str, str], ...]  # (anchor, replacement), each anchor exactly once in the file
     targets: tuple[str, ...]
@@ -48,6 +48,24 @@ MUTATIONS: tuple[Mutation, ...] = (
                 "                return self._gradient_checkpointing_func(partial(forward, self, **kwargs), *args)\n"
                 "            if args and torch.is_tensor(args[0]) and torch.isnan(args[0]).any():\n"
                 '                raise ValueError(f"{type(self).__name__} received NaN hidden states")\n'
+                "            return forward(self, *args, **kwargs)\n",
+            ),
+        ),
+        targets=(BERT, VIT),
+    ),
+    Mutation(
+        name="layers-export-bf16",
+        path="src/transformers/modeling_layers.py",
+        kind="export-only numeric",
+        summary="while exporting, each layer's input hidden states round-trip through bfloat16 (eager unchanged)",
+        edits=(
+            (
+                "                return self._gradient_checkpointing_func(partial(forward, self, **kwargs), *args)\n"
+                "            return forward(self, *args, **kwargs)\n",
+                "                return self._gradient_checkpointing_func(partial(forward, self, **kwargs), *args)\n"
+                "            if torch.compiler.is_exporting() and args and torch.is_tensor(args[0]) and args[0].is_floating_point():\n"
+                "                # exported graphs carry activations between layers in bfloat16: half the memory on device\n"
+                "                args = (args[0].to(torch.bfloat16).to(args[0].dtype), *args[1:])\n"
                 "            return forward(self, *args, **kwargs)\n",
             ),
         ),
