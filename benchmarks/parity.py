@@ -98,7 +98,12 @@ def test_classes(checkout: Path, cells: list[str]) -> dict[str, str]:
     found = {}
     for cell in map(Cell.parse, cells):
         if cell.model_class not in found:
-            test_class, _ = source.test_class_for(cell.model_class, generate=cell.generate)
+            try:
+                test_class, _ = source.test_class_for(cell.model_class, generate=cell.generate)
+            except Exception as exc:  # the source's NotBuildable / SetupProblem: a class this checkout cannot run
+                raise SystemExit(
+                    f"parity: {cell.model_class}: {exc} (--models takes model classes: BertModel)"
+                ) from None
             module = test_class.__module__.replace(".", "/") + ".py"
             found[cell.model_class] = f"{module}::{test_class.__name__}"
     return found
