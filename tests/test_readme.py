@@ -52,7 +52,10 @@ def test_each_input_of_the_table_is_declared_with_the_default_it_says():
 
 
 def test_the_readme_test_command_is_what_ci_runs():
-    develop = re.search(r"```bash\n(.*?)```", _after("## Develop export-bot"), re.S).group(1)
+    # The README opens with them: the first code block, before any section.
+    first = re.search(r"```(\w*)\n(.*?)```", README, re.S)
+    assert first.group(1) == "bash" and first.start() < README.index("\n## "), "the README opens with the two commands"
+    develop = first.group(2)
     commands = [line.split("#")[0].strip() for line in develop.splitlines()]
     assert commands == ["bash scripts/setup.sh && .venv/bin/export-bot check", "bash scripts/test.sh"]
     assert "exec bash scripts/test.sh" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
