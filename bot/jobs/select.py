@@ -132,8 +132,10 @@ def _cells(request, repo: Path, base_sha: str, head_sha: str, settings: Settings
     """The cells and how they were chosen: the git diff's rules, or the cells a request names."""
     if request.uses_git:
         walk = _walk(settings)
-        prints = {"footprints": recorded.cells, "footprints_missing": recorded.missing} if recorded else {}
-        selection = select_cells(repo, base_sha, head_sha, settings, walk=walk, seconds=estimate, **prints)
+        selection = select_cells(
+            repo, base_sha, head_sha, settings, walk=walk, seconds=estimate,
+            footprints=recorded.cells if recorded else None, footprints_missing=recorded.missing if recorded else None,
+        )  # fmt: skip
         if settings.backends:
             # The repository gates on some backends only ([tool.export-bot] backends).
             kept = tuple(c for c in selection.cells if kept_by(c, settings.backends, SHAPES))

@@ -77,8 +77,9 @@ def select_cells(
 
     entries, notes = _skiplist_changes(repo, base, head, changed, kinds)
     asked = {p for p, k in kinds.items() if k in ("other", "shared")}  # the files main's footprints decide
-    if footprints_missing and graph_paths(asked):  # Python of src/ or tests/: a docs change misses nothing
-        notes.append(unavailable_note(footprints_missing, len(graph_paths(asked))))
+    undecided = graph_paths(asked) if footprints_missing else ()  # Python of src/ or tests/: not a docs change
+    if undecided:
+        notes.append(unavailable_note(footprints_missing, len(undecided)))
     observed = _observed(repo, base, head, footprints, asked)
     # The import graph is read only for a Python file of src/ or tests/ outside a model folder no footprint decides.
     graphed = graph_paths(p for p, k in kinds.items() if k == "other" and p not in (observed or {}))
